@@ -1,0 +1,62 @@
+"""Every setting of the server, read from the environment (or a .env file) and checked."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator, model_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Server settings; each field is an environment variable of the same name in capitals."""
+
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
+
+    host: str = Field("127.0.0.1", description="Address the server listens on.")
+    port: int = Field(8000, ge=1, le=65535, description="Port the server listens on.")
+    public_url: str = Field(
+        "",
+        description="Base URL players reach the server at, used in share links; "
+        "empty means the address the request came to.",
+    )
+    allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Comma-separated origins allowed to open WebSockets besides the "
+        "server's own; '*' allows any.",
+    )
+    max_body_bytes: int = Field(
+        65536, ge=1024, description="Largest HTTP request body accepted, in bytes."
+    )
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="Least severe log level written."
+    )
+    log_json: bool = Field(False, description="Write logs as one JSON object a line.")
+
+    @field_validator("allowed_origins", mode="before")
+    @classmethod
+    def _split_origins(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [origin.strip().rstrip("/") for origin in value.split(",") if origin.strip()]
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _check_public_url(cls, value: str) -> str:
+        if value and not value.startswith(("http://", "https://")):
+            raise ValueError("PUBLIC_URL must start with http:// or https://")
+        return value.rstrip("/")
+
+    @model_validator(mode="after")
+    def _check_origins(self) -> Settings:
+        for origin in self.allowed_origins:
+            if origin != "*" and not origin.startswith(("http://", "https://")):
+                raise ValueError(f"ALLOWED_ORIGINS entry {origin!r} must start with http(s)://")
+        return self
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The settings of this process, read once."""
+    return Settings()

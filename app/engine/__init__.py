@@ -1,0 +1,1 @@
+"""The Spectrum game engine: pure Python, no web, database or asyncio imports."""
