@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import combinations, product
+from itertools import product
 from typing import Any
 
 from app.engine.cards import CARD_IDS, DECK_SIZE, PROPERTIES, Card, card_values, check_distinct
@@ -177,49 +177,96 @@ def score_hand(hand: Sequence[Card]) -> HandScore:
     return _hand_score(hand)
 
 
-# Every split of positions 0-9 into two hands of five, keyed by the bit mask of the first hand.
-_SPLITS: dict[int, tuple[tuple[int, ...], tuple[int, ...]]] = {
-    sum(1 << position for position in chosen): (
-        chosen,
-        tuple(position for position in range(10) if position not in chosen),
-    )
-    for chosen in combinations(range(10), 5)
-}
+def _scoring_hands(cards: Sequence[Card]) -> dict[int, int]:
+    """Points of every 5-card hand of ``cards`` with a complete property, by position mask.
 
-
-def _split_points(cards: Sequence[Card]) -> tuple[int, int]:
-    """The best total over all splits of ten cards and the mask of one hand that reaches it."""
+    Only such hands score above -5: they hold one card of each value of some property, so they
+    are found by choosing one card per value, property by property, instead of trying them all.
+    """
     v = [_VALUE_BITS[card] for card in cards]
     r = [_RELATION_BITS[card] for card in cards]
-    # Only a hand with a complete property scores above -5, so the best split is one where a
-    # hand holds one card of each value of some property; when there is none, every split
-    # scores -5 twice.
-    candidates: set[int] = set()
+    points, complete = _POINTS, _COMPLETE_KEY
+    found: dict[int, int] = {}
     for prop in range(3):
         by_value: list[list[int]] = [[], [], [], [], []]
         values = _PROPERTY_VALUE[prop]
         for position, card in enumerate(cards):
-            by_value[values[card]].append(1 << position)
-        if all(by_value):
-            candidates.update(map(sum, product(*by_value)))
-    best_points, best_mask = 2 * NOTHING_SCORES, 31
-    points, complete = _POINTS, _COMPLETE_KEY
-    for mask in sorted(candidates):
-        (a, b, c, d, e), (f, g, h, i, j) = _SPLITS[mask]
-        total = points[
-            complete[v[a] | v[b] | v[c] | v[d] | v[e]] | (r[a] & r[b] & r[c] & r[d] & r[e])
-        ]
-        total += points[
-            complete[v[f] | v[g] | v[h] | v[i] | v[j]] | (r[f] & r[g] & r[h] & r[i] & r[j])
-        ]
-        if total > best_points:
-            best_points, best_mask = total, mask
-    return best_points, best_mask
+            by_value[values[card]].append(position)
+        if not all(by_value):
+            continue
+        for a, b, c, d, e in product(*by_value):
+            mask = (1 << a) | (1 << b) | (1 << c) | (1 << d) | (1 << e)
+            if mask not in found:
+                found[mask] = points[
+                    complete[v[a] | v[b] | v[c] | v[d] | v[e]] | (r[a] & r[b] & r[c] & r[d] & r[e])
+                ]
+    return found
+
+
+def _by_points(found: dict[int, int]) -> list[tuple[int, int]]:
+    return sorted(((points, mask) for mask, points in found.items()), reverse=True)
+
+
+def _positions(mask: int) -> list[int]:
+    return [position for position in range(mask.bit_length()) if mask >> position & 1]
+
+
+def _first_five_outside(mask: int, size: int) -> int:
+    chosen = 0
+    for position in range(size):
+        if not mask >> position & 1 and chosen.bit_count() < 5:
+            chosen |= 1 << position
+    return chosen
+
+
+def best_hand_of(cards: Sequence[Card]) -> tuple[int, int]:
+    """The best 5-card hand among five or more distinct cards: (points, position mask)."""
+    found = _scoring_hands(cards)
+    if found:
+        return max((points, mask) for mask, points in found.items())
+    return NOTHING_SCORES, 31
+
+
+def best_two_hands_of(cards: Sequence[Card]) -> tuple[int, int, int]:
+    """The best two disjoint 5-card hands among ten or more distinct cards.
+
+    Returns (total points, position mask of the better hand, position mask of the other).
+    """
+    found = _scoring_hands(cards)
+    scored = _by_points(found)
+    size = len(cards)
+    best_total, best_first, best_second = 2 * NOTHING_SCORES, 31, 31 << 5
+    if size == 10:
+        # The partner of a hand is the other five cards, worth -5 unless it scores too.
+        for first_points, first in scored:
+            if first_points + max(first_points, NOTHING_SCORES) <= best_total:
+                break
+            second = 1023 ^ first
+            total = first_points + found.get(second, NOTHING_SCORES)
+            if total > best_total:
+                best_total, best_first, best_second = total, first, second
+        return best_total, best_first, best_second
+    for index, (first_points, first) in enumerate(scored):
+        # Partners come later in the list (earlier pairs were tried from the other side) or
+        # are any five other cards, worth -5 unless they are in the list themselves.
+        if first_points + max(first_points, NOTHING_SCORES) <= best_total:
+            break
+        for second_points, second in scored[index + 1 :]:
+            if first_points + second_points <= best_total:
+                break
+            if not first & second:
+                best_total, best_first, best_second = first_points + second_points, first, second
+                break
+        if first_points + NOTHING_SCORES > best_total:
+            second = _first_five_outside(first, size)
+            second_points = hand_points([cards[position] for position in _positions(second)])
+            best_total, best_first, best_second = first_points + second_points, first, second
+    return best_total, best_first, best_second
 
 
 def split_points(cards: Sequence[Card]) -> int:
     """Points of the best split of ten distinct cards (no checks)."""
-    return _split_points(cards)[0]
+    return best_two_hands_of(cards)[0]
 
 
 def best_split(cards: Sequence[Card]) -> SplitScore:
@@ -228,13 +275,11 @@ def best_split(cards: Sequence[Card]) -> SplitScore:
         raise IllegalAction("wrong_count", f"a 10-card hand has 10 cards, got {len(cards)}")
     check_distinct(cards)
     ordered = sorted(cards)
-    total, mask = _split_points(ordered)
-    first, second = _SPLITS[mask]
+    total, first, second = best_two_hands_of(ordered)
     hands = (
-        _hand_score([ordered[position] for position in first]),
-        _hand_score([ordered[position] for position in second]),
+        _hand_score([ordered[position] for position in _positions(first)]),
+        _hand_score([ordered[position] for position in _positions(second)]),
     )
-    hands = (hands[1], hands[0]) if hands[1].points > hands[0].points else hands
     return SplitScore(total, hands)
 
 

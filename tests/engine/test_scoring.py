@@ -1,4 +1,5 @@
 import random
+from itertools import combinations
 
 import pytest
 from hypothesis import given, settings
@@ -8,7 +9,9 @@ from app.engine.cards import CARD_IDS, PROPERTIES
 from app.engine.errors import IllegalAction
 from app.engine.scoring import (
     HandScore,
+    best_hand_of,
     best_split,
+    best_two_hands_of,
     hand_points,
     score_cards,
     score_hand,
@@ -184,3 +187,30 @@ def test_bad_hands_are_refused(ids: list[str], code: str) -> None:
 def test_score_cards_dispatches_on_count() -> None:
     assert isinstance(score_cards(list(range(5))), HandScore)
     assert score_cards(list(range(10))).points == best_split(list(range(10))).points
+
+
+@given(st.lists(st.integers(0, 124), min_size=5, max_size=10, unique=True))
+@settings(max_examples=150, deadline=None)
+def test_best_hand_of_many_cards_equals_brute_force(many: list[int]) -> None:
+    points, mask = best_hand_of(many)
+    assert points == max(hand_points(hand) for hand in combinations(many, 5))
+    chosen = [card for position, card in enumerate(many) if mask >> position & 1]
+    assert len(chosen) == 5
+    assert hand_points(chosen) == points
+
+
+@given(st.lists(st.integers(0, 124), min_size=10, max_size=12, unique=True))
+@settings(max_examples=60, deadline=None)
+def test_best_two_hands_of_many_cards_equals_brute_force(many: list[int]) -> None:
+    total, first, second = best_two_hands_of(many)
+    brute = max(
+        hand_points(one) + hand_points(other)
+        for one in combinations(many, 5)
+        for other in combinations([card for card in many if card not in one], 5)
+    )
+    assert total == brute
+    assert not first & second
+    hands = [[card for p, card in enumerate(many) if mask >> p & 1] for mask in (first, second)]
+    assert [len(hand) for hand in hands] == [5, 5]
+    assert hand_points(hands[0]) + hand_points(hands[1]) == total
+    assert hand_points(hands[0]) >= hand_points(hands[1])
