@@ -29,6 +29,37 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(
         65536, ge=1024, description="Largest HTTP request body accepted, in bytes."
     )
+    max_message_bytes: int = Field(
+        4096, ge=256, le=1_048_576, description="Largest WebSocket message accepted, in bytes."
+    )
+    messages_per_second: float = Field(
+        20.0, gt=0, description="WebSocket messages a connection may send per second on average."
+    )
+    message_burst: int = Field(
+        40, ge=1, description="WebSocket messages a connection may send in a quick burst."
+    )
+    connections_per_address: int = Field(
+        32, ge=1, description="WebSocket connections open at once from one address."
+    )
+    send_queue_frames: int = Field(
+        256, ge=4, description="Messages queued for a slow client before it is disconnected."
+    )
+    hello_seconds: float = Field(
+        10.0, gt=0, description="Seconds a new WebSocket has to send its hello."
+    )
+    ready_seconds: float = Field(
+        30.0, gt=0, le=3600, description="Seconds between rounds before the next is dealt anyway."
+    )
+    room_idle_seconds: float = Field(
+        900.0, gt=0, description="Seconds a room with nobody connected is kept in memory."
+    )
+    max_rooms: int = Field(10_000, ge=1, description="Rooms held in memory at most.")
+    rooms_per_address_per_minute: int = Field(
+        30, ge=1, description="Rooms one address may create per minute."
+    )
+    room_misses_per_minute: int = Field(
+        30, ge=1, description="Unknown room codes one address may try per minute."
+    )
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="Least severe log level written."
     )

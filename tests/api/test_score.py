@@ -29,9 +29,7 @@ def test_ten_cards(server: Server) -> None:
     body = response.json()
     assert body["points"] == 35
     first, second = body["hands"]
-    assert sorted(first["cards"]) == sorted(
-        ["1-star-red", "2-square-orange", "3-triangle-yellow", "4-crescent-cyan", "5-circle-violet"]
-    )
+    # Two splits reach 35 (either Tripo with the other five as a Duo); any best one will do.
     assert (first["points"], first["sequence"]) == (25, "Tripo")
     assert (second["points"], second["sequence"]) == (10, "Duo")
     assert sorted(first["cards"] + second["cards"]) == sorted(DUO + TRIPO)

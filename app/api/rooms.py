@@ -1,0 +1,285 @@
+"""Rooms over HTTP (create, join, look up) and the room WebSocket."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, Body, Request, WebSocket
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.websockets import WebSocketDisconnect
+
+from app.api.errors import ApiError, ErrorOut
+from app.config import Settings
+from app.engine.errors import IllegalAction
+from app.rooms import protocol
+from app.rooms.connection import Connection, TokenBucket
+from app.rooms.live import LiveRoom, now_ms
+from app.rooms.registry import RoomRegistry, WindowLimiter, hash_token, new_token
+from app.rooms.settings import RoomSettings
+from app.rooms.state import MAX_NAME_LENGTH
+
+router = APIRouter(tags=["rooms"])
+
+CLOSE_BAD_HELLO = 4002
+CLOSE_BAD_TOKEN = 4001
+CLOSE_ORIGIN = 4003
+CLOSE_NO_ROOM = 4004
+CLOSE_TOO_MANY = 4029
+
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH * 4)]
+
+
+class CreateRoom(BaseModel):
+    """Who is creating the room, and its settings (all optional)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name
+    settings: dict[str, Any] = Field(
+        default_factory=dict,
+        examples=[{"rounds": 5, "multi_pickup": False, "ten_card": False, "turn_seconds": 60}],
+    )
+
+
+class JoinRoom(BaseModel):
+    """Who is joining."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: Name
+
+
+class CreatedRoom(BaseModel):
+    """A new room; keep the token secret, it is the host's seat."""
+
+    code: str
+    url: str
+    seat: int
+    token: str
+
+
+class JoinedRoom(BaseModel):
+    """A seat in a room; keep the token secret."""
+
+    seat: int
+    token: str
+
+
+class LobbyPlayer(BaseModel):
+    """A seated player as the lobby shows them."""
+
+    seat: int
+    name: str
+    connected: bool
+    host: bool
+
+
+class RoomInfo(BaseModel):
+    """What anyone with the code can see of a room."""
+
+    code: str
+    status: Literal["lobby", "playing", "round_over", "finished"]
+    settings: RoomSettings
+    players: list[LobbyPlayer]
+    spectators: int
+
+
+def _registry(request: Request | WebSocket) -> RoomRegistry:
+    registry: RoomRegistry = request.app.state.rooms
+    return registry
+
+
+def _settings(request: Request | WebSocket) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def _address(request: Request | WebSocket) -> str:
+    return request.client.host if request.client else "unknown"
+
+
+def _find(request: Request, code: str) -> LiveRoom:
+    misses: WindowLimiter = request.app.state.room_misses
+    room = _registry(request).get(code)
+    if room is None:
+        if not misses.hit(_address(request)):
+            raise ApiError(429, "too_many_misses", "too many unknown room codes; wait a minute")
+        raise ApiError(404, "no_room", f"there is no room {code}")
+    return room
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorOut, "description": "No room has this code."},
+    409: {"model": ErrorOut, "description": "The room is full or has started."},
+    429: {"model": ErrorOut, "description": "Too many requests from this address."},
+}
+
+
+@router.post("/api/rooms", status_code=201, response_model=CreatedRoom, responses=ERRORS)
+async def create_room(request: Request, body: Annotated[CreateRoom, Body()]) -> CreatedRoom:
+    """Create a room; the creator takes seat 0 and is the host."""
+    creations: WindowLimiter = request.app.state.room_creations
+    if not creations.hit(_address(request)):
+        raise ApiError(429, "too_many_rooms", "too many rooms created from here; wait a minute")
+    try:
+        settings = RoomSettings.model_validate(body.settings)
+    except ValidationError as error:
+        raise ApiError.invalid(("body", "settings"), error) from None
+    try:
+        room, token = _registry(request).create(body.name, settings)
+    except IllegalAction as error:
+        raise ApiError.refused(error) from None
+    base = _settings(request).public_url or str(request.base_url).rstrip("/")
+    return CreatedRoom(code=room.code, url=f"{base}/r/{room.code}", seat=0, token=token)
+
+
+@router.post("/api/rooms/{code}/join", status_code=201, response_model=JoinedRoom, responses=ERRORS)
+async def join_room(request: Request, code: str, body: Annotated[JoinRoom, Body()]) -> JoinedRoom:
+    """Take the next free seat in a room's lobby."""
+    room = _find(request, code)
+    token = new_token()
+    async with room.lock:
+        try:
+            seat = room.state.join(body.name, hash_token(token), now_ms())
+        except IllegalAction as error:
+            raise ApiError.refused(error) from None
+        room.publish()
+    return JoinedRoom(seat=seat, token=token)
+
+
+@router.get("/api/rooms/{code}", response_model=RoomInfo, responses=ERRORS)
+async def room_info(request: Request, code: str) -> RoomInfo:
+    """A room's status, settings and seated players."""
+    room = _find(request, code)
+    online = room.presence()
+    state = room.state
+    return RoomInfo(
+        code=state.code,
+        status=state.status.value,
+        settings=state.settings,
+        players=[
+            LobbyPlayer(
+                seat=index, name=seat.name, connected=online[index], host=index == state.host
+            )
+            for index, seat in enumerate(state.seats)
+        ],
+        spectators=room.spectators(),
+    )
+
+
+def origin_allowed(origin: str | None, host: str | None, settings: Settings) -> bool:
+    """Whether a WebSocket from ``origin`` may connect (no Origin: not a browser, allowed)."""
+    if origin is None:
+        return True
+    origin = origin.rstrip("/").lower()
+    allowed = [entry.lower() for entry in settings.allowed_origins]
+    if "*" in allowed or origin in allowed:
+        return True
+    if settings.public_url and origin == settings.public_url.lower():
+        return True
+    return host is not None and urlsplit(origin).netloc == host.lower()
+
+
+@router.websocket("/ws/rooms/{code}")
+async def room_socket(websocket: WebSocket, code: str) -> None:
+    """A player's or a spectator's live connection to a room."""
+    settings = _settings(websocket)
+    registry = _registry(websocket)
+    await websocket.accept()
+    if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"), settings):
+        await websocket.close(CLOSE_ORIGIN, "this page's origin may not connect here")
+        return
+    address = _address(websocket)
+    if registry.connections_by_address[address] >= settings.connections_per_address:
+        await websocket.close(CLOSE_TOO_MANY, "too many connections from your address")
+        return
+    registry.connections_by_address[address] += 1
+    try:
+        await _serve(websocket, code, settings, registry, address)
+    finally:
+        registry.connections_by_address[address] -= 1
+        if registry.connections_by_address[address] <= 0:
+            del registry.connections_by_address[address]
+
+
+async def _serve(
+    websocket: WebSocket, code: str, settings: Settings, registry: RoomRegistry, address: str
+) -> None:
+    room = registry.get(code)
+    if room is None:
+        await websocket.close(CLOSE_NO_ROOM, "there is no room with this code")
+        return
+    try:
+        first = await asyncio.wait_for(websocket.receive(), settings.hello_seconds)
+    except TimeoutError:
+        await websocket.close(CLOSE_BAD_HELLO, "say hello first")
+        return
+    if first["type"] == "websocket.disconnect":
+        return
+    try:
+        hello = protocol.parse_message(first.get("text") or first.get("bytes") or b"")
+    except protocol.BadMessage as error:
+        await websocket.close(CLOSE_BAD_HELLO, f"the first message must be hello: {error.message}")
+        return
+    if not isinstance(hello, protocol.Hello):
+        await websocket.close(CLOSE_BAD_HELLO, "the first message must be hello")
+        return
+    if hello.token is not None:
+        seat = room.state.seat_of(hash_token(hello.token))
+        if seat is None:
+            await websocket.close(CLOSE_BAD_TOKEN, "this token holds no seat in this room")
+            return
+    elif hello.spectate:
+        seat = None
+    else:
+        await websocket.close(CLOSE_BAD_HELLO, "hello needs a token, or spectate: true")
+        return
+    connection = Connection(websocket.send, seat, address, settings.send_queue_frames)
+    writer = asyncio.create_task(_write(connection))
+    await room.attach(connection)
+    try:
+        await _read(websocket, connection, room, settings)
+    finally:
+        await room.detach(connection)
+        if not writer.done():
+            connection.close(1000, "goodbye")
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(writer, 1)
+        writer.cancel()
+
+
+async def _write(connection: Connection) -> None:
+    with contextlib.suppress(OSError, RuntimeError, WebSocketDisconnect):
+        await connection.run_writer()
+
+
+async def _read(
+    websocket: WebSocket, connection: Connection, room: LiveRoom, settings: Settings
+) -> None:
+    bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
+    limit = settings.max_message_bytes
+    while connection.closing is None:
+        message = await websocket.receive()
+        if message["type"] == "websocket.disconnect":
+            return
+        data = message.get("text") or message.get("bytes") or b""
+        size = len(data) if isinstance(data, bytes) or data.isascii() else len(data.encode())
+        if size > limit:
+            connection.push(
+                protocol.error_frame("too_large", f"a message has at most {limit} bytes")
+            )
+            continue
+        if not bucket.allow():
+            connection.push(
+                protocol.error_frame("rate_limited", "too many messages; slow down", None)
+            )
+            continue
+        try:
+            parsed = protocol.parse_message(data)
+        except protocol.BadMessage as error:
+            connection.push(protocol.error_frame(error.code, error.message, error.message_id))
+            continue
+        await room.handle(connection, parsed)

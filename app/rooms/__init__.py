@@ -1,0 +1,1 @@
+"""Live rooms: seats, matches, presence and the per-player views sent over WebSockets."""

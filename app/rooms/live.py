@@ -1,0 +1,371 @@
+"""A live room: its state, its connections, its timers, and the patches it sends.
+
+Every change happens under the room's lock, one message at a time, and ends with ``publish``:
+the public view is rebuilt once, diffed once against what everyone holds and serialised once;
+each connection then gets that plus its own ``you`` changes, queued without awaiting a socket.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from app.engine.actions import Action, Discard, Knock, Take
+from app.engine.cards import parse_card
+from app.engine.errors import IllegalAction
+from app.engine.greedy import greedy_turn
+from app.rooms import protocol
+from app.rooms.connection import Connection
+from app.rooms.patch import diff
+from app.rooms.settings import RoomSettings
+from app.rooms.state import RoomState, Status
+from app.rooms.views import View, ViewBuilder
+
+log = logging.getLogger(__name__)
+
+CLOSE_REPLACED = 4009
+CLOSE_KICKED = 4010
+CLOSE_ROOM_GONE = 4011
+
+
+def now_ms() -> int:
+    """Milliseconds since the epoch, as deadlines are given to clients."""
+    return int(time.time() * 1000)
+
+
+@dataclass(frozen=True, slots=True)
+class RoomConfig:
+    """Server-wide timings and limits that rooms follow."""
+
+    ready_seconds: float = 30.0
+    idle_seconds: float = 900.0
+    max_queue: int = 256
+
+
+def _join_ops(shared: bytes, private: list[dict[str, Any]]) -> bytes:
+    if not private:
+        return shared
+    extra = orjson.dumps(private)
+    if shared == b"[]":
+        return extra
+    return shared[:-1] + b"," + extra[1:]
+
+
+class LiveRoom:
+    """A room being played: the authority for its state and what its clients see."""
+
+    def __init__(
+        self,
+        state: RoomState,
+        config: RoomConfig,
+        on_idle: Callable[[LiveRoom], None],
+    ) -> None:
+        self.state = state
+        self.config = config
+        self.on_idle = on_idle
+        self.views = ViewBuilder()
+        self.connections: list[Connection] = []
+        self.lock = asyncio.Lock()
+        self.turn_deadline: int | None = None
+        self.ready_deadline: int | None = None
+        self._timed_turn: tuple[Any, ...] | None = None
+        self._turn_timer: asyncio.TimerHandle | None = None
+        self._ready_timer: asyncio.TimerHandle | None = None
+        self._idle_timer: asyncio.TimerHandle | None = None
+        self.closed = False
+        self.public: View = self._build_public()
+        self._schedule_idle()
+
+    @property
+    def code(self) -> str:
+        """The room's code."""
+        return self.state.code
+
+    # Presence.
+
+    def presence(self) -> list[bool]:
+        """Whether each seat has a connection open."""
+        online = [False] * len(self.state.seats)
+        for connection in self.connections:
+            if connection.seat is not None:
+                online[connection.seat] = True
+        return online
+
+    def spectators(self) -> int:
+        """How many connections watch without a seat."""
+        return sum(connection.seat is None for connection in self.connections)
+
+    async def attach(self, connection: Connection) -> None:
+        """Add a connection: it gets a full state; an older one for the same seat is closed."""
+        async with self.lock:
+            if connection.seat is not None:
+                for older in self.connections:
+                    if older.seat == connection.seat:
+                        older.close(CLOSE_REPLACED, "this seat was opened in another tab or device")
+                self.connections = [c for c in self.connections if c.seat != connection.seat]
+            # Everyone else hears of the arrival by patch; the newcomer starts from a state.
+            self.connections.append(connection)
+            if self._idle_timer is not None:
+                self._idle_timer.cancel()
+                self._idle_timer = None
+            self._after_change()
+            self.publish()
+            self.send_state(connection)
+
+    async def detach(self, connection: Connection) -> None:
+        """Remove a connection; the host's role passes on if the host is gone."""
+        async with self.lock:
+            if connection not in self.connections:
+                return
+            self.connections.remove(connection)
+            self._pass_host_if_away()
+            self._deal_when_all_ready()
+            self._after_change()
+            self.publish()
+            if not self.connections:
+                self._schedule_idle()
+
+    def _pass_host_if_away(self) -> None:
+        online = self.presence()
+        seats = len(online)
+        if not seats or online[self.state.host]:
+            return
+        for step in range(1, seats):
+            candidate = (self.state.host + step) % seats
+            if online[candidate]:
+                self.state.pass_host(candidate)
+                return
+
+    def send_state(self, connection: Connection) -> None:
+        """Queue a full state for one connection."""
+        you = self.views.private(self.state, connection.seat)
+        connection.you = you
+        connection.version += 1
+        document = {**self.public, "you": you}
+        connection.push(protocol.state_frame(connection.version, document, now_ms()))
+
+    # Messages.
+
+    async def handle(self, connection: Connection, message: protocol.ClientMessage) -> None:
+        """Act on one client message; a refusal answers the sender alone and changes nothing."""
+        if isinstance(message, protocol.Resync):
+            async with self.lock:
+                self.send_state(connection)
+            return
+        async with self.lock:
+            if connection not in self.connections:
+                return
+            try:
+                self._dispatch(connection, message)
+            except IllegalAction as error:
+                connection.push(protocol.error_frame(error.code, error.message, message.id))
+                return
+            self._after_change()
+            self.publish(connection, message.id)
+
+    def _dispatch(self, connection: Connection, message: protocol.ClientMessage) -> None:
+        state, seat, at = self.state, connection.seat, now_ms()
+        match message:
+            case protocol.TakeMessage(piles=piles):
+                self._play(connection, Take(self._seat(seat), tuple(piles)))
+            case protocol.DiscardMessage(cards=cards):
+                self._play(connection, Discard(self._seat(seat), tuple(map(parse_card, cards))))
+            case protocol.KnockMessage():
+                self._play(connection, Knock(self._seat(seat)))
+            case protocol.Ready():
+                state.mark_ready(seat)
+                self._deal_when_all_ready()
+            case protocol.Start():
+                state.start(seat, uuid.uuid4().hex, secrets.token_hex(32), at)
+            case protocol.Rematch():
+                state.rematch(seat, uuid.uuid4().hex, secrets.token_hex(32), at)
+            case protocol.ChangeSettings(settings=changes):
+                state.change_settings(seat, self._settings(changes))
+            case protocol.Kick(seat=target):
+                state.kick(seat, target)
+                self._unseat(target, CLOSE_KICKED, "the host removed you from the room")
+            case protocol.Leave():
+                state.leave(self._seat(seat))
+                self._unseat(self._seat(seat), None, "")
+            case protocol.Hello():
+                raise IllegalAction("bad_message", "hello is only the first message")
+            case _:
+                raise IllegalAction("bad_message", f"{message.type} is not handled here")
+
+    @staticmethod
+    def _seat(seat: int | None) -> int:
+        if seat is None:
+            raise IllegalAction("not_a_player", "spectators cannot do that; join a seat first")
+        return seat
+
+    def _play(self, connection: Connection, action: Action) -> None:
+        self.state.play(connection.seat, action, now_ms())
+
+    def _settings(self, changes: dict[str, Any]) -> RoomSettings:
+        try:
+            return self.state.settings.updated(changes)
+        except ValueError as error:
+            raise IllegalAction("bad_settings", _first_error(error)) from None
+
+    def _unseat(self, removed: int, code: int | None, reason: str) -> None:
+        """Renumber connections after a seat left the lobby; the removed seat's are closed."""
+        for connection in self.connections:
+            if connection.seat == removed:
+                if code is not None:
+                    connection.close(code, reason)
+                connection.seat = None
+            elif connection.seat is not None and connection.seat > removed:
+                connection.seat -= 1
+        self.connections = [c for c in self.connections if c.closing is None]
+        self.views.forget_private()
+        self._pass_host_if_away()
+
+    def _deal_when_all_ready(self) -> None:
+        online = self.presence()
+        seats = self.state.seats
+        if self.state.status is Status.ROUND_OVER and all(
+            seat.ready for seat, here in zip(seats, online, strict=True) if here
+        ):
+            self.state.deal(now_ms())
+
+    # Timers.
+
+    def _after_change(self) -> None:
+        """Set or clear the turn and ready deadlines to match the new state."""
+        state = self.state
+        match = state.match
+        anyone = any(self.presence())
+        if state.status is Status.PLAYING and match and match.round and state.settings.turn_seconds:
+            key = (state.match_id, match.round.number, match.round.turns)
+            if not anyone:
+                self._clear_turn_timer()
+            elif key != self._timed_turn or self.turn_deadline is None:
+                self._clear_turn_timer()
+                self._timed_turn = key
+                delay = state.settings.turn_seconds
+                self.turn_deadline = now_ms() + delay * 1000
+                self._turn_timer = asyncio.get_running_loop().call_later(
+                    delay, self._spawn, self._turn_expired, key
+                )
+        else:
+            self._clear_turn_timer()
+        if state.status is Status.ROUND_OVER and match is not None:
+            if self.ready_deadline is None:
+                wait = self.config.ready_seconds
+                self.ready_deadline = now_ms() + int(wait * 1000)
+                self._ready_timer = asyncio.get_running_loop().call_later(
+                    wait, self._spawn, self._ready_expired, len(match.results)
+                )
+        elif self.ready_deadline is not None:
+            self.ready_deadline = None
+            if self._ready_timer is not None:
+                self._ready_timer.cancel()
+                self._ready_timer = None
+
+    def _clear_turn_timer(self) -> None:
+        if self._turn_timer is not None:
+            self._turn_timer.cancel()
+            self._turn_timer = None
+        self.turn_deadline = None
+        self._timed_turn = None
+
+    def _spawn(self, job: Callable[[Any], Any], key: Any) -> None:
+        task = asyncio.get_running_loop().create_task(job(key))
+        task.add_done_callback(_log_failure)
+
+    async def _turn_expired(self, key: tuple[Any, ...]) -> None:
+        async with self.lock:
+            if self.closed or key != self._timed_turn:
+                return
+            match = self.state.match
+            assert match is not None
+            assert match.round is not None
+            seat = match.round.turn
+            for action in greedy_turn(match.round, seat):
+                self.state.play(seat, action, now_ms(), auto=True)
+            self.turn_deadline = None
+            self._after_change()
+            self.publish()
+
+    async def _ready_expired(self, number: int) -> None:
+        async with self.lock:
+            match = self.state.match
+            if self.closed or self.state.status is not Status.ROUND_OVER or match is None:
+                return
+            if len(match.results) != number:
+                return
+            self.state.deal(now_ms())
+            self._after_change()
+            self.publish()
+
+    def _schedule_idle(self) -> None:
+        if self._idle_timer is None and not self.closed:
+            self._idle_timer = asyncio.get_running_loop().call_later(
+                self.config.idle_seconds, self._idle_expired
+            )
+
+    def _idle_expired(self) -> None:
+        self._idle_timer = None
+        if not self.connections and not self.closed:
+            self.on_idle(self)
+
+    def close(self, code: int, reason: str) -> None:
+        """Stop the room's timers and close every connection."""
+        self.closed = True
+        for timer in (self._turn_timer, self._ready_timer, self._idle_timer):
+            if timer is not None:
+                timer.cancel()
+        for connection in self.connections:
+            connection.close(code, reason)
+
+    # Views.
+
+    def _build_public(self) -> View:
+        return self.views.public(
+            self.state, self.presence(), self.spectators(), self.turn_deadline, self.ready_deadline
+        )
+
+    def publish(self, sender: Connection | None = None, ack: object = None) -> None:
+        """Send every connection what changed since the last publish."""
+        public = self._build_public()
+        ops = diff(self.public, public)
+        self.public = public
+        shared = orjson.dumps(ops) if ops else b"[]"
+        for connection in self.connections:
+            if connection.you is None:
+                continue  # its first state is on the way and already holds this change
+            you = self.views.private(self.state, connection.seat)
+            private = diff(connection.you, you, "/you") if connection.you is not you else []
+            connection.you = you
+            acknowledged = connection is sender and ack is not None
+            if not ops and not private and not acknowledged:
+                continue
+            connection.version += 1
+            connection.push(
+                protocol.patch_frame(
+                    connection.version, _join_ops(shared, private), ack if acknowledged else None
+                )
+            )
+
+
+def _first_error(error: ValueError) -> str:
+    errors = getattr(error, "errors", None)
+    if callable(errors):
+        first = errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        message = str(first["msg"]).removeprefix("Value error, ")
+        return f"{where}: {message}" if where else message
+    return str(error)
+
+
+def _log_failure(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.error("room timer failed", exc_info=task.exception())

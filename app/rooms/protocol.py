@@ -1,0 +1,187 @@
+"""The WebSocket protocol: client messages validated once, server messages as bytes.
+
+See docs/protocol.md for every message with examples.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+
+ActionId = Annotated[str, Field(max_length=64)] | Annotated[int, Field(ge=0, le=2**53)]
+CardId = Annotated[str, Field(max_length=32)]
+
+
+class _Message(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    id: ActionId | None = None
+
+
+class Hello(_Message):
+    """The first message: a seat's token, or a wish to watch."""
+
+    type: Literal["hello"]
+    token: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+    spectate: bool = False
+
+
+class Resync(_Message):
+    """Ask for a fresh full state."""
+
+    type: Literal["resync"]
+
+
+class Start(_Message):
+    """The host starts the match."""
+
+    type: Literal["start"]
+
+
+class TakeMessage(_Message):
+    """Take the top card of each listed pile (0-3 draw piles, 4 the discard pile)."""
+
+    type: Literal["take"]
+    piles: list[int] = Field(max_length=5)
+
+
+class DiscardMessage(_Message):
+    """Discard cards by id; the last becomes the top of the discard pile."""
+
+    type: Literal["discard"]
+    cards: list[CardId] = Field(max_length=5)
+
+
+class KnockMessage(_Message):
+    """Knock instead of taking."""
+
+    type: Literal["knock"]
+
+
+class Ready(_Message):
+    """Ready for the next round."""
+
+    type: Literal["ready"]
+
+
+class Kick(_Message):
+    """The host removes a player from the lobby."""
+
+    type: Literal["kick"]
+    seat: int
+
+
+class ChangeSettings(_Message):
+    """The host changes some settings in the lobby; the rest stay as they are."""
+
+    type: Literal["settings"]
+    settings: dict[str, Any]
+
+
+class Rematch(_Message):
+    """The host starts a new match after the last one ended."""
+
+    type: Literal["rematch"]
+
+
+class Leave(_Message):
+    """Give up one's seat in the lobby."""
+
+    type: Literal["leave"]
+
+
+ClientMessage = Annotated[
+    Hello
+    | Resync
+    | Start
+    | TakeMessage
+    | DiscardMessage
+    | KnockMessage
+    | Ready
+    | Kick
+    | ChangeSettings
+    | Rematch
+    | Leave,
+    Field(discriminator="type"),
+]
+CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+MESSAGE_TYPES = sorted(
+    {
+        model.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
+        for model in _Message.__subclasses__()
+    }
+)
+
+
+class BadMessage(ValueError):
+    """A client message that is not valid JSON or not a valid message."""
+
+    def __init__(self, code: str, message: str, message_id: object = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.message_id = message_id
+
+
+def parse_message(text: str | bytes) -> ClientMessage:
+    """The message in ``text``; raises BadMessage with a clear reason."""
+    try:
+        return CLIENT_MESSAGE.validate_json(text)
+    except ValidationError as error:
+        raise _explain(text, error) from None
+
+
+def _explain(text: str | bytes, error: ValidationError) -> BadMessage:
+    first = error.errors(include_url=False)[0]
+    kind = first["type"]
+    message_id = _peek_id(text)
+    if kind == "json_invalid":
+        return BadMessage("bad_json", "the message is not valid JSON")
+    if kind in ("model_type", "model_attributes_type"):
+        return BadMessage("bad_message", "a message is a JSON object with a type", message_id)
+    if kind == "union_tag_not_found":
+        return BadMessage("bad_message", "a message needs a type", message_id)
+    if kind == "union_tag_invalid":
+        tag = first.get("ctx", {}).get("tag")
+        return BadMessage(
+            "unknown_type",
+            f"unknown message type {tag!r}; known types: {', '.join(MESSAGE_TYPES)}",
+            message_id,
+        )
+    where = ".".join(str(part) for part in first["loc"][1:])
+    if kind == "extra_forbidden":
+        return BadMessage("bad_message", f"unexpected field '{where}'", message_id)
+    return BadMessage("bad_message", f"{where}: {first['msg']}", message_id)
+
+
+def _peek_id(text: str | bytes) -> object:
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(data, dict):
+        found = data.get("id")
+        if (isinstance(found, str) and len(found) <= 64) or type(found) is int:
+            return found
+    return None
+
+
+def error_frame(code: str, message: str, message_id: object = None) -> bytes:
+    """An error answering one client message."""
+    return orjson.dumps({"type": "error", "code": code, "message": message, "id": message_id})
+
+
+def state_frame(version: int, state: dict[str, Any], server_time: int) -> bytes:
+    """A full state."""
+    return orjson.dumps(
+        {"type": "state", "version": version, "server_time": server_time, "state": state}
+    )
+
+
+def patch_frame(version: int, ops: bytes, ack: object = None) -> bytes:
+    """A patch whose operations are already serialised; ``ack`` echoes the sender's id."""
+    if ack is None:
+        return b'{"type":"patch","version":%d,"ops":%b}' % (version, ops)
+    return b'{"type":"patch","version":%d,"ops":%b,"ack":%b}' % (version, ops, orjson.dumps(ack))

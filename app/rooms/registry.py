@@ -1,0 +1,103 @@
+"""Every live room of this process, by code; codes and seat tokens are made here."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import time
+from collections import Counter, deque
+
+from app.engine.errors import IllegalAction
+from app.rooms.live import CLOSE_ROOM_GONE, LiveRoom, RoomConfig, now_ms
+from app.rooms.settings import RoomSettings
+from app.rooms.state import RoomState
+
+# No 0/O, 1/I/L or U/V look-alikes: easy to read aloud and to type from a phone.
+CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTWXYZ"
+CODE_LENGTH = 8
+
+
+def new_code() -> str:
+    """A fresh room code such as ``K7QM-2XPD`` (about 2^39 possibilities)."""
+    raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+    return f"{raw[:4]}-{raw[4:]}"
+
+
+def normalise_code(text: str) -> str | None:
+    """A code as typed (any case, with or without the dash or spaces), or None if impossible."""
+    raw = "".join(character for character in text.upper() if character.isalnum())
+    if len(raw) != CODE_LENGTH or any(character not in CODE_ALPHABET for character in raw):
+        return None
+    return f"{raw[:4]}-{raw[4:]}"
+
+
+def new_token() -> str:
+    """A seat token: 192 random bits, URL-safe."""
+    return secrets.token_urlsafe(24)
+
+
+def hash_token(token: str) -> str:
+    """What the server keeps of a token: its SHA-256."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class WindowLimiter:
+    """At most ``limit`` events per key in any ``window`` seconds."""
+
+    def __init__(self, limit: int, window: float) -> None:
+        self.limit = limit
+        self.window = window
+        self.events: dict[str, deque[float]] = {}
+
+    def hit(self, key: str) -> bool:
+        """Count an event; False if the key is over its limit (the event is not counted)."""
+        now = time.monotonic()
+        stamps = self.events.setdefault(key, deque())
+        while stamps and stamps[0] <= now - self.window:
+            stamps.popleft()
+        if len(stamps) >= self.limit:
+            return False
+        stamps.append(now)
+        if len(self.events) > 10_000:
+            self.events = {k: v for k, v in self.events.items() if v and v[-1] > now - self.window}
+        return True
+
+
+class RoomRegistry:
+    """The rooms held in memory, and per-address limits on connections."""
+
+    def __init__(self, config: RoomConfig, max_rooms: int) -> None:
+        self.config = config
+        self.max_rooms = max_rooms
+        self.rooms: dict[str, LiveRoom] = {}
+        self.connections_by_address: Counter[str] = Counter()
+
+    def create(self, host_name: str, settings: RoomSettings) -> tuple[LiveRoom, str]:
+        """A new room with its creator seated as host; returns the room and the host's token."""
+        if len(self.rooms) >= self.max_rooms:
+            raise IllegalAction("server_full", "this server holds as many rooms as it can")
+        code = new_code()
+        while code in self.rooms:
+            code = new_code()
+        state = RoomState(code, settings, now_ms())
+        token = new_token()
+        state.join(host_name, hash_token(token), now_ms())
+        room = LiveRoom(state, self.config, self.drop)
+        self.rooms[code] = room
+        return room, token
+
+    def get(self, code: str) -> LiveRoom | None:
+        """The room with this code, however it was typed."""
+        normal = normalise_code(code)
+        return self.rooms.get(normal) if normal else None
+
+    def drop(self, room: LiveRoom) -> None:
+        """Forget a room (nobody has been connected for the idle time)."""
+        room.close(CLOSE_ROOM_GONE, "the room was closed")
+        if self.rooms.get(room.code) is room:
+            del self.rooms[room.code]
+
+    def close_all(self, code: int, reason: str) -> None:
+        """Close every connection of every room (the server is stopping)."""
+        for room in self.rooms.values():
+            room.close(code, reason)

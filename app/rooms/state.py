@@ -1,0 +1,248 @@
+"""A room's durable state, changed only by events, so it can be rebuilt by replaying them.
+
+Commands check that they are allowed (raising IllegalAction, changing nothing), then record an
+event. ``apply`` is the one place an event changes the state; replaying a room's events through
+it rebuilds the room exactly, which is how rooms survive a restart.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from app.engine.actions import Action, action_from_dict, action_to_dict
+from app.engine.errors import IllegalAction
+from app.engine.match import Match, RoundResult
+from app.rooms.settings import RoomSettings
+
+Event = dict[str, Any]
+MAX_NAME_LENGTH = 24
+
+
+class Status(StrEnum):
+    """Where a room is in its life."""
+
+    LOBBY = "lobby"
+    PLAYING = "playing"
+    ROUND_OVER = "round_over"
+    FINISHED = "finished"
+
+
+@dataclass(slots=True)
+class Seat:
+    """A player's place at the table, kept for the whole match."""
+
+    name: str
+    token_hash: str
+    ready: bool = False
+
+
+def clean_name(name: str) -> str:
+    """A player name with spaces tidied; raises IllegalAction ``bad_name`` if unusable."""
+    cleaned = " ".join(name.split())
+    if not cleaned:
+        raise IllegalAction("bad_name", "a name needs at least one visible character")
+    if len(cleaned) > MAX_NAME_LENGTH:
+        raise IllegalAction("bad_name", f"a name has at most {MAX_NAME_LENGTH} characters")
+    if any(not character.isprintable() for character in cleaned):
+        raise IllegalAction("bad_name", "a name cannot hold control characters")
+    return cleaned
+
+
+class RoomState:
+    """Seats, host, settings and the current match of one room."""
+
+    def __init__(self, code: str, settings: RoomSettings, created_at: int) -> None:
+        self.code = code
+        self.settings = settings
+        self.created_at = created_at
+        self.seats: list[Seat] = []
+        self.host = 0
+        self.status = Status.LOBBY
+        self.match: Match | None = None
+        self.match_id: str | None = None
+        self.match_started_at: int | None = None
+        self.matches = 0
+        self.series_base: list[int] = []
+        self.events: list[Event] = []
+
+    # Reading.
+
+    def seat_of(self, token_hash: str) -> int | None:
+        """The seat holding a token, if any."""
+        for index, seat in enumerate(self.seats):
+            if seat.token_hash == token_hash:
+                return index
+        return None
+
+    def totals(self) -> list[int]:
+        """Each seat's total in the current match (zeros before one starts)."""
+        return list(self.match.totals) if self.match else [0] * len(self.seats)
+
+    def series(self) -> list[int]:
+        """Each seat's total across every match of the room."""
+        totals = self.totals()
+        base = self.series_base or [0] * len(self.seats)
+        return [earlier + now for earlier, now in zip(base, totals, strict=True)]
+
+    # Commands: check, then record.
+
+    def join(self, name: str, token_hash: str, at: int) -> int:
+        """Seat a new player in the lobby; returns the seat."""
+        name = clean_name(name)
+        if self.status is not Status.LOBBY:
+            raise IllegalAction("already_started", "the match has started; you can watch")
+        if len(self.seats) >= self.settings.max_players:
+            raise IllegalAction("room_full", "every seat is taken; you can watch")
+        if any(seat.name.casefold() == name.casefold() for seat in self.seats):
+            raise IllegalAction("name_taken", f"someone here is already called {name}")
+        self.record({"type": "join", "name": name, "token_hash": token_hash, "at": at})
+        return len(self.seats) - 1
+
+    def leave(self, seat: int) -> None:
+        """A player gives up their seat in the lobby."""
+        self._check_lobby("leave")
+        self.record({"type": "leave", "seat": seat})
+
+    def kick(self, by: int | None, seat: object) -> None:
+        """The host removes a player from the lobby."""
+        self._check_host(by, "kick players")
+        self._check_lobby("kick")
+        if type(seat) is not int or not 0 <= seat < len(self.seats):
+            raise IllegalAction("no_such_seat", f"there is no seat {seat!r}")
+        if seat == by:
+            raise IllegalAction("bad_kick", "the host cannot kick themselves; leave instead")
+        self.record({"type": "leave", "seat": seat})
+
+    def change_settings(self, by: int | None, settings: RoomSettings) -> None:
+        """The host changes the settings in the lobby."""
+        self._check_host(by, "change the settings")
+        self._check_lobby("change settings")
+        if len(self.seats) > settings.max_players:
+            raise IllegalAction(
+                "bad_settings",
+                f"{len(self.seats)} players are seated, more than {settings.max_players}",
+            )
+        self.record({"type": "settings", "settings": settings.model_dump()})
+
+    def start(self, by: int | None, match_id: str, seed: str, at: int) -> None:
+        """The host starts the match; the first round is dealt at once."""
+        self._check_host(by, "start the match")
+        self._check_lobby("start")
+        if len(self.seats) < 2:
+            raise IllegalAction("not_enough_players", "a match needs at least 2 players")
+        self.record({"type": "start", "match_id": match_id, "seed": seed, "at": at})
+
+    def play(self, seat: int | None, action: Action, at: int, auto: bool = False) -> None:
+        """A turn action by the seat whose turn it is."""
+        if seat is None:
+            raise IllegalAction("not_a_player", "spectators cannot play")
+        if self.status is not Status.PLAYING:
+            raise IllegalAction("no_round", "no round is being played")
+        self._play(action)  # raises, changing nothing, if the rules refuse it
+        self.events.append(
+            {"type": "play", "action": action_to_dict(action), "auto": auto, "at": at}
+        )
+
+    def mark_ready(self, seat: int | None) -> None:
+        """A player is ready for the next round."""
+        if seat is None:
+            raise IllegalAction("not_a_player", "spectators do not take part")
+        if self.status is not Status.ROUND_OVER:
+            raise IllegalAction("wrong_status", "ready is for between rounds")
+        if not self.seats[seat].ready:
+            self.record({"type": "ready", "seat": seat})
+
+    def deal(self, at: int) -> None:
+        """Deal the next round of the match."""
+        if self.status is not Status.ROUND_OVER:
+            raise IllegalAction("wrong_status", "a round is dealt between rounds")
+        self.record({"type": "deal", "at": at})
+
+    def rematch(self, by: int | None, match_id: str, seed: str, at: int) -> None:
+        """The host starts a new match with the same seats; series totals carry on."""
+        self._check_host(by, "start a rematch")
+        if self.status is not Status.FINISHED:
+            raise IllegalAction("wrong_status", "a rematch starts once the match is over")
+        self.record({"type": "start", "match_id": match_id, "seed": seed, "at": at})
+
+    def pass_host(self, seat: int) -> None:
+        """Make ``seat`` the host."""
+        if seat != self.host:
+            self.record({"type": "host", "seat": seat})
+
+    def _check_host(self, by: int | None, what: str) -> None:
+        if by is None or by != self.host:
+            raise IllegalAction("not_host", f"only the host can {what}")
+
+    def _check_lobby(self, what: str) -> None:
+        if self.status is not Status.LOBBY:
+            raise IllegalAction("wrong_status", f"you can only {what} in the lobby")
+
+    # Events.
+
+    def record(self, event: Event) -> None:
+        """Apply an event and keep it in the room's journal."""
+        self.apply(event)
+        self.events.append(event)
+
+    def apply(self, event: Event) -> None:
+        """Change the state as ``event`` says; events are applied in the order recorded."""
+        kind = event["type"]
+        if kind == "join":
+            self.seats.append(Seat(event["name"], event["token_hash"]))
+        elif kind == "leave":
+            del self.seats[event["seat"]]
+            if event["seat"] < self.host:
+                self.host -= 1
+            elif self.host >= len(self.seats):
+                self.host = 0
+        elif kind == "host":
+            self.host = event["seat"]
+        elif kind == "settings":
+            self.settings = RoomSettings.model_validate(event["settings"])
+        elif kind == "start":
+            self._start_match(event)
+        elif kind == "play":
+            self._play(action_from_dict(event["action"]))
+        elif kind == "ready":
+            self.seats[event["seat"]].ready = True
+        elif kind == "deal":
+            assert self.match is not None
+            self.match.start_round()
+            self._set_status(Status.PLAYING)
+        else:
+            raise ValueError(f"unknown room event {kind!r}")
+
+    def _start_match(self, event: Event) -> None:
+        if self.match is not None:
+            self.series_base = self.series()
+        self.match = Match(len(self.seats), self.settings.rules, event["seed"])
+        self.match_id = event["match_id"]
+        self.match_started_at = event["at"]
+        self.matches += 1
+        self.match.start_round()
+        self._set_status(Status.PLAYING)
+
+    def _play(self, action: Action) -> RoundResult | None:
+        assert self.match is not None
+        result = self.match.apply(action)
+        if result is not None:
+            self._set_status(Status.FINISHED if self.match.finished else Status.ROUND_OVER)
+        return result
+
+    def _set_status(self, status: Status) -> None:
+        self.status = status
+        for seat in self.seats:
+            seat.ready = False
+
+    @classmethod
+    def replay(
+        cls, code: str, settings: RoomSettings, created_at: int, events: list[Event]
+    ) -> RoomState:
+        """The room rebuilt from its first settings and its events."""
+        state = cls(code, settings, created_at)
+        for event in events:
+            state.record(event)
+        return state
