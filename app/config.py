@@ -16,6 +16,17 @@ class Settings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="Address the server listens on.")
     port: int = Field(8000, ge=1, le=65535, description="Port the server listens on.")
+    database_url: str = Field(
+        "sqlite+aiosqlite:///./spectrum.db",
+        description="Where finished rounds and live rooms are kept: an SQLite file "
+        "(sqlite+aiosqlite:///path) or PostgreSQL (postgresql+asyncpg://user:password@host/db).",
+    )
+    journal_flush_ms: int = Field(
+        10,
+        ge=0,
+        le=1000,
+        description="Milliseconds live-room changes are gathered before one database write.",
+    )
     public_url: str = Field(
         "",
         description="Base URL players reach the server at, used in share links; "
@@ -70,6 +81,15 @@ class Settings(BaseSettings):
     def _split_origins(cls, value: object) -> object:
         if isinstance(value, str):
             return [origin.strip().rstrip("/") for origin in value.split(",") if origin.strip()]
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, value: str) -> str:
+        if not value.startswith(("sqlite+aiosqlite://", "postgresql+asyncpg://")):
+            raise ValueError(
+                "DATABASE_URL must start with sqlite+aiosqlite:// or postgresql+asyncpg://"
+            )
         return value
 
     @field_validator("public_url")

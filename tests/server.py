@@ -7,12 +7,15 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+
+from app.config import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -71,19 +74,35 @@ class Server:
 
 
 def server_env(**overrides: str) -> dict[str, str]:
-    """The environment of a test server: this one, minus settings, plus ``overrides``."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith("SPECTRUM_")}
+    """This environment without the server's own settings, plus ``overrides``."""
+    settings = {name.upper() for name in Settings.model_fields}
+    env = {key: value for key, value in os.environ.items() if key.upper() not in settings}
     env.update(overrides)
     return env
 
 
+def migrate(database_url: str) -> None:
+    """Bring a database to the newest migration."""
+    subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"],
+        cwd=ROOT,
+        env=server_env(DATABASE_URL=database_url),
+        check=True,
+        capture_output=True,
+    )
+
+
 @contextmanager
-def running_server(**overrides: str) -> Iterator[Server]:
-    """A server started with settings ``overrides`` and stopped afterwards."""
-    port = free_port()
-    server = Server(server_env(HOST="127.0.0.1", PORT=str(port), **overrides), port)
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
+def running_server(database_url: str | None = None, **overrides: str) -> Iterator[Server]:
+    """A server with settings ``overrides`` on a migrated database (by default a new SQLite)."""
+    with tempfile.TemporaryDirectory() as folder:
+        url = database_url or f"sqlite+aiosqlite:///{folder}/spectrum.db"
+        migrate(url)
+        port = free_port()
+        env = server_env(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=url, **overrides)
+        server = Server(env, port)
+        server.start()
+        try:
+            yield server
+        finally:
+            server.stop()

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import Request
+from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from app.engine.errors import IllegalAction
 
@@ -38,22 +37,32 @@ class ApiError(Exception):
             return invalid(("body", "name"), error)
         return cls(REFUSAL_STATUS.get(error.code, 409), error.code, error.message)
 
-    @staticmethod
-    def invalid(location: tuple[str | int, ...], error: ValidationError) -> RequestValidationError:
-        """A pydantic error in part of the body as FastAPI's 422."""
-        details: list[dict[str, Any]] = []
-        for item in error.errors(include_url=False):
-            message = str(item["msg"]).removeprefix("Value error, ")
-            details.append({"loc": [*location, *item["loc"]], "msg": message, "type": item["type"]})
-        return RequestValidationError(details)
-
 
 def invalid(location: tuple[str | int, ...], error: IllegalAction) -> RequestValidationError:
     """A 422 naming the field at ``location`` and what is wrong with it."""
     return RequestValidationError([{"loc": location, "msg": error.message, "type": error.code}])
 
 
+async def validation_error_handler(request: Request, error: Exception) -> JSONResponse:
+    """FastAPI's 422, with pydantic's "Value error, " prefix taken off the messages."""
+    assert isinstance(error, RequestValidationError)
+    details = []
+    for item in error.errors():
+        detail = {key: value for key, value in item.items() if key in ("loc", "msg", "type")}
+        detail["msg"] = str(detail.get("msg", "")).removeprefix("Value error, ")
+        details.append(detail)
+    return JSONResponse({"detail": jsonable_encoder(details)}, status_code=422)
+
+
 async def api_error_handler(request: Request, error: Exception) -> JSONResponse:
     """Render an ApiError."""
     assert isinstance(error, ApiError)
     return JSONResponse({"detail": error.message, "code": error.code}, status_code=error.status)
+
+
+async def database_error_handler(request: Request, error: Exception) -> JSONResponse:
+    """The database could not answer: 503, so clients know to try again later."""
+    return JSONResponse(
+        {"detail": "the database is unavailable; try again later", "code": "database_unavailable"},
+        status_code=503,
+    )

@@ -1,9 +1,15 @@
-"""Liveness of the process."""
+"""Liveness and readiness of the server."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from pydantic import BaseModel
+import asyncio
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from app.storage.migrations import current_revision, head_revision
+from app.storage.store import DatabaseStore
 
 router = APIRouter(tags=["operations"])
 
@@ -14,7 +20,46 @@ class Health(BaseModel):
     status: str
 
 
+class Readiness(BaseModel):
+    """Whether the server can keep what is played, and if not, why."""
+
+    status: str = Field(description="`ready`, or `degraded` with the problems listed.")
+    database: str
+    migrations: str
+    backlog: int = Field(description="Journal writes and finished rounds waiting to be saved.")
+    problems: list[str]
+
+
 @router.get("/healthz", response_model=Health)
 def healthz() -> Health:
     """The process is up."""
     return Health(status="ok")
+
+
+@router.get("/readyz", response_model=Readiness, responses={503: {"model": Readiness}})
+async def readyz(request: Request) -> JSONResponse:
+    """The database is reachable, its migrations are at head and nothing waits to be saved."""
+    store: DatabaseStore = request.app.state.store
+    problems = []
+    database = "ok"
+    migrations = "unknown"
+    try:
+        async with asyncio.timeout(2):
+            await store.ping()
+            revision = await current_revision(store.engine)
+        migrations = revision or "none"
+        if revision != head_revision():
+            problems.append(f"database is at migration {revision}, not {head_revision()}")
+    except Exception as error:  # unreachable, refused, timed out: all mean not ready
+        database = f"unreachable: {error.__class__.__name__}"
+        problems.append(f"database unreachable ({error.__class__.__name__})")
+    if store.backlog:
+        problems.append(f"{store.backlog} writes wait for the database ({store.last_error})")
+    body = Readiness(
+        status="degraded" if problems else "ready",
+        database=database,
+        migrations=migrations,
+        backlog=store.backlog,
+        problems=problems,
+    )
+    return JSONResponse(body.model_dump(), status_code=503 if problems else 200)

@@ -8,7 +8,7 @@ from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Body, Request, WebSocket
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.websockets import WebSocketDisconnect
 
 from app.api.errors import ApiError, ErrorOut
@@ -16,7 +16,7 @@ from app.config import Settings
 from app.engine.errors import IllegalAction
 from app.rooms import protocol
 from app.rooms.connection import Connection, TokenBucket
-from app.rooms.live import LiveRoom, now_ms
+from app.rooms.live import LiveRoom
 from app.rooms.registry import RoomRegistry, WindowLimiter, hash_token, new_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import MAX_NAME_LENGTH
@@ -38,10 +38,7 @@ class CreateRoom(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Name
-    settings: dict[str, Any] = Field(
-        default_factory=dict,
-        examples=[{"rounds": 5, "multi_pickup": False, "ten_card": False, "turn_seconds": 60}],
-    )
+    settings: RoomSettings = Field(default_factory=RoomSettings)
 
 
 class JoinRoom(BaseModel):
@@ -125,11 +122,7 @@ async def create_room(request: Request, body: Annotated[CreateRoom, Body()]) -> 
     if not creations.hit(_address(request)):
         raise ApiError(429, "too_many_rooms", "too many rooms created from here; wait a minute")
     try:
-        settings = RoomSettings.model_validate(body.settings)
-    except ValidationError as error:
-        raise ApiError.invalid(("body", "settings"), error) from None
-    try:
-        room, token = _registry(request).create(body.name, settings)
+        room, token = await _registry(request).create(body.name, body.settings)
     except IllegalAction as error:
         raise ApiError.refused(error) from None
     base = _settings(request).public_url or str(request.base_url).rstrip("/")
@@ -141,12 +134,10 @@ async def join_room(request: Request, code: str, body: Annotated[JoinRoom, Body(
     """Take the next free seat in a room's lobby."""
     room = _find(request, code)
     token = new_token()
-    async with room.lock:
-        try:
-            seat = room.state.join(body.name, hash_token(token), now_ms())
-        except IllegalAction as error:
-            raise ApiError.refused(error) from None
-        room.publish()
+    try:
+        seat = await room.join(body.name, hash_token(token))
+    except IllegalAction as error:
+        raise ApiError.refused(error) from None
     return JoinedRoom(seat=seat, token=token)
 
 

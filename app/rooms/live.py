@@ -27,6 +27,7 @@ from app.rooms.connection import Connection
 from app.rooms.patch import diff
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState, Status
+from app.rooms.store import FinishedRound, NullStore, RoomStore
 from app.rooms.views import View, ViewBuilder
 
 log = logging.getLogger(__name__)
@@ -67,10 +68,12 @@ class LiveRoom:
         state: RoomState,
         config: RoomConfig,
         on_idle: Callable[[LiveRoom], None],
+        store: RoomStore | None = None,
     ) -> None:
         self.state = state
         self.config = config
         self.on_idle = on_idle
+        self.store: RoomStore = store or NullStore()
         self.views = ViewBuilder()
         self.connections: list[Connection] = []
         self.lock = asyncio.Lock()
@@ -81,6 +84,8 @@ class LiveRoom:
         self._ready_timer: asyncio.TimerHandle | None = None
         self._idle_timer: asyncio.TimerHandle | None = None
         self.closed = False
+        # The match and number of rounds already written to the history and announced.
+        self._announced = (state.match_id, len(state.match.results) if state.match else 0)
         self.public: View = self._build_public()
         self._schedule_idle()
 
@@ -116,6 +121,7 @@ class LiveRoom:
             if self._idle_timer is not None:
                 self._idle_timer.cancel()
                 self._idle_timer = None
+            await self._save()
             self._after_change()
             self.publish()
             self.send_state(connection)
@@ -128,6 +134,7 @@ class LiveRoom:
             self.connections.remove(connection)
             self._pass_host_if_away()
             self._deal_when_all_ready()
+            await self._save()
             self._after_change()
             self.publish()
             if not self.connections:
@@ -168,8 +175,52 @@ class LiveRoom:
             except IllegalAction as error:
                 connection.push(protocol.error_frame(error.code, error.message, message.id))
                 return
+            await self._save()
             self._after_change()
             self.publish(connection, message.id)
+
+    async def join(self, name: str, token_hash: str) -> int:
+        """Seat a new player (from the HTTP join); returns the seat."""
+        async with self.lock:
+            seat = self.state.join(name, token_hash, now_ms())
+            await self._save()
+            self._after_change()
+            self.publish()
+            return seat
+
+    async def _save(self) -> None:
+        """Make the new events durable and write newly finished rounds, before announcing."""
+        await self.store.save_events(self.state)
+        state, match = self.state, self.state.match
+        if match is None:
+            return
+        announced_match, announced = self._announced
+        start = announced if announced_match == state.match_id else 0
+        if len(match.results) == start:
+            return
+        self._announced = (state.match_id, len(match.results))
+        names = tuple(seat.name for seat in state.seats)
+        places = tuple(match.places())
+        for result in match.results[start:]:
+            await self.store.save_round(
+                FinishedRound(
+                    match_id=state.match_id or "",
+                    room_code=state.code,
+                    settings=state.settings.model_dump(),
+                    started_at=state.match_started_at or now_ms(),
+                    names=names,
+                    result=result,
+                    ended_at=now_ms(),
+                    final=match.finished and result is match.results[-1],
+                    places=places,
+                )
+            )
+
+    async def resave_finished_rounds(self) -> None:
+        """Write the current match's finished rounds again (after a restart; stored once)."""
+        async with self.lock:
+            self._announced = (self.state.match_id, 0)
+            await self._save()
 
     def _dispatch(self, connection: Connection, message: protocol.ClientMessage) -> None:
         state, seat, at = self.state, connection.seat, now_ms()
@@ -292,6 +343,7 @@ class LiveRoom:
             for action in greedy_turn(match.round, seat):
                 self.state.play(seat, action, now_ms(), auto=True)
             self.turn_deadline = None
+            await self._save()
             self._after_change()
             self.publish()
 
@@ -303,6 +355,7 @@ class LiveRoom:
             if len(match.results) != number:
                 return
             self.state.deal(now_ms())
+            await self._save()
             self._after_change()
             self.publish()
 
@@ -315,6 +368,7 @@ class LiveRoom:
     def _idle_expired(self) -> None:
         self._idle_timer = None
         if not self.connections and not self.closed:
+            self.store.forget(self.code)
             self.on_idle(self)
 
     def close(self, code: int, reason: str) -> None:

@@ -11,6 +11,7 @@ from app.engine.errors import IllegalAction
 from app.rooms.live import CLOSE_ROOM_GONE, LiveRoom, RoomConfig, now_ms
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
+from app.rooms.store import NullStore, RoomStore
 
 # No 0/O, 1/I/L or U/V look-alikes: easy to read aloud and to type from a phone.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTWXYZ"
@@ -66,13 +67,14 @@ class WindowLimiter:
 class RoomRegistry:
     """The rooms held in memory, and per-address limits on connections."""
 
-    def __init__(self, config: RoomConfig, max_rooms: int) -> None:
+    def __init__(self, config: RoomConfig, max_rooms: int, store: RoomStore | None = None):
         self.config = config
         self.max_rooms = max_rooms
+        self.store: RoomStore = store or NullStore()
         self.rooms: dict[str, LiveRoom] = {}
         self.connections_by_address: Counter[str] = Counter()
 
-    def create(self, host_name: str, settings: RoomSettings) -> tuple[LiveRoom, str]:
+    async def create(self, host_name: str, settings: RoomSettings) -> tuple[LiveRoom, str]:
         """A new room with its creator seated as host; returns the room and the host's token."""
         if len(self.rooms) >= self.max_rooms:
             raise IllegalAction("server_full", "this server holds as many rooms as it can")
@@ -82,9 +84,17 @@ class RoomRegistry:
         state = RoomState(code, settings, now_ms())
         token = new_token()
         state.join(host_name, hash_token(token), now_ms())
-        room = LiveRoom(state, self.config, self.drop)
+        room = LiveRoom(state, self.config, self.drop, self.store)
         self.rooms[code] = room
+        await self.store.save_events(state)
         return room, token
+
+    async def restore(self, states: list[RoomState]) -> None:
+        """Hold again the rooms rebuilt after a restart, and make sure their rounds are saved."""
+        for state in states:
+            room = LiveRoom(state, self.config, self.drop, self.store)
+            self.rooms[state.code] = room
+            await room.resave_finished_rounds()
 
     def get(self, code: str) -> LiveRoom | None:
         """The room with this code, however it was typed."""

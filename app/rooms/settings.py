@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from app.engine.match import MAX_ROUNDS, MatchRules
 from app.engine.round import MIN_PLAYERS, Variant
@@ -33,12 +33,13 @@ class RoomSettings(BaseModel):
             return {**data, "max_players": Variant(ten_card=True).max_players}
         return data
 
-    @model_validator(mode="after")
-    def _check_table_size(self) -> RoomSettings:
-        most = self.variant.max_players
-        if self.max_players > most:
-            raise ValueError(f"10-card Spectrum is for 2 to {most} players, not {self.max_players}")
-        return self
+    @field_validator("max_players")
+    @classmethod
+    def _check_table_size(cls, value: int, info: ValidationInfo) -> int:
+        most = Variant(ten_card=info.data.get("ten_card") is True).max_players
+        if value > most:
+            raise ValueError(f"10-card Spectrum is for 2 to {most} players, not {value}")
+        return value
 
     @property
     def variant(self) -> Variant:

@@ -55,6 +55,7 @@ class RoomState:
 
     def __init__(self, code: str, settings: RoomSettings, created_at: int) -> None:
         self.code = code
+        self.initial_settings = settings
         self.settings = settings
         self.created_at = created_at
         self.seats: list[Seat] = []
@@ -65,7 +66,9 @@ class RoomState:
         self.match_started_at: int | None = None
         self.matches = 0
         self.series_base: list[int] = []
-        self.events: list[Event] = []
+        # Events not yet handed to storage, and how many events the room has had in all.
+        self.unsaved: list[Event] = []
+        self.event_count = 0
 
     # Reading.
 
@@ -141,9 +144,7 @@ class RoomState:
         if self.status is not Status.PLAYING:
             raise IllegalAction("no_round", "no round is being played")
         self._play(action)  # raises, changing nothing, if the rules refuse it
-        self.events.append(
-            {"type": "play", "action": action_to_dict(action), "auto": auto, "at": at}
-        )
+        self._keep({"type": "play", "action": action_to_dict(action), "auto": auto, "at": at})
 
     def mark_ready(self, seat: int | None) -> None:
         """A player is ready for the next round."""
@@ -183,9 +184,18 @@ class RoomState:
     # Events.
 
     def record(self, event: Event) -> None:
-        """Apply an event and keep it in the room's journal."""
+        """Apply an event and keep it for storage."""
         self.apply(event)
-        self.events.append(event)
+        self._keep(event)
+
+    def _keep(self, event: Event) -> None:
+        self.unsaved.append(event)
+        self.event_count += 1
+
+    def take_unsaved(self) -> tuple[int, list[Event]]:
+        """The events not yet stored, with the sequence number of the first; forgets them."""
+        events, self.unsaved = self.unsaved, []
+        return self.event_count - len(events), events
 
     def apply(self, event: Event) -> None:
         """Change the state as ``event`` says; events are applied in the order recorded."""
@@ -244,5 +254,6 @@ class RoomState:
         """The room rebuilt from its first settings and its events."""
         state = cls(code, settings, created_at)
         for event in events:
-            state.record(event)
+            state.apply(event)
+        state.event_count = len(events)
         return state

@@ -1,0 +1,378 @@
+"""Match history over REST: matches, one match, exports, players and the leaderboard."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import csv
+import io
+import re
+from collections.abc import AsyncIterator
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import Response
+from pydantic import BaseModel, Field, TypeAdapter
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from app.api.errors import ApiError, ErrorOut
+from app.api.score import HandScoreOut, SplitScoreOut
+from app.storage import history
+from app.storage.models import MatchRecord
+
+router = APIRouter(prefix="/api", tags=["history"])
+
+MATCH_ID = re.compile(r"[0-9a-f]{32}")
+
+
+async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
+    """A database session for one request."""
+    sessions: async_sessionmaker[AsyncSession] = request.app.state.sessions
+    async with sessions() as session:
+        yield session
+
+
+SessionDep = Annotated[AsyncSession, Depends(get_session)]
+NOT_FOUND: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorOut, "description": "Unknown."},
+    503: {"model": ErrorOut, "description": "The database is unavailable."},
+}
+UNAVAILABLE: dict[int | str, dict[str, Any]] = {
+    503: {"model": ErrorOut, "description": "The database is unavailable."}
+}
+Score = HandScoreOut | SplitScoreOut
+SCORE: TypeAdapter[Score] = TypeAdapter(Score)
+Ending = Literal["knock", "exhausted"]
+ENDING: TypeAdapter[Ending] = TypeAdapter(Ending)
+
+
+class HistorySettings(BaseModel):
+    """The settings a match was played under."""
+
+    rounds: int
+    multi_pickup: bool
+    ten_card: bool
+    turn_seconds: int
+    max_players: int
+    hints: bool = True
+
+
+class SeatOut(BaseModel):
+    """A seat of a match: the player's name, total so far and final place."""
+
+    seat: int
+    name: str
+    total: int
+    place: int | None = Field(description="Null until the match is finished.")
+
+
+class MatchSummary(BaseModel):
+    """A match as listed."""
+
+    id: str
+    room_code: str
+    status: Literal["finished", "unfinished"]
+    settings: HistorySettings
+    rounds_planned: int
+    rounds_played: int
+    started_at: datetime
+    ended_at: datetime | None
+    players: list[SeatOut]
+    winners: list[str] = Field(description="Names in first place once the match is finished.")
+
+
+class MatchPage(BaseModel):
+    """A page of matches, newest first."""
+
+    matches: list[MatchSummary]
+    next_cursor: str | None = Field(description="Pass as `cursor` for the next page.")
+
+
+class HandOut(BaseModel):
+    """A seat's final cards in a round, scored, with the running total after the round."""
+
+    seat: int
+    name: str
+    cards: list[str]
+    points: int
+    total: int
+    score: Score
+
+
+class RoundOut(BaseModel):
+    """A finished round with every hand revealed and the seed that dealt it."""
+
+    number: int
+    dealer: int
+    knocker: int | None
+    ending: Ending
+    seed: str
+    commitment: str
+    ended_at: datetime
+    hands: list[HandOut]
+
+
+class MatchDetail(MatchSummary):
+    """A match with every round and hand."""
+
+    rounds: list[RoundOut]
+
+
+class BestHandOut(BaseModel):
+    """A player's best round."""
+
+    points: int
+    cards: list[str]
+    score: Score
+    match_id: str
+    round: int
+
+
+class PlayerOut(BaseModel):
+    """What a player's matches add up to."""
+
+    name: str
+    matches: int
+    finished_matches: int
+    wins: int
+    rounds: int
+    average_points: float | None = Field(description="Points per round; null before any round.")
+    best_hand: BestHandOut | None
+
+
+class LeaderboardEntry(BaseModel):
+    """A line of the leaderboard."""
+
+    name: str
+    matches: int
+    wins: int
+    rounds: int
+    average_points: float | None
+
+
+class Leaderboard(BaseModel):
+    """Players by wins, then points per round, then matches played."""
+
+    players: list[LeaderboardEntry]
+
+
+def _average(points: int, rounds: int) -> float | None:
+    return round(points / rounds, 2) if rounds else None
+
+
+def _summary_fields(match: MatchRecord) -> dict[str, Any]:
+    finished = match.ended_at is not None
+    return {
+        "id": match.id,
+        "room_code": match.room_code,
+        "status": "finished" if finished else "unfinished",
+        "settings": HistorySettings.model_validate(match.settings),
+        "rounds_planned": match.rounds_planned,
+        "rounds_played": match.rounds_played,
+        "started_at": match.started_at,
+        "ended_at": match.ended_at,
+        "players": [
+            SeatOut(seat=seat.seat, name=seat.name, total=seat.total, place=seat.place)
+            for seat in match.seats
+        ],
+        "winners": [seat.name for seat in match.seats if finished and seat.place == 1],
+    }
+
+
+def _encode_cursor(cursor: history.Cursor) -> str:
+    raw = f"{cursor.started_at.isoformat()}|{cursor.match_id}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(text: str) -> history.Cursor:
+    try:
+        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
+        stamp, match_id = raw.split("|")
+        started_at = datetime.fromisoformat(stamp)
+        if started_at.tzinfo is None or not MATCH_ID.fullmatch(match_id):
+            raise ValueError(raw)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        raise RequestValidationError(
+            [{"loc": ("query", "cursor"), "msg": "not a cursor this API gave", "type": "cursor"}]
+        ) from None
+    return history.Cursor(started_at, match_id)
+
+
+@router.get("/matches", response_model=MatchPage, responses=UNAVAILABLE)
+async def list_matches(
+    session: SessionDep,
+    player: Annotated[str | None, Query(min_length=1, max_length=96)] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    cursor: Annotated[str | None, Query(max_length=200)] = None,
+) -> MatchPage:
+    """Matches newest first, optionally only those a player played."""
+    after = _decode_cursor(cursor) if cursor else None
+    matches, next_cursor = await history.list_matches(session, limit, player, after)
+    return MatchPage(
+        matches=[MatchSummary(**_summary_fields(match)) for match in matches],
+        next_cursor=_encode_cursor(next_cursor) if next_cursor else None,
+    )
+
+
+async def _match(session: AsyncSession, match_id: str) -> MatchRecord:
+    match = await history.get_match(session, match_id) if MATCH_ID.fullmatch(match_id) else None
+    if match is None:
+        raise ApiError(404, "no_match", f"there is no match {match_id}")
+    return match
+
+
+def _detail(match: MatchRecord) -> MatchDetail:
+    names = {seat.seat: seat.name for seat in match.seats}
+    return MatchDetail(
+        **_summary_fields(match),
+        rounds=[
+            RoundOut(
+                number=played.number,
+                dealer=played.dealer,
+                knocker=played.knocker,
+                ending=ENDING.validate_python(played.ending),
+                seed=played.seed,
+                commitment=played.commitment,
+                ended_at=played.ended_at,
+                hands=[
+                    HandOut(
+                        seat=hand.seat,
+                        name=names.get(hand.seat, ""),
+                        cards=hand.cards,
+                        points=hand.points,
+                        total=hand.total,
+                        score=SCORE.validate_python(hand.scoring),
+                    )
+                    for hand in played.hands
+                ],
+            )
+            for played in match.rounds
+        ],
+    )
+
+
+MatchId = Annotated[str, Path(max_length=64)]
+
+
+@router.get("/matches/{match_id}", response_model=MatchDetail, responses=NOT_FOUND)
+async def get_match(session: SessionDep, match_id: MatchId) -> MatchDetail:
+    """One match with its seats, settings, every round and hand and the running totals."""
+    return _detail(await _match(session, match_id))
+
+
+@router.get(
+    "/matches/{match_id}/export",
+    responses={
+        **NOT_FOUND,
+        200: {
+            "content": {"text/csv": {}, "application/json": {}},
+            "description": "The match as a CSV table (a row per hand) or as JSON.",
+        },
+    },
+    response_class=Response,
+)
+async def export_match(
+    session: SessionDep,
+    match_id: MatchId,
+    format: Annotated[Literal["csv", "json"], Query()] = "csv",
+) -> Response:
+    """The match to keep elsewhere: CSV, one row per hand, or the same JSON as the match."""
+    detail = _detail(await _match(session, match_id))
+    filename = f"spectrum-match-{detail.id}.{format}"
+    headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
+    if format == "json":
+        return Response(detail.model_dump_json(), media_type="application/json", headers=headers)
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(
+        [
+            "match_id",
+            "room_code",
+            "started_at",
+            "round",
+            "dealer",
+            "knocker",
+            "ending",
+            "seat",
+            "name",
+            "cards",
+            "points",
+            "sequence",
+            "total",
+        ]
+    )
+    for played in detail.rounds:
+        for hand in played.hands:
+            score = hand.score
+            sequence = (
+                score.sequence
+                if isinstance(score, HandScoreOut)
+                else " + ".join(part.sequence or "none" for part in score.hands)
+            )
+            writer.writerow(
+                [
+                    detail.id,
+                    detail.room_code,
+                    detail.started_at.isoformat(),
+                    played.number,
+                    played.dealer,
+                    "" if played.knocker is None else played.knocker,
+                    played.ending,
+                    hand.seat,
+                    hand.name,
+                    " ".join(hand.cards),
+                    hand.points,
+                    sequence or "none",
+                    hand.total,
+                ]
+            )
+    return Response(out.getvalue(), media_type="text/csv", headers=headers)
+
+
+@router.get("/players/{name}", response_model=PlayerOut, responses=NOT_FOUND)
+async def get_player(
+    session: SessionDep, name: Annotated[str, Path(min_length=1, max_length=96)]
+) -> PlayerOut:
+    """A player's matches, wins, average points per round and best hand."""
+    totals = await history.player_totals(session, name)
+    if totals is None:
+        raise ApiError(404, "no_player", f"nobody called {name} has played here")
+    best = await history.best_hand(session, name)
+    return PlayerOut(
+        name=totals.name,
+        matches=totals.matches,
+        finished_matches=totals.finished,
+        wins=totals.wins,
+        rounds=totals.rounds,
+        average_points=_average(totals.points, totals.rounds),
+        best_hand=BestHandOut(
+            points=best.points,
+            cards=best.cards,
+            score=SCORE.validate_python(best.scoring),
+            match_id=best.match_id,
+            round=best.round,
+        )
+        if best
+        else None,
+    )
+
+
+@router.get("/leaderboard", response_model=Leaderboard, responses=UNAVAILABLE)
+async def get_leaderboard(
+    session: SessionDep, limit: Annotated[int, Query(ge=1, le=100)] = 20
+) -> Leaderboard:
+    """The best players of this server."""
+    return Leaderboard(
+        players=[
+            LeaderboardEntry(
+                name=player.name,
+                matches=player.matches,
+                wins=player.wins,
+                rounds=player.rounds,
+                average_points=_average(player.points, player.rounds),
+            )
+            for player in await history.leaderboard(session, limit)
+        ]
+    )

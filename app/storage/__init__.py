@@ -1,0 +1,1 @@
+"""Storage: finished rounds and match history, and the journal that lets rooms survive restarts."""

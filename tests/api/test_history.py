@@ -1,0 +1,259 @@
+"""Match history over REST, on SQLite and PostgreSQL, from rounds saved by the real store."""
+
+from __future__ import annotations
+
+import asyncio
+import csv
+import io
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+
+from app.engine.cards import card_ids
+from app.engine.match import Match, MatchRules
+from app.rooms.settings import RoomSettings
+from app.rooms.store import FinishedRound
+from app.storage.db import make_engine
+from app.storage.store import DatabaseStore
+from tests.databases import BACKENDS, fresh_database
+from tests.server import Server, migrate, running_server
+
+NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve"]
+START = 1_790_000_000_000
+
+
+@dataclass
+class Played:
+    """What was saved, to check the API against."""
+
+    matches: dict[str, Match] = field(default_factory=dict)
+    names: dict[str, list[str]] = field(default_factory=dict)
+    started: dict[str, int] = field(default_factory=dict)
+
+
+def play(players: int, rules: MatchRules, seed: str, rounds: int) -> Match:
+    match = Match(players, rules, seed)
+    rng = random.Random(seed)
+    while len(match.results) < rounds:
+        current = match.start_round()
+        while not current.ended:
+            match.apply(current.random_action(rng, knock_chance=0.1))
+    return match
+
+
+async def populate(url: str) -> Played:
+    store = DatabaseStore(make_engine(url), flush_seconds=0)
+    try:
+        return await save_matches(store)
+    finally:
+        await store.engine.dispose()
+
+
+async def save_matches(store: DatabaseStore) -> Played:
+    played = Played()
+    rng = random.Random(5)
+    for index in range(7):
+        ten_card = index % 3 == 2
+        players = rng.randint(2, 4 if ten_card else 5)
+        settings = RoomSettings.model_validate({"rounds": 3, "ten_card": ten_card})
+        finished_rounds = 2 if index == 6 else 3  # the newest match is left unfinished
+        match = play(players, settings.rules, f"seed-{index}", finished_rounds)
+        match_id = f"{index:032x}"
+        names = rng.sample(NAMES, players)
+        started = START + index * 60_000
+        for result in match.results:
+            await store.save_round(
+                FinishedRound(
+                    match_id=match_id,
+                    room_code="ABCD-EFGH",
+                    settings=settings.model_dump(),
+                    started_at=started,
+                    names=tuple(names),
+                    result=result,
+                    ended_at=started + result.number * 1000,
+                    final=result.number == 3,
+                    places=tuple(match.places()),
+                )
+            )
+        played.matches[match_id] = match
+        played.names[match_id] = names
+        played.started[match_id] = started
+    # A retry of a saved round stores nothing twice.
+    first = next(iter(played.matches))
+    await store.save_round(
+        FinishedRound(
+            first,
+            "ABCD-EFGH",
+            RoomSettings().model_dump(),
+            START,
+            ("x", "y"),
+            played.matches[first].results[0],
+            START,
+            False,
+            (1, 1),
+        )
+    )
+    assert store.rounds_saved == 20
+    assert store.backlog == 0
+    return played
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def history(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[Server, Played]]:
+    """A server on a database (SQLite, then PostgreSQL) holding seven saved matches."""
+    with fresh_database(request.param, tmp_path_factory.mktemp("history")) as url:
+        migrate(url)
+        played = asyncio.run(populate(url))
+        with running_server(url) as server:
+            yield server, played
+
+
+def get(server: Server, path: str, **params: Any) -> httpx.Response:
+    return httpx.get(f"{server.url}{path}", params=params)
+
+
+def test_matches_newest_first_with_cursor_pages(history: tuple[Server, Played]) -> None:
+    server, played = history
+    newest_first = sorted(played.matches, key=played.started.__getitem__, reverse=True)
+    seen: list[str] = []
+    cursor = None
+    while True:
+        params: dict[str, Any] = {"limit": 3}
+        if cursor:
+            params["cursor"] = cursor
+        page = get(server, "/api/matches", **params).json()
+        seen += [match["id"] for match in page["matches"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert seen == newest_first
+    unfinished = get(server, "/api/matches", limit=1).json()["matches"][0]
+    assert unfinished["status"] == "unfinished"
+    assert unfinished["ended_at"] is None
+    assert unfinished["winners"] == []
+    assert unfinished["rounds_played"] == 2
+
+
+def test_matches_of_one_player(history: tuple[Server, Played]) -> None:
+    server, played = history
+    for name in NAMES:
+        expected = sorted(
+            (match_id for match_id, names in played.names.items() if name in names),
+            key=played.started.__getitem__,
+            reverse=True,
+        )
+        listed = get(server, "/api/matches", player=name.upper(), limit=100).json()
+        assert [match["id"] for match in listed["matches"]] == expected
+
+
+def test_a_match_with_every_round_and_hand(history: tuple[Server, Played]) -> None:
+    server, played = history
+    for match_id, match in played.matches.items():
+        body = get(server, f"/api/matches/{match_id}").json()
+        names = played.names[match_id]
+        assert [seat["name"] for seat in body["players"]] == names
+        assert [seat["total"] for seat in body["players"]] == match.totals
+        assert body["settings"]["ten_card"] == match.rules.ten_card
+        assert len(body["rounds"]) == len(match.results)
+        for stored, result in zip(body["rounds"], match.results, strict=True):
+            assert (stored["number"], stored["dealer"], stored["knocker"]) == (
+                result.number,
+                result.dealer,
+                result.knocker,
+            )
+            assert stored["ending"] == result.ending.value
+            assert stored["seed"] == result.seed
+            for hand, cards, score, total in zip(
+                stored["hands"], result.hands, result.scores, result.totals, strict=True
+            ):
+                assert hand["cards"] == card_ids(cards)
+                assert hand["score"] == score.as_dict()
+                assert hand["points"] == score.points
+                assert hand["total"] == total
+        if match.finished:
+            assert body["status"] == "finished"
+            best = max(match.totals)
+            assert body["winners"] == [
+                name for name, total in zip(names, match.totals, strict=True) if total == best
+            ]
+            assert [seat["place"] for seat in body["players"]] == match.places()
+
+
+def test_exports(history: tuple[Server, Played]) -> None:
+    server, played = history
+    match_id, match = next(iter(played.matches.items()))
+    detail = get(server, f"/api/matches/{match_id}").json()
+    as_json = get(server, f"/api/matches/{match_id}/export", format="json")
+    assert as_json.headers["content-type"].startswith("application/json")
+    assert "attachment" in as_json.headers["content-disposition"]
+    assert as_json.json() == detail
+    as_csv = get(server, f"/api/matches/{match_id}/export", format="csv")
+    assert as_csv.headers["content-type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(as_csv.text)))
+    assert len(rows) == len(match.results) * match.players
+    first = rows[0]
+    assert first["match_id"] == match_id
+    assert first["round"] == "1"
+    assert first["cards"].split() == card_ids(match.results[0].hands[0])
+    assert int(first["points"]) == match.results[0].points[0]
+    assert int(rows[-1]["total"]) == match.totals[-1]
+
+
+def test_player_pages_and_leaderboard(history: tuple[Server, Played]) -> None:
+    server, played = history
+    stats: dict[str, dict[str, Any]] = {}
+    for match_id, match in played.matches.items():
+        for seat, name in enumerate(played.names[match_id]):
+            entry = stats.setdefault(
+                name, {"matches": 0, "wins": 0, "rounds": 0, "points": 0, "best": -100}
+            )
+            entry["matches"] += 1
+            entry["wins"] += int(match.finished and match.places()[seat] == 1)
+            entry["rounds"] += len(match.results)
+            entry["points"] += sum(result.points[seat] for result in match.results)
+            entry["best"] = max(entry["best"], *(r.points[seat] for r in match.results))
+    for name, entry in stats.items():
+        body = get(server, f"/api/players/{name.lower()}").json()
+        assert body["name"] == name
+        assert (body["matches"], body["wins"], body["rounds"]) == (
+            entry["matches"],
+            entry["wins"],
+            entry["rounds"],
+        )
+        assert body["average_points"] == round(entry["points"] / entry["rounds"], 2)
+        assert body["best_hand"]["points"] == entry["best"]
+    board = get(server, "/api/leaderboard").json()["players"]
+    assert sorted(player["name"] for player in board) == sorted(stats)
+    keys = [(-p["wins"], -p["average_points"], -p["matches"]) for p in board]
+    assert keys == sorted(keys)
+    assert len(get(server, "/api/leaderboard", limit=2).json()["players"]) == 2
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "status"),
+    [
+        ("/api/matches/" + "f" * 32, {}, 404),
+        ("/api/matches/not-a-match", {}, 404),
+        ("/api/matches/" + "f" * 32 + "/export", {}, 404),
+        ("/api/players/Nobody", {}, 404),
+        ("/api/matches", {"limit": 0}, 422),
+        ("/api/matches", {"limit": 101}, 422),
+        ("/api/matches", {"limit": "many"}, 422),
+        ("/api/matches", {"cursor": "not-a-cursor"}, 422),
+        ("/api/leaderboard", {"limit": -1}, 422),
+    ],
+)
+def test_unknown_ids_and_bad_parameters(
+    history: tuple[Server, Played], path: str, params: dict[str, Any], status: int
+) -> None:
+    server, played = history
+    assert get(server, path, **params).status_code == status
+    match_id = next(iter(played.matches))
+    bad = get(server, f"/api/matches/{match_id}/export", format="xml")
+    assert bad.status_code == 422

@@ -1,0 +1,100 @@
+"""A server killed with SIGKILL mid-round comes back with every room, and no round is lost."""
+
+import random
+import signal
+from typing import Any
+
+import httpx
+
+from tests.rooms.client import Client, create_room, join_room
+from tests.rooms.conftest import FAST
+from tests.server import Server, free_port, migrate, server_env
+
+
+def comparable(state: dict[str, Any]) -> dict[str, Any]:
+    """A view without what a restart rightly changes: presence and deadlines."""
+    players = [{**player, "connected": None} for player in state["players"]]
+    current = dict(state["round"] or {}, deadline=None)
+    return {**state, "players": players, "round": current, "ready_deadline": None}
+
+
+async def play_until(clients: list[Client], rng: random.Random, done: Any) -> None:
+    """Random legal moves (and ready between rounds) until ``done(state)``."""
+    while True:
+        state = clients[0].state
+        assert state is not None
+        if done(state):
+            return
+        if state["status"] == "round_over":
+            for client in clients:
+                await client.act("ready")
+            await clients[0].wait_for(lambda s: s["status"] != "round_over")
+            continue
+        for client in clients:
+            await client.wait_for(lambda s, v=state: s["round"] == v["round"])
+        mover = next(client for client in clients if client.my_turn())
+        await mover.play(mover.random_move(rng, knock_chance=0.04))
+        for client in clients:
+            await client.wait_for(lambda s, v=mover.state: s["round"] == v["round"])
+
+
+async def test_sigkill_mid_round_loses_nothing(database_url: str) -> None:
+    migrate(database_url)
+    port = free_port()
+    server = Server(
+        server_env(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=database_url, **FAST), port
+    )
+    server.start()
+    try:
+        room = create_room(server, "Ann", rounds=3, turn_seconds=0)
+        seats = [room] + [join_room(server, room["code"], name) for name in ("Bob", "Cy")]
+        clients = [Client(server, room["code"], seat["token"]) for seat in seats]
+        for client in clients:
+            await client.connect()
+        await clients[0].act("start")
+        rng = random.Random(7)
+        # Into the second round, a few turns in, with a card taken but not yet discarded.
+        await play_until(
+            clients,
+            rng,
+            lambda s: (
+                len(s["results"]) == 1
+                and s["status"] == "playing"
+                and s["round"]["discard"]["count"] >= 3
+                and s["round"]["step"] == "discard"
+            ),
+        )
+        before = [comparable(client.state) for client in clients]  # type: ignore[arg-type]
+        match_id = clients[0].state["match_id"]  # type: ignore[index]
+
+        server.stop(signal.SIGKILL)
+        for client in clients:
+            assert (await client.wait_closed())[0] == 1006
+
+        server.start()
+        clients = [Client(server, room["code"], seat["token"]) for seat in seats]
+        for client in clients:
+            await client.connect()
+        for client, expected in zip(clients, before, strict=True):
+            await client.wait_for(lambda s: all(p["connected"] for p in s["players"]))
+            assert comparable(client.state) == expected  # type: ignore[arg-type]
+
+        await play_until(clients, rng, lambda s: s["status"] == "finished")
+        results = clients[0].state["results"]  # type: ignore[index]
+        assert [result["number"] for result in results] == [1, 2, 3]
+
+        stored = httpx.get(f"{server.url}/api/matches/{match_id}").json()
+        assert [played["number"] for played in stored["rounds"]] == [1, 2, 3]
+        assert stored["status"] == "finished"
+        for played, shown in zip(stored["rounds"], results, strict=True):
+            assert played["seed"] == shown["seed"]
+            assert [hand["cards"] for hand in played["hands"]] == [
+                hand["cards"] for hand in shown["hands"]
+            ]
+            assert [hand["total"] for hand in played["hands"]] == shown["totals"]
+        listed = httpx.get(f"{server.url}/api/matches", params={"player": "bob"}).json()
+        assert [match["id"] for match in listed["matches"]] == [match_id]
+        for client in clients:
+            await client.close()
+    finally:
+        server.stop()
