@@ -1,25 +1,55 @@
-"""Every setting of the server, read from the environment (or a .env file) and checked."""
+"""Every setting of the server, read from the environment (or a .env file) and checked.
+
+Each field is an environment variable of the same name in capitals. docs/configuration.md and
+.env.example list them all; a test keeps both in step with this file.
+"""
 
 from __future__ import annotations
 
 from functools import lru_cache
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+DATABASE_SCHEMES = ("sqlite+aiosqlite://", "postgresql+asyncpg://")
 
 
 class Settings(BaseSettings):
-    """Server settings; each field is an environment variable of the same name in capitals."""
+    """Server settings."""
 
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
 
+    # Serving.
     host: str = Field("127.0.0.1", description="Address the server listens on.")
     port: int = Field(8000, ge=1, le=65535, description="Port the server listens on.")
+    public_url: str = Field(
+        "",
+        description="Base URL players reach the server at, used in share links and QR codes; "
+        "empty means the address each request came to.",
+    )
+    allowed_origins: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Comma-separated web origins, besides the server's own, whose pages may "
+        "open WebSockets; '*' allows any.",
+    )
+    forwarded_allow_ips: str = Field(
+        "127.0.0.1",
+        description="Comma-separated addresses of proxies trusted to set X-Forwarded-For and "
+        "X-Forwarded-Proto; '*' trusts any (the container sets it).",
+    )
+    shutdown_grace_seconds: int = Field(
+        10, ge=1, le=600, description="Seconds given to open connections when stopping."
+    )
+
+    # Storage.
     database_url: str = Field(
         "sqlite+aiosqlite:///./spectrum.db",
-        description="Where finished rounds and live rooms are kept: an SQLite file "
+        description="Where rounds, history and live rooms are kept: an SQLite file "
         "(sqlite+aiosqlite:///path) or PostgreSQL (postgresql+asyncpg://user:password@host/db).",
+    )
+    database_wait_seconds: int = Field(
+        60, ge=0, le=3600, description="Seconds the container waits for the database at start."
     )
     journal_flush_ms: int = Field(
         10,
@@ -27,18 +57,10 @@ class Settings(BaseSettings):
         le=1000,
         description="Milliseconds live-room changes are gathered before one database write.",
     )
-    public_url: str = Field(
-        "",
-        description="Base URL players reach the server at, used in share links; "
-        "empty means the address the request came to.",
-    )
-    allowed_origins: Annotated[list[str], NoDecode] = Field(
-        default_factory=list,
-        description="Comma-separated origins allowed to open WebSockets besides the "
-        "server's own; '*' allows any.",
-    )
+
+    # Limits.
     max_body_bytes: int = Field(
-        65536, ge=1024, description="Largest HTTP request body accepted, in bytes."
+        65536, ge=1024, le=16_777_216, description="Largest HTTP request body accepted, in bytes."
     )
     max_message_bytes: int = Field(
         4096, ge=256, le=1_048_576, description="Largest WebSocket message accepted, in bytes."
@@ -56,13 +78,7 @@ class Settings(BaseSettings):
         256, ge=4, description="Messages queued for a slow client before it is disconnected."
     )
     hello_seconds: float = Field(
-        10.0, gt=0, description="Seconds a new WebSocket has to send its hello."
-    )
-    ready_seconds: float = Field(
-        30.0, gt=0, le=3600, description="Seconds between rounds before the next is dealt anyway."
-    )
-    room_idle_seconds: float = Field(
-        900.0, gt=0, description="Seconds a room with nobody connected is kept in memory."
+        10.0, gt=0, le=300, description="Seconds a new WebSocket has to send its hello."
     )
     max_rooms: int = Field(10_000, ge=1, description="Rooms held in memory at most.")
     rooms_per_address_per_minute: int = Field(
@@ -71,10 +87,21 @@ class Settings(BaseSettings):
     room_misses_per_minute: int = Field(
         30, ge=1, description="Unknown room codes one address may try per minute."
     )
+
+    # Play.
+    ready_seconds: float = Field(
+        30.0, gt=0, le=3600, description="Seconds between rounds before the next is dealt anyway."
+    )
+    room_idle_seconds: float = Field(
+        900.0, gt=0, description="Seconds a room with nobody connected is kept in memory."
+    )
+
+    # Operations.
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="Least severe log level written."
     )
     log_json: bool = Field(False, description="Write logs as one JSON object a line.")
+    metrics: bool = Field(True, description="Serve Prometheus metrics at /metrics.")
 
     @field_validator("allowed_origins", mode="before")
     @classmethod
@@ -83,28 +110,50 @@ class Settings(BaseSettings):
             return [origin.strip().rstrip("/") for origin in value.split(",") if origin.strip()]
         return value
 
-    @field_validator("database_url")
+    @field_validator("allowed_origins")
     @classmethod
-    def _check_database_url(cls, value: str) -> str:
-        if not value.startswith(("sqlite+aiosqlite://", "postgresql+asyncpg://")):
-            raise ValueError(
-                "DATABASE_URL must start with sqlite+aiosqlite:// or postgresql+asyncpg://"
-            )
+    def _check_origins(cls, value: list[str]) -> list[str]:
+        for origin in value:
+            if origin != "*" and not origin.startswith(("http://", "https://")):
+                raise ValueError(f"{origin!r} is not an origin such as https://example.org")
         return value
 
     @field_validator("public_url")
     @classmethod
     def _check_public_url(cls, value: str) -> str:
         if value and not value.startswith(("http://", "https://")):
-            raise ValueError("PUBLIC_URL must start with http:// or https://")
+            raise ValueError("must start with http:// or https://")
         return value.rstrip("/")
 
+    @field_validator("database_url")
+    @classmethod
+    def _check_database_url(cls, value: str) -> str:
+        if not value.startswith(DATABASE_SCHEMES):
+            raise ValueError(f"must start with {' or '.join(DATABASE_SCHEMES)}")
+        return value
+
     @model_validator(mode="after")
-    def _check_origins(self) -> Settings:
-        for origin in self.allowed_origins:
-            if origin != "*" and not origin.startswith(("http://", "https://")):
-                raise ValueError(f"ALLOWED_ORIGINS entry {origin!r} must start with http(s)://")
+    def _check_consistency(self) -> Settings:
+        if self.message_burst < self.messages_per_second:
+            raise ValueError(
+                "MESSAGE_BURST must be at least MESSAGES_PER_SECOND, or a connection could "
+                "never send its allowed rate"
+            )
+        if self.journal_flush_ms >= self.shutdown_grace_seconds * 1000:
+            raise ValueError("JOURNAL_FLUSH_MS must be shorter than SHUTDOWN_GRACE_SECONDS")
         return self
+
+
+def settings_problems(error: ValidationError) -> list[str]:
+    """The problems of refused settings, one line each, named by environment variable."""
+    lines = []
+    for item in error.errors(include_url=False):
+        name = ".".join(str(part) for part in item["loc"]).upper() or "settings"
+        message = str(item["msg"]).removeprefix("Value error, ")
+        if item["loc"] and "input" in item:
+            message += f" (got {item['input']!r})"
+        lines.append(f"{name}: {message}")
+    return lines
 
 
 @lru_cache(maxsize=1)

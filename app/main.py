@@ -19,6 +19,7 @@ from app.api.errors import (
 )
 from app.config import Settings, get_settings
 from app.limits import BodySizeLimit
+from app.metrics import Metrics
 from app.rooms.live import RoomConfig
 from app.rooms.registry import RoomRegistry, WindowLimiter
 from app.storage.db import make_engine, make_sessions
@@ -42,6 +43,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_rooms=settings.max_rooms,
         store=store,
     )
+    metrics = Metrics(registry, store)
+    registry.on_action = metrics.observe_action
 
     @asynccontextmanager
     async def lifespan(application: FastAPI) -> AsyncIterator[None]:
@@ -67,6 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     application.state.store = store
     application.state.sessions = make_sessions(engine)
     application.state.rooms = registry
+    application.state.metrics = metrics
     application.state.room_creations = WindowLimiter(settings.rooms_per_address_per_minute, 60)
     application.state.room_misses = WindowLimiter(settings.room_misses_per_minute, 60)
     application.add_exception_handler(ApiError, api_error_handler)
@@ -75,6 +79,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         application.add_exception_handler(failure, database_error_handler)
     for module in (health, score, rooms, history):
         application.include_router(module.router)
+    if settings.metrics:
+        application.include_router(health.metrics_router)
     application.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     return application
 

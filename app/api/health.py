@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field
 
 from app.storage.migrations import current_revision, head_revision
 from app.storage.store import DatabaseStore
 
 router = APIRouter(tags=["operations"])
+metrics_router = APIRouter(tags=["operations"])
 
 
 class Health(BaseModel):
@@ -63,3 +65,15 @@ async def readyz(request: Request) -> JSONResponse:
         problems=problems,
     )
     return JSONResponse(body.model_dump(), status_code=503 if problems else 200)
+
+
+@metrics_router.get(
+    "/metrics",
+    response_class=Response,
+    responses={200: {"content": {CONTENT_TYPE_LATEST: {}}, "description": "Prometheus text."}},
+)
+def metrics(request: Request) -> Response:
+    """Rooms, connections, actions, action latency and saved rounds, for Prometheus."""
+    return Response(
+        generate_latest(request.app.state.metrics.registry), media_type=CONTENT_TYPE_LATEST
+    )

@@ -69,11 +69,13 @@ class LiveRoom:
         config: RoomConfig,
         on_idle: Callable[[LiveRoom], None],
         store: RoomStore | None = None,
+        on_action: Callable[[float, bool], None] | None = None,
     ) -> None:
         self.state = state
         self.config = config
         self.on_idle = on_idle
         self.store: RoomStore = store or NullStore()
+        self.on_action = on_action
         self.views = ViewBuilder()
         self.connections: list[Connection] = []
         self.lock = asyncio.Lock()
@@ -167,6 +169,7 @@ class LiveRoom:
             async with self.lock:
                 self.send_state(connection)
             return
+        started = time.perf_counter()
         async with self.lock:
             if connection not in self.connections:
                 return
@@ -174,10 +177,14 @@ class LiveRoom:
                 self._dispatch(connection, message)
             except IllegalAction as error:
                 connection.push(protocol.error_frame(error.code, error.message, message.id))
-                return
-            await self._save()
-            self._after_change()
-            self.publish(connection, message.id)
+                accepted = False
+            else:
+                await self._save()
+                self._after_change()
+                self.publish(connection, message.id)
+                accepted = True
+        if self.on_action is not None:
+            self.on_action(time.perf_counter() - started, accepted)
 
     async def join(self, name: str, token_hash: str) -> int:
         """Seat a new player (from the HTTP join); returns the seat."""

@@ -6,6 +6,7 @@ import hashlib
 import secrets
 import time
 from collections import Counter, deque
+from collections.abc import Callable
 
 from app.engine.errors import IllegalAction
 from app.rooms.live import CLOSE_ROOM_GONE, LiveRoom, RoomConfig, now_ms
@@ -67,10 +68,17 @@ class WindowLimiter:
 class RoomRegistry:
     """The rooms held in memory, and per-address limits on connections."""
 
-    def __init__(self, config: RoomConfig, max_rooms: int, store: RoomStore | None = None):
+    def __init__(
+        self,
+        config: RoomConfig,
+        max_rooms: int,
+        store: RoomStore | None = None,
+        on_action: Callable[[float, bool], None] | None = None,
+    ) -> None:
         self.config = config
         self.max_rooms = max_rooms
         self.store: RoomStore = store or NullStore()
+        self.on_action = on_action
         self.rooms: dict[str, LiveRoom] = {}
         self.connections_by_address: Counter[str] = Counter()
 
@@ -84,7 +92,7 @@ class RoomRegistry:
         state = RoomState(code, settings, now_ms())
         token = new_token()
         state.join(host_name, hash_token(token), now_ms())
-        room = LiveRoom(state, self.config, self.drop, self.store)
+        room = LiveRoom(state, self.config, self.drop, self.store, self.on_action)
         self.rooms[code] = room
         await self.store.save_events(state)
         return room, token
@@ -92,7 +100,7 @@ class RoomRegistry:
     async def restore(self, states: list[RoomState]) -> None:
         """Hold again the rooms rebuilt after a restart, and make sure their rounds are saved."""
         for state in states:
-            room = LiveRoom(state, self.config, self.drop, self.store)
+            room = LiveRoom(state, self.config, self.drop, self.store, self.on_action)
             self.rooms[state.code] = room
             await room.resave_finished_rounds()
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import httpx
 
+from tests.play import play_until
 from tests.rooms.client import Client, create_room, join_room
 from tests.rooms.conftest import FAST
 from tests.server import Server, free_port, migrate, server_env
@@ -16,26 +17,6 @@ def comparable(state: dict[str, Any]) -> dict[str, Any]:
     players = [{**player, "connected": None} for player in state["players"]]
     current = dict(state["round"] or {}, deadline=None)
     return {**state, "players": players, "round": current, "ready_deadline": None}
-
-
-async def play_until(clients: list[Client], rng: random.Random, done: Any) -> None:
-    """Random legal moves (and ready between rounds) until ``done(state)``."""
-    while True:
-        state = clients[0].state
-        assert state is not None
-        if done(state):
-            return
-        if state["status"] == "round_over":
-            for client in clients:
-                await client.act("ready")
-            await clients[0].wait_for(lambda s: s["status"] != "round_over")
-            continue
-        for client in clients:
-            await client.wait_for(lambda s, v=state: s["round"] == v["round"])
-        mover = next(client for client in clients if client.my_turn())
-        await mover.play(mover.random_move(rng, knock_chance=0.04))
-        for client in clients:
-            await client.wait_for(lambda s, v=mover.state: s["round"] == v["round"])
 
 
 async def test_sigkill_mid_round_loses_nothing(database_url: str) -> None:

@@ -1,0 +1,60 @@
+"""Settings: all documented with their defaults; bad values stop the server with a clear message."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from app.config import Settings
+from tests.server import ROOT, server_env
+
+
+def default_text(name: str) -> str:
+    value = Settings.model_fields[name].get_default(call_default_factory=True)
+    if isinstance(value, list):
+        return ",".join(value)
+    if isinstance(value, bool):
+        return str(value).lower()
+    return str(value)
+
+
+@pytest.mark.parametrize("name", list(Settings.model_fields))
+def test_every_setting_is_documented_with_its_default(name: str) -> None:
+    variable = name.upper()
+    example = (ROOT / ".env.example").read_text()
+    assert re.search(rf"^{variable}={re.escape(default_text(name))}$", example, re.M), variable
+    table = (ROOT / "docs" / "configuration.md").read_text()
+    shown = f"`{default_text(name)}`" if default_text(name) else "(empty)"
+    assert f"| `{variable}` | {shown} |" in table
+
+
+def start(**env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app"],
+        cwd=ROOT,
+        env=server_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"PORT": "70000"}, "PORT: Input should be less than or equal to 65535 (got '70000')"),
+        ({"DATABASE_URL": "mysql://x"}, "DATABASE_URL: must start with sqlite+aiosqlite://"),
+        ({"PUBLIC_URL": "example.org"}, "PUBLIC_URL: must start with http:// or https://"),
+        ({"ALLOWED_ORIGINS": "example.org"}, "ALLOWED_ORIGINS: 'example.org' is not an origin"),
+        ({"LOG_LEVEL": "loud"}, "LOG_LEVEL: Input should be 'debug', 'info', 'warning' or"),
+        ({"MESSAGES_PER_SECOND": "50", "MESSAGE_BURST": "10"}, "MESSAGE_BURST must be at least"),
+        ({"JOURNAL_FLUSH_MS": "1000", "SHUTDOWN_GRACE_SECONDS": "1"}, "JOURNAL_FLUSH_MS must be"),
+        ({"SEND_QUEUE_FRAMES": "1"}, "SEND_QUEUE_FRAMES: Input should be greater than or equal"),
+    ],
+)
+def test_bad_settings_refuse_to_start(env: dict[str, str], message: str) -> None:
+    result = start(**env)
+    assert result.returncode == 2
+    assert "cannot start" in result.stderr
+    assert message in result.stderr
