@@ -201,6 +201,10 @@ async def _serve(
 ) -> None:
     room = registry.get(code)
     if room is None:
+        misses: WindowLimiter = websocket.app.state.room_misses
+        if not misses.hit(address):
+            await websocket.close(CLOSE_TOO_MANY, "too many unknown room codes; wait a minute")
+            return
         await websocket.close(CLOSE_NO_ROOM, "there is no room with this code")
         return
     try:
@@ -260,12 +264,16 @@ async def _read(
         size = len(data) if isinstance(data, bytes) or data.isascii() else len(data.encode())
         if size > limit:
             connection.push(
-                protocol.error_frame("too_large", f"a message has at most {limit} bytes")
+                protocol.error_frame(
+                    "too_large", f"a message has at most {limit} bytes", protocol.peek_id(data)
+                )
             )
             continue
         if not bucket.allow():
             connection.push(
-                protocol.error_frame("rate_limited", "too many messages; slow down", None)
+                protocol.error_frame(
+                    "rate_limited", "too many messages; slow down", protocol.peek_id(data)
+                )
             )
             continue
         try:

@@ -123,6 +123,7 @@ class LiveRoom:
             if self._idle_timer is not None:
                 self._idle_timer.cancel()
                 self._idle_timer = None
+            self._pass_host_if_away()
             await self._save()
             self._after_change()
             self.publish()
@@ -287,10 +288,13 @@ class LiveRoom:
         self._pass_host_if_away()
 
     def _deal_when_all_ready(self) -> None:
+        """Deal when every connected player is ready (nobody connected: the timer decides)."""
         online = self.presence()
         seats = self.state.seats
-        if self.state.status is Status.ROUND_OVER and all(
-            seat.ready for seat, here in zip(seats, online, strict=True) if here
+        if (
+            self.state.status is Status.ROUND_OVER
+            and any(online)
+            and all(seat.ready for seat, here in zip(seats, online, strict=True) if here)
         ):
             self.state.deal(now_ms())
 

@@ -44,14 +44,14 @@ class TakeMessage(_Message):
     """Take the top card of each listed pile (0-3 draw piles, 4 the discard pile)."""
 
     type: Literal["take"]
-    piles: list[int] = Field(max_length=5)
+    piles: list[int] = Field(max_length=64)
 
 
 class DiscardMessage(_Message):
     """Discard cards by id; the last becomes the top of the discard pile."""
 
     type: Literal["discard"]
-    cards: list[CardId] = Field(max_length=5)
+    cards: list[CardId] = Field(max_length=64)
 
 
 class KnockMessage(_Message):
@@ -136,7 +136,7 @@ def parse_message(text: str | bytes) -> ClientMessage:
 def _explain(text: str | bytes, error: ValidationError) -> BadMessage:
     first = error.errors(include_url=False)[0]
     kind = first["type"]
-    message_id = _peek_id(text)
+    message_id = peek_id(text)
     if kind == "json_invalid":
         return BadMessage("bad_json", "the message is not valid JSON")
     if kind in ("model_type", "model_attributes_type"):
@@ -156,14 +156,17 @@ def _explain(text: str | bytes, error: ValidationError) -> BadMessage:
     return BadMessage("bad_message", f"{where}: {first['msg']}", message_id)
 
 
-def _peek_id(text: str | bytes) -> object:
+def peek_id(text: str | bytes) -> object:
+    """The id a raw message carries, if it is a valid one, to echo in an error about it."""
     try:
         data = orjson.loads(text)
     except orjson.JSONDecodeError:
         return None
     if isinstance(data, dict):
         found = data.get("id")
-        if (isinstance(found, str) and len(found) <= 64) or type(found) is int:
+        if isinstance(found, str) and len(found) <= 64:
+            return found
+        if type(found) is int and 0 <= found <= 2**53:
             return found
     return None
 

@@ -7,11 +7,15 @@ has patched together, so tests can compare it with a fresh state at any moment.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import itertools
 import json
 import random
+import re
+import ssl
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
@@ -23,6 +27,13 @@ from tests.server import Server
 
 State = dict[str, Any]
 _ids = itertools.count(1)
+# One TLS context for every request: building one per request costs more than the request.
+_TLS = ssl.create_default_context()
+
+
+def api(server: Server, method: str, path: str, body: Any = None) -> httpx.Response:
+    """One HTTP request to the server; ``body`` is sent as JSON unless None."""
+    return httpx.request(method, f"{server.url}{path}", json=body, verify=_TLS)
 
 
 class Refused(Exception):
@@ -36,7 +47,7 @@ class Refused(Exception):
 
 def create_room(server: Server, name: str = "Ann", **settings: Any) -> dict[str, Any]:
     """POST /api/rooms; returns the answer's body."""
-    response = httpx.post(f"{server.url}/api/rooms", json={"name": name, "settings": settings})
+    response = api(server, "POST", "/api/rooms", {"name": name, "settings": settings})
     assert response.status_code == 201, response.text
     body: dict[str, Any] = response.json()
     return body
@@ -44,10 +55,22 @@ def create_room(server: Server, name: str = "Ann", **settings: Any) -> dict[str,
 
 def join_room(server: Server, code: str, name: str) -> dict[str, Any]:
     """POST /api/rooms/{code}/join; returns the answer's body."""
-    response = httpx.post(f"{server.url}/api/rooms/{code}/join", json={"name": name})
+    response = api(server, "POST", f"/api/rooms/{code}/join", {"name": name})
     assert response.status_code == 201, response.text
     body: dict[str, Any] = response.json()
     return body
+
+
+_opened: list[Client] = []
+
+
+async def close_all() -> None:
+    """Close every client made since the last call (for test teardown, even after a failure)."""
+    while _opened:
+        client = _opened.pop()
+        if client.ws is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.close(), 5)
 
 
 class Client:
@@ -67,6 +90,7 @@ class Client:
         self.closed: tuple[int, str] | None = None
         self._changed = asyncio.Condition()
         self._reader: asyncio.Task[None] | None = None
+        _opened.append(self)
 
     async def connect(self, origin: str | None = None, hello: dict[str, Any] | None = None) -> None:
         """Open the socket, say hello and wait for the first state."""
@@ -116,7 +140,8 @@ class Client:
         self.version = frame["version"]
         if kind == "state":
             if self.state is not None:
-                self.resyncs.append((copy.deepcopy(self.state), frame["state"]))
+                # Both copies: the live state goes on being patched in place.
+                self.resyncs.append((copy.deepcopy(self.state), copy.deepcopy(frame["state"])))
             self.state = frame["state"]
         elif kind == "patch":
             assert self.state is not None
@@ -137,6 +162,17 @@ class Client:
         if self.state is None or not predicate(self.state):
             raise AssertionError(f"connection closed {self.closed} before the state was reached")
         return self.state
+
+    async def wait_frames(self, count: int, timeout: float = 10) -> None:
+        """Wait until ``count`` frames have been received in all (or the connection closed)."""
+        async with self._changed:
+            await asyncio.wait_for(
+                self._changed.wait_for(
+                    lambda: len(self.frames) >= count or self.closed is not None
+                ),
+                timeout,
+            )
+        assert len(self.frames) >= count, f"closed {self.closed} after {len(self.frames)} frames"
 
     async def wait_closed(self, timeout: float = 10) -> tuple[int, str]:
         """Wait until the server closes the connection; returns the close code and reason."""
@@ -220,3 +256,162 @@ class Client:
             piles.append(4)
         most = 5 if settings["multi_pickup"] else 1
         return {"type": "take", "piles": rng.sample(piles, rng.randint(1, min(most, len(piles))))}
+
+
+# Helpers shared by the room tests.
+
+CARD_ID = re.compile(
+    r"[1-5]-(?:circle|crescent|triangle|square|star)-(?:violet|cyan|yellow|orange|red)"
+)
+
+
+def card_ids_in(text: str) -> set[str]:
+    """Every card id written anywhere in ``text``."""
+    return set(CARD_ID.findall(text))
+
+
+def public(state: State) -> State:
+    """The part of a view every connection shares (all but ``you``)."""
+    return {key: value for key, value in state.items() if key != "you"}
+
+
+@dataclass
+class Table:
+    """A room with seated, connected players and optional spectators."""
+
+    server: Server
+    code: str
+    tokens: list[str]
+    players: list[Client]
+    spectators: list[Client] = field(default_factory=list)
+
+    @property
+    def everyone(self) -> list[Client]:
+        return [*self.players, *self.spectators]
+
+    @property
+    def host(self) -> Client:
+        return self.players[0]
+
+    def mover(self) -> Client:
+        """The player whose turn it is (by the first player's view)."""
+        return next(client for client in self.players if client.my_turn())
+
+    async def settle(self, reference: Client | None = None) -> None:
+        """Wait until every connection shows the same public view as ``reference``."""
+        reference = reference or self.host
+        assert reference.state is not None
+        target = public(reference.state)
+        for client in self.everyone:
+            await client.wait_for(lambda state: public(state) == target)
+
+    async def close(self) -> None:
+        for client in self.everyone:
+            await client.close()
+
+
+async def open_table(
+    server: Server, players: int = 2, spectators: int = 0, **settings: Any
+) -> Table:
+    """Create a room, seat ``players`` (the first is the host), connect them all."""
+    room = create_room(server, "P0", **settings)
+    tokens = [room["token"]]
+    for seat in range(1, players):
+        joined = join_room(server, room["code"], f"P{seat}")
+        assert joined["seat"] == seat
+        tokens.append(joined["token"])
+    table = Table(server, room["code"], tokens, [Client(server, room["code"], t) for t in tokens])
+    table.spectators = [Client(server, room["code"]) for _ in range(spectators)]
+    for client in table.everyone:
+        await client.connect()
+    await table.settle(table.everyone[-1])
+    return table
+
+
+async def closed_with(
+    server: Server,
+    code: str,
+    first: dict[str, Any] | str | None,
+    origin: str | None = None,
+    timeout: float = 10,
+) -> tuple[int, str]:
+    """Open a raw socket, send ``first`` (if any) and return how the server closed it.
+
+    Any state frame received before the close fails the call.
+    """
+    headers = {"Origin": origin} if origin else None
+    async with connect(
+        f"{server.ws_url}/ws/rooms/{code}", compression=None, additional_headers=headers
+    ) as ws:
+        if first is not None:
+            with contextlib.suppress(ConnectionClosed):
+                await ws.send(first if isinstance(first, str) else json.dumps(first))
+        try:
+            frame = await asyncio.wait_for(ws.recv(), timeout)
+        except ConnectionClosed:
+            pass
+        else:
+            raise AssertionError(f"got a frame instead of a close: {frame!r:.200}")
+        rcvd = ws.protocol.close_rcvd
+        assert rcvd is not None, "the connection ended without a close frame"
+        return rcvd.code, rcvd.reason
+
+
+async def try_connect(client: Client) -> tuple[int, str] | None:
+    """Connect ``client``; returns the close (code, reason) if the server refused it."""
+    try:
+        await client.connect()
+    except AssertionError:
+        assert client.closed is not None
+        return client.closed
+    except ConnectionClosed as closed:
+        rcvd = closed.rcvd
+        return (rcvd.code, rcvd.reason) if rcvd else (1006, "")
+    return None
+
+
+UNSET: Any = object()
+ANY_ID: Any = object()
+
+
+async def expect_refusal(
+    sender: Client,
+    others: list[Client],
+    message: dict[str, Any] | str,
+    code: str,
+    echo: Any = UNSET,
+) -> dict[str, Any]:
+    """Send ``message`` and check it is refused with ``code`` and that nothing changed.
+
+    The error must come to the sender alone and echo the message's id (``echo`` when the
+    message is not a dict; ``ANY_ID`` skips this check). It must be the only frame the sender
+    gets before a resync, the sender's patched state must equal a fresh one and be unchanged,
+    and no other connection may get any frame for it.
+    """
+    if echo is UNSET:
+        echo = message.get("id") if isinstance(message, dict) else None
+    assert sender.state is not None
+    kept = copy.deepcopy(sender.state)
+    seen = {id(client): len(client.frames) for client in [sender, *others]}
+    await sender.send(message)
+    await sender.wait_frames(seen[id(sender)] + 1)
+    error = json.loads(sender.frames[seen[id(sender)]])
+    assert error["type"] == "error", error
+    assert error["code"] == code, error
+    assert "id" in error
+    if echo is not ANY_ID:
+        assert error["id"] == echo, error
+    assert isinstance(error["message"], str)
+    assert error["message"]
+    before, fresh = await sender.resync()
+    assert before == fresh
+    assert fresh == kept
+    assert len(sender.frames) == seen[id(sender)] + 2
+    for other in others:
+        mark = seen[id(other)]
+        before, fresh = await other.resync()
+        assert before == fresh
+        stray = [frame for frame in other.frames[mark:] if '"type":"state"' not in frame]
+        assert stray == [], f"another connection was sent {stray}"
+        assert len(other.frames) == mark + 1
+    return error

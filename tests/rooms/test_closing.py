@@ -1,0 +1,222 @@
+"""When the server closes a room socket, with which code and a reason."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
+
+from tests.rooms.client import Client, close_all, closed_with, create_room, join_room, try_connect
+from tests.rooms.conftest import FAST
+from tests.server import Server, running_server
+
+
+@pytest.fixture(autouse=True)
+async def _close_clients() -> AsyncIterator[None]:
+    """Close every connection a test opened, even when it failed."""
+    yield
+    await close_all()
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        {"type": "resync"},
+        {"type": "start"},
+        {"type": "hello"},
+        {"type": "hello", "spectate": False},
+        {"type": "hello", "spectate": "yes"},
+        {"type": "hello", "token": 5},
+        {"type": "hello", "token": ""},
+        {"type": "hello", "spectate": True, "extra": 1},
+        {"token": "abc"},
+        "not json",
+        "[]",
+    ],
+    ids=str,
+)
+async def test_first_message_not_a_hello_closes_4002(
+    rooms_server: Server, first: dict[str, Any] | str
+) -> None:
+    room = create_room(rooms_server)
+    code, reason = await closed_with(rooms_server, room["code"], first)
+    assert code == 4002
+    assert reason
+
+
+async def test_wrong_token_closes_4001(rooms_server: Server) -> None:
+    room = create_room(rooms_server)
+    code, reason = await closed_with(
+        rooms_server, room["code"], {"type": "hello", "token": room["token"][:-2] + "xx"}
+    )
+    assert (code, bool(reason)) == (4001, True)
+
+
+async def test_token_of_another_room_closes_4001(rooms_server: Server) -> None:
+    room = create_room(rooms_server)
+    other = create_room(rooms_server)
+    code, _ = await closed_with(
+        rooms_server, room["code"], {"type": "hello", "token": other["token"]}
+    )
+    assert code == 4001
+
+
+@pytest.mark.parametrize("code", ["2345-6789", "nonsense", "2345-678"])
+async def test_unknown_room_closes_4004(rooms_server: Server, code: str) -> None:
+    closed, reason = await closed_with(rooms_server, code, {"type": "hello", "spectate": True})
+    assert closed == 4004
+    assert reason
+
+
+@pytest.mark.parametrize(
+    "origin",
+    ["http://evil.example", "https://127.0.0.1.evil.example", "null", "http://localhost:1"],
+)
+async def test_foreign_origin_closes_4003(rooms_server: Server, origin: str) -> None:
+    room = create_room(rooms_server)
+    code, reason = await closed_with(
+        rooms_server, room["code"], {"type": "hello", "token": room["token"]}, origin=origin
+    )
+    assert code == 4003
+    assert reason
+
+
+async def test_own_origin_and_no_origin_are_accepted(rooms_server: Server) -> None:
+    room = create_room(rooms_server)
+    player = Client(rooms_server, room["code"], room["token"])
+    await player.connect(origin=rooms_server.url)
+    watcher = Client(rooms_server, room["code"])
+    await watcher.connect()
+    assert player.seat == 0
+    assert watcher.seat is None
+    await player.close()
+    await watcher.close()
+
+
+async def test_a_second_connection_of_a_seat_closes_the_first_4009(rooms_server: Server) -> None:
+    room = create_room(rooms_server)
+    first = Client(rooms_server, room["code"], room["token"])
+    await first.connect()
+    second = Client(rooms_server, room["code"], room["token"])
+    await second.connect()
+    code, reason = await first.wait_closed()
+    assert code == 4009
+    assert reason
+    assert second.state is not None
+    assert second.seat == 0
+    assert second.state["players"][0]["connected"] is True
+    await second.act("settings", settings={"rounds": 2})
+    await second.close()
+
+
+# Dedicated servers.
+
+
+@pytest.fixture(scope="module")
+def allowing_server() -> Iterator[Server]:
+    """Two more origins allowed, little time to say hello and short send queues."""
+    settings = {
+        "ALLOWED_ORIGINS": "https://friends.example, https://play.example/",
+        "HELLO_SECONDS": "0.5",
+        "SEND_QUEUE_FRAMES": "8",
+    }
+    with running_server(**{**FAST, **settings}) as server:
+        yield server
+
+
+@pytest.mark.parametrize("origin", ["https://friends.example", "https://play.example"])
+async def test_allowed_origins_are_admitted(allowing_server: Server, origin: str) -> None:
+    room = create_room(allowing_server)
+    client = Client(allowing_server, room["code"], room["token"])
+    await client.connect(origin=origin)
+    assert client.seat == 0
+    await client.close()
+
+
+async def test_allowed_origins_still_admit_the_servers_own(allowing_server: Server) -> None:
+    room = create_room(allowing_server)
+    client = Client(allowing_server, room["code"], room["token"])
+    await client.connect(origin=allowing_server.url)
+    await client.close()
+
+
+@pytest.mark.parametrize("origin", ["http://friends.example", "https://evil.example"])
+async def test_unlisted_origins_are_refused(allowing_server: Server, origin: str) -> None:
+    room = create_room(allowing_server)
+    code, _ = await closed_with(
+        allowing_server, room["code"], {"type": "hello", "spectate": True}, origin=origin
+    )
+    assert code == 4003
+
+
+@pytest.fixture(scope="module")
+def crowded_server() -> Iterator[Server]:
+    with running_server(**{**FAST, "CONNECTIONS_PER_ADDRESS": "3"}) as server:
+        yield server
+
+
+async def test_too_many_connections_from_one_address_close_4029(crowded_server: Server) -> None:
+    room = create_room(crowded_server)
+    join_room(crowded_server, room["code"], "Bob")
+    clients = [
+        Client(crowded_server, room["code"], room["token"]),
+        Client(crowded_server, room["code"]),
+        Client(crowded_server, room["code"]),
+    ]
+    for client in clients:
+        await client.connect()
+    code, reason = await closed_with(
+        crowded_server, room["code"], {"type": "hello", "spectate": True}
+    )
+    assert code == 4029
+    assert reason
+    await clients[0].wait_for(lambda state: state["spectators"] == 2)
+    await clients[2].close()
+    # A connection closed frees its place.
+    for _ in range(50):
+        late = Client(crowded_server, room["code"])
+        if await try_connect(late) is None:
+            break
+        await asyncio.sleep(0.05)
+    assert late.state is not None
+    assert late.state["spectators"] == 2
+    await late.close()
+    for client in clients[:2]:
+        await client.close()
+
+
+async def test_no_hello_in_time_closes_4002(allowing_server: Server) -> None:
+    room = create_room(allowing_server)
+    code, reason = await closed_with(allowing_server, room["code"], None)
+    assert code == 4002
+    assert reason
+
+
+async def test_a_client_that_falls_behind_is_closed_4008(allowing_server: Server) -> None:
+    """A client that stops reading while asking for states is closed, then resyncs."""
+    room = create_room(allowing_server)
+    async with connect(
+        f"{allowing_server.ws_url}/ws/rooms/{room['code']}", compression=None, max_queue=1
+    ) as ws:
+        await ws.send(json.dumps({"type": "hello", "token": room["token"]}))
+        with contextlib.suppress(ConnectionClosed):
+            for _ in range(20_000):  # far more than the socket buffers hold
+                await ws.send('{"type":"resync"}')
+        with contextlib.suppress(ConnectionClosed):
+            while True:
+                await asyncio.wait_for(ws.recv(), 10)
+        rcvd = ws.protocol.close_rcvd
+    assert rcvd is not None
+    assert rcvd.code == 4008
+    assert rcvd.reason
+    again = Client(allowing_server, room["code"], room["token"])
+    await again.connect()
+    assert again.seat == 0
+    assert again.version == 1
+    await again.close()

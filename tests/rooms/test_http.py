@@ -1,0 +1,340 @@
+"""Rooms over HTTP: create, join and look up."""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.rooms.client import Client, api, close_all, create_room, join_room
+from tests.rooms.conftest import FAST
+from tests.server import Server, running_server
+
+
+@pytest.fixture(autouse=True)
+async def _close_clients() -> AsyncIterator[None]:
+    """Close every connection a test opened, even when it failed."""
+    yield
+    await close_all()
+
+
+CODE = re.compile(r"[23456789ABCDEFGHJKMNPQRSTWXYZ]{4}-[23456789ABCDEFGHJKMNPQRSTWXYZ]{4}")
+DEFAULTS = {
+    "rounds": 5,
+    "multi_pickup": False,
+    "ten_card": False,
+    "turn_seconds": 60,
+    "max_players": 6,
+    "hints": True,
+}
+
+
+def post_room(server: Server, body: Any) -> httpx.Response:
+    return api(server, "POST", "/api/rooms", body)
+
+
+def post_join(server: Server, code: str, name: Any) -> httpx.Response:
+    return api(server, "POST", f"/api/rooms/{code}/join", {"name": name})
+
+
+def get_room(server: Server, code: str) -> httpx.Response:
+    return api(server, "GET", f"/api/rooms/{code}")
+
+
+def token_bytes(token: str) -> bytes:
+    assert re.fullmatch(r"[A-Za-z0-9_-]+", token), token
+    return base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+
+
+# Creating.
+
+
+def test_create_answers_code_url_seat_and_token(rooms_server: Server) -> None:
+    response = post_room(rooms_server, {"name": "Ann"})
+    assert response.status_code == 201
+    body = response.json()
+    assert set(body) == {"code", "url", "seat", "token"}
+    assert CODE.fullmatch(body["code"])
+    assert body["url"] == f"{rooms_server.url}/r/{body['code']}"
+    assert body["seat"] == 0
+
+
+def test_create_without_settings_uses_the_defaults(rooms_server: Server) -> None:
+    room = create_room(rooms_server)
+    info = get_room(rooms_server, room["code"]).json()
+    assert info["settings"] == DEFAULTS
+    assert info["status"] == "lobby"
+    assert info["players"] == [{"seat": 0, "name": "Ann", "connected": False, "host": True}]
+    assert info["spectators"] == 0
+
+
+def test_create_keeps_custom_settings(rooms_server: Server) -> None:
+    chosen = {
+        "rounds": 12,
+        "multi_pickup": True,
+        "ten_card": False,
+        "turn_seconds": 0,
+        "max_players": 3,
+        "hints": False,
+    }
+    room = create_room(rooms_server, **chosen)
+    assert get_room(rooms_server, room["code"]).json()["settings"] == chosen
+
+
+def test_partial_settings_leave_the_rest_at_their_defaults(rooms_server: Server) -> None:
+    room = create_room(rooms_server, rounds=50, turn_seconds=3600)
+    settings = get_room(rooms_server, room["code"]).json()["settings"]
+    assert settings == {**DEFAULTS, "rounds": 50, "turn_seconds": 3600}
+
+
+def test_ten_card_rooms_default_to_four_players(rooms_server: Server) -> None:
+    room = create_room(rooms_server, ten_card=True)
+    settings = get_room(rooms_server, room["code"]).json()["settings"]
+    assert settings["max_players"] == 4
+    assert settings["ten_card"] is True
+
+
+def test_ten_card_rooms_accept_fewer_players(rooms_server: Server) -> None:
+    room = create_room(rooms_server, ten_card=True, max_players=2)
+    assert get_room(rooms_server, room["code"]).json()["settings"]["max_players"] == 2
+
+
+@pytest.mark.parametrize(
+    ("settings", "field"),
+    [
+        ({"rounds": 0}, "rounds"),
+        ({"rounds": 51}, "rounds"),
+        ({"rounds": "3"}, "rounds"),
+        ({"rounds": 2.5}, "rounds"),
+        ({"turn_seconds": -1}, "turn_seconds"),
+        ({"turn_seconds": 3601}, "turn_seconds"),
+        ({"max_players": 1}, "max_players"),
+        ({"max_players": 7}, "max_players"),
+        ({"multi_pickup": "yes"}, "multi_pickup"),
+        ({"ten_card": 1}, "ten_card"),
+        ({"hints": None}, "hints"),
+        ({"colour_blind": True}, "colour_blind"),
+    ],
+)
+def test_bad_settings_get_422_naming_the_field(
+    rooms_server: Server, settings: dict[str, Any], field: str
+) -> None:
+    response = post_room(rooms_server, {"name": "Ann", "settings": settings})
+    assert response.status_code == 422
+    locations = [error["loc"] for error in response.json()["detail"]]
+    assert ["body", "settings", field] in locations
+
+
+@pytest.mark.parametrize("players", [5, 6])
+def test_ten_card_with_too_many_players_gets_422_naming_max_players(
+    rooms_server: Server, players: int
+) -> None:
+    response = post_room(
+        rooms_server, {"name": "Ann", "settings": {"ten_card": True, "max_players": players}}
+    )
+    assert response.status_code == 422
+    locations = [error["loc"] for error in response.json()["detail"]]
+    assert ["body", "settings", "max_players"] in locations, locations
+
+
+def test_settings_must_be_an_object(rooms_server: Server) -> None:
+    response = post_room(rooms_server, {"name": "Ann", "settings": [5]})
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "settings"]
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["", " ", "   \t  ", "\n", "x" * 25, "a" * 97, "Ann\x07", "Ann\u200b", 7, None],
+    ids=["empty", "space", "blanks", "newline", "25", "97", "bell", "zero-width", "int", "null"],
+)
+def test_bad_names_get_422_on_create_and_join(rooms_server: Server, name: Any) -> None:
+    response = post_room(rooms_server, {"name": name})
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "name"]
+    room = create_room(rooms_server)
+    response = post_join(rooms_server, room["code"], name)
+    assert response.status_code == 422
+    assert response.json()["detail"][0]["loc"] == ["body", "name"]
+    assert len(get_room(rooms_server, room["code"]).json()["players"]) == 1
+
+
+def test_a_name_is_required(rooms_server: Server) -> None:
+    assert post_room(rooms_server, {"settings": {}}).status_code == 422
+    assert post_room(rooms_server, {"name": "Ann", "extra": 1}).status_code == 422
+
+
+def test_names_have_their_spaces_tidied(rooms_server: Server) -> None:
+    room = create_room(rooms_server, "  Ann \t  Lee ")
+    join_room(rooms_server, room["code"], "x" * 24)
+    names = [p["name"] for p in get_room(rooms_server, room["code"]).json()["players"]]
+    assert names == ["Ann Lee", "x" * 24]
+
+
+# Codes and tokens.
+
+
+def test_codes_are_eight_unambiguous_characters_in_two_groups(rooms_server: Server) -> None:
+    codes = {create_room(rooms_server)["code"] for _ in range(40)}
+    assert len(codes) == 40
+    for code in codes:
+        assert CODE.fullmatch(code), code
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [str.lower, lambda code: code.replace("-", ""), lambda code: code.lower().replace("-", "")],
+    ids=["lower", "no-dash", "lower-no-dash"],
+)
+def test_codes_are_accepted_in_any_case_and_without_the_dash(
+    rooms_server: Server, spelling: Any
+) -> None:
+    room = create_room(rooms_server)
+    typed = spelling(room["code"])
+    info = get_room(rooms_server, typed)
+    assert info.status_code == 200
+    assert info.json()["code"] == room["code"]
+    joined = post_join(rooms_server, typed, "Bob")
+    assert joined.status_code == 201
+    assert joined.json()["seat"] == 1
+
+
+async def test_websockets_accept_the_code_in_any_spelling(rooms_server: Server) -> None:
+    room = create_room(rooms_server)
+    client = Client(rooms_server, room["code"].lower().replace("-", ""), room["token"])
+    await client.connect()
+    assert client.state is not None
+    assert client.state["code"] == room["code"]
+    assert client.seat == 0
+    await client.close()
+
+
+def test_tokens_carry_at_least_128_random_bits(rooms_server: Server) -> None:
+    room = create_room(rooms_server)
+    tokens = [room["token"]] + [
+        join_room(rooms_server, room["code"], f"P{n}")["token"] for n in range(1, 6)
+    ]
+    tokens += [create_room(rooms_server)["token"] for _ in range(20)]
+    assert len(set(tokens)) == len(tokens)
+    for token in tokens:
+        assert len(token_bytes(token)) >= 16, token
+
+
+def test_tokens_never_appear_in_room_info(rooms_server: Server) -> None:
+    room = create_room(rooms_server)
+    tokens = [room["token"], join_room(rooms_server, room["code"], "Bob")["token"]]
+    text = get_room(rooms_server, room["code"]).text
+    for token in tokens:
+        assert token not in text
+    assert "token" not in text
+
+
+# Joining.
+
+
+def test_joins_take_the_next_seats_in_order(rooms_server: Server) -> None:
+    room = create_room(rooms_server)
+    for seat, name in enumerate(["Bob", "Cid", "Dee", "Eve", "Fay"], start=1):
+        response = post_join(rooms_server, room["code"], name)
+        assert response.status_code == 201
+        body = response.json()
+        assert set(body) == {"seat", "token"}
+        assert body["seat"] == seat
+    players = get_room(rooms_server, room["code"]).json()["players"]
+    assert [(p["seat"], p["name"], p["host"]) for p in players] == [
+        (0, "Ann", True),
+        (1, "Bob", False),
+        (2, "Cid", False),
+        (3, "Dee", False),
+        (4, "Eve", False),
+        (5, "Fay", False),
+    ]
+
+
+def test_join_unknown_room_is_404(rooms_server: Server) -> None:
+    response = post_join(rooms_server, "2345-6789", "Bob")
+    assert response.status_code == 404
+    assert response.json()["code"] == "no_room"
+    assert get_room(rooms_server, "2345-6789").status_code == 404
+    assert get_room(rooms_server, "not-a-code").status_code == 404
+
+
+@pytest.mark.parametrize(
+    ("settings", "seats"),
+    [({}, 6), ({"max_players": 3}, 3), ({"ten_card": True}, 4), ({"max_players": 2}, 2)],
+)
+def test_join_a_full_room_is_409_room_full(
+    rooms_server: Server, settings: dict[str, Any], seats: int
+) -> None:
+    room = create_room(rooms_server, **settings)
+    for seat in range(1, seats):
+        join_room(rooms_server, room["code"], f"P{seat}")
+    response = post_join(rooms_server, room["code"], "Late")
+    assert response.status_code == 409
+    assert response.json()["code"] == "room_full"
+    assert len(get_room(rooms_server, room["code"]).json()["players"]) == seats
+
+
+def test_join_with_a_name_taken_is_409_in_any_case(rooms_server: Server) -> None:
+    room = create_room(rooms_server, "Ann Lee")
+    for name in ["Ann Lee", "ann lee", " ANN  LEE "]:
+        response = post_join(rooms_server, room["code"], name)
+        assert response.status_code == 409
+        assert response.json()["code"] == "name_taken"
+
+
+async def test_join_after_the_start_is_409_already_started(rooms_server: Server) -> None:
+    room = create_room(rooms_server, turn_seconds=0)
+    join_room(rooms_server, room["code"], "Bob")
+    host = Client(rooms_server, room["code"], room["token"])
+    await host.connect()
+    await host.act("start")
+    response = post_join(rooms_server, room["code"], "Cid")
+    assert response.status_code == 409
+    assert response.json()["code"] == "already_started"
+    assert get_room(rooms_server, room["code"]).json()["status"] == "playing"
+    await host.close()
+
+
+async def test_room_info_shows_presence_host_and_spectators(rooms_server: Server) -> None:
+    room = create_room(rooms_server)
+    join_room(rooms_server, room["code"], "Bob")
+    bob_absent = get_room(rooms_server, room["code"]).json()
+    assert [p["connected"] for p in bob_absent["players"]] == [False, False]
+    host = Client(rooms_server, room["code"], room["token"])
+    watcher = Client(rooms_server, room["code"])
+    await host.connect()
+    await watcher.connect()
+    info = get_room(rooms_server, room["code"]).json()
+    assert info["players"] == [
+        {"seat": 0, "name": "Ann", "connected": True, "host": True},
+        {"seat": 1, "name": "Bob", "connected": False, "host": False},
+    ]
+    assert info["spectators"] == 1
+    await watcher.close()
+    await host.close()
+
+
+# Limits per address (a dedicated server with small limits).
+
+
+@pytest.fixture(scope="module")
+def limited_server() -> Iterator[Server]:
+    with running_server(
+        **{**FAST, "ROOMS_PER_ADDRESS_PER_MINUTE": "3", "ROOM_MISSES_PER_MINUTE": "3"}
+    ) as server:
+        yield server
+
+
+def test_too_many_rooms_from_one_address_get_429(limited_server: Server) -> None:
+    answers = [post_room(limited_server, {"name": "Ann"}).status_code for _ in range(4)]
+    assert answers == [201, 201, 201, 429]
+
+
+def test_too_many_unknown_codes_from_one_address_get_429(limited_server: Server) -> None:
+    answers = [get_room(limited_server, f"2345-678{n}").status_code for n in range(2, 6)]
+    assert answers == [404, 404, 404, 429]

@@ -1,0 +1,75 @@
+"""Rooms nobody is connected to are dropped after ROOM_IDLE_SECONDS (here 0.5 s)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+
+import pytest
+
+from tests.rooms.client import Client, api, close_all, closed_with, create_room, join_room
+from tests.rooms.conftest import FAST
+from tests.server import Server, running_server
+
+
+@pytest.fixture(autouse=True)
+async def _close_clients() -> AsyncIterator[None]:
+    """Close every connection a test opened, even when it failed."""
+    yield
+    await close_all()
+
+
+@pytest.fixture(scope="module")
+def idle_server() -> Iterator[Server]:
+    with running_server(**{**FAST, "ROOM_IDLE_SECONDS": "0.5"}) as server:
+        yield server
+
+
+def status(server: Server, code: str) -> int:
+    return api(server, "GET", f"/api/rooms/{code}").status_code
+
+
+async def until_gone(server: Server, code: str, timeout: float = 10) -> None:
+    for _ in range(int(timeout / 0.1)):
+        if status(server, code) == 404:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"room {code} is still there after {timeout} s")
+
+
+async def test_a_room_nobody_connects_to_is_dropped(idle_server: Server) -> None:
+    room = create_room(idle_server)
+    join_room(idle_server, room["code"], "Bob")
+    await until_gone(idle_server, room["code"])
+    join = api(idle_server, "POST", f"/api/rooms/{room['code']}/join", {"name": "Cid"})
+    assert join.status_code == 404
+    closed, _ = await closed_with(idle_server, room["code"], {"type": "hello", "spectate": True})
+    assert closed == 4004
+
+
+async def test_rooms_with_someone_connected_are_kept(idle_server: Server) -> None:
+    """A room with a player, one with only a spectator, and one whose player came back."""
+    with_player = create_room(idle_server)
+    with_watcher = create_room(idle_server)
+    came_back = create_room(idle_server)
+    bob = join_room(idle_server, came_back["code"], "Bob")
+    player = Client(idle_server, with_player["code"], with_player["token"])
+    watcher = Client(idle_server, with_watcher["code"])
+    ann = Client(idle_server, came_back["code"], came_back["token"])
+    for client in (player, watcher, ann):
+        await client.connect()
+    await ann.close()
+    bob_client = Client(idle_server, came_back["code"], bob["token"])
+    await bob_client.connect()
+    clients = [player, watcher, bob_client]
+    await asyncio.sleep(1.5)  # three times the idle time
+    for room in (with_player, with_watcher, came_back):
+        assert status(idle_server, room["code"]) == 200
+    for client in clients:
+        assert client.closed is None
+        before, fresh = await client.resync()
+        assert before == fresh
+    await player.act("settings", settings={"rounds": 2})
+    for client, room in zip(clients, (with_player, with_watcher, came_back), strict=True):
+        await client.close()
+        await until_gone(idle_server, room["code"])

@@ -1,0 +1,285 @@
+"""The host's controls over WebSocket: settings, kick, leave, start and rematch."""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tests.rooms.client import (
+    Client,
+    Refused,
+    Table,
+    api,
+    close_all,
+    closed_with,
+    open_table,
+)
+from tests.server import Server
+
+
+@pytest.fixture(autouse=True)
+async def _close_clients() -> AsyncIterator[None]:
+    """Close every connection a test opened, even when it failed."""
+    yield
+    await close_all()
+
+
+def settings_of(client: Client) -> dict[str, object]:
+    assert client.state is not None
+    settings: dict[str, object] = client.state["settings"]
+    return settings
+
+
+def names(client: Client) -> list[str]:
+    assert client.state is not None
+    return [player["name"] for player in client.state["players"]]
+
+
+async def all_agree(table: Table) -> None:
+    for client in table.everyone:
+        before, fresh = await client.resync()
+        assert before == fresh
+
+
+# Settings.
+
+
+async def test_settings_change_only_the_fields_given(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 2, spectators=1, rounds=7, turn_seconds=30)
+    start = dict(settings_of(table.host))
+    await table.host.act("settings", settings={"rounds": 3})
+    await table.settle()
+    assert settings_of(table.spectators[0]) == {**start, "rounds": 3}
+    await table.host.act("settings", settings={"multi_pickup": True, "hints": False})
+    await table.settle()
+    expected = {**start, "rounds": 3, "multi_pickup": True, "hints": False}
+    for client in table.everyone:
+        assert settings_of(client) == expected
+    await table.host.act("settings", settings={})
+    assert settings_of(table.host) == expected
+    info = api(rooms_server, "GET", f"/api/rooms/{table.code}").json()
+    assert info["settings"] == expected
+    await all_agree(table)
+
+
+async def test_ten_card_shrinks_the_table_to_four(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 3, spectators=1)
+    assert settings_of(table.host)["max_players"] == 6
+    await table.host.act("settings", settings={"ten_card": True})
+    await table.settle()
+    for client in table.everyone:
+        assert settings_of(client)["ten_card"] is True
+        assert settings_of(client)["max_players"] == 4
+    await table.host.act("settings", settings={"ten_card": False})
+    assert settings_of(table.host)["max_players"] == 4, "turning it off keeps the table size"
+    await all_agree(table)
+
+
+async def test_ten_card_keeps_a_smaller_table(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 2, max_players=3)
+    await table.host.act("settings", settings={"ten_card": True})
+    assert settings_of(table.host)["max_players"] == 3
+    await table.host.act("settings", settings={"ten_card": False, "max_players": 6})
+    await table.host.act("settings", settings={"ten_card": True, "max_players": 2})
+    assert settings_of(table.host)["max_players"] == 2
+
+
+async def test_a_smaller_table_closes_the_free_seats(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 2)
+    await table.host.act("settings", settings={"max_players": 2})
+    answer = api(rooms_server, "POST", f"/api/rooms/{table.code}/join", {"name": "Cid"})
+    assert answer.status_code == 409
+    assert answer.json()["code"] == "room_full"
+
+
+# Kick.
+
+
+async def test_kick_closes_the_player_and_renumbers_the_seats(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 4, spectators=1)
+    kicked = table.players[1]
+    await table.host.act("kick", seat=1)
+    code, reason = await kicked.wait_closed()
+    assert code == 4010
+    assert reason
+    rest = [table.host, *table.players[2:], *table.spectators]
+    for client in rest:
+        state = await client.wait_for(lambda s: len(s["players"]) == 3)
+        assert [(p["seat"], p["name"]) for p in state["players"]] == [
+            (0, "P0"),
+            (1, "P2"),
+            (2, "P3"),
+        ]
+        assert state["spectators"] == 1
+    assert [client.seat for client in table.players[2:]] == [1, 2]
+    assert [p["host"] for p in table.host.state["players"]] == [True, False, False]  # type: ignore[index]
+    info = api(rooms_server, "GET", f"/api/rooms/{table.code}").json()
+    assert [p["name"] for p in info["players"]] == ["P0", "P2", "P3"]
+    table.players.remove(kicked)
+    await all_agree(table)
+
+
+async def test_a_kicked_token_no_longer_holds_a_seat(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 3)
+    await table.host.act("kick", seat=1)
+    await table.players[1].wait_closed()
+    closed, _ = await closed_with(
+        rooms_server, table.code, {"type": "hello", "token": table.tokens[1]}
+    )
+    assert closed == 4001
+    # The others' tokens follow them to their new seats.
+    again = Client(rooms_server, table.code, table.tokens[2])
+    await again.connect()
+    assert again.seat == 1
+    assert (await table.players[2].wait_closed())[0] == 4009
+    # The kicked player may join again, at the end.
+    joined = api(rooms_server, "POST", f"/api/rooms/{table.code}/join", {"name": "P1"}).json()
+    assert joined["seat"] == 2
+
+
+async def test_kick_of_a_player_who_is_away(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 3, spectators=1)
+    away = table.players.pop()
+    await away.close()
+    await table.host.wait_for(lambda s: s["players"][2]["connected"] is False)
+    await table.host.act("kick", seat=2)
+    await table.settle()
+    assert names(table.spectators[0]) == ["P0", "P1"]
+    await all_agree(table)
+
+
+# Leave.
+
+
+async def test_a_player_who_leaves_goes_on_watching(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 3, spectators=1)
+    leaver = table.players[1]
+    await leaver.act("leave")
+    assert leaver.closed is None
+    assert leaver.state is not None
+    assert leaver.state["you"] == {"seat": None, "hand": [], "evaluation": None}
+    assert leaver.state["spectators"] == 2
+    assert names(leaver) == ["P0", "P2"]
+    await table.settle(leaver)
+    assert table.players[2].seat == 1
+    await table.host.act("start")
+    await leaver.wait_for(lambda s: s["status"] == "playing")
+    assert leaver.state["you"]["hand"] == []
+    closed, _ = await closed_with(
+        rooms_server, table.code, {"type": "hello", "token": table.tokens[1]}
+    )
+    assert closed == 4001
+    await all_agree(table)
+
+
+async def test_the_host_may_leave_and_the_role_moves_on(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 3, spectators=1)
+    await table.host.act("leave")
+    await table.settle(table.host)
+    for client in table.everyone:
+        assert client.state is not None
+        players = client.state["players"]
+        assert [p["name"] for p in players] == ["P1", "P2"]
+        hosts = [p for p in players if p["host"]]
+        assert len(hosts) == 1
+        assert hosts[0]["connected"] is True
+    new_host = next(c for c in table.players[1:] if c.state["players"][c.seat]["host"])  # type: ignore[index]
+    await new_host.act("start")
+    await all_agree(table)
+
+
+async def test_the_last_seat_may_leave(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 2)
+    await table.players[1].act("leave")
+    await table.settle(table.players[1])
+    assert names(table.host) == ["P0"]
+    with pytest.raises(Refused) as refusal:
+        await table.host.act("start")
+    assert refusal.value.code == "not_enough_players"
+
+
+# Start and rematch.
+
+
+async def test_start_deals_the_first_round_to_everyone(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 3, spectators=1, turn_seconds=0)
+    await table.host.act("start")
+    await table.settle()
+    for client in table.everyone:
+        state = client.state
+        assert state is not None
+        assert state["status"] == "playing"
+        assert state["match_number"] == 1
+        assert re.fullmatch(r"[0-9a-f]{32}", state["match_id"])
+        assert state["results"] == []
+        current = state["round"]
+        assert (current["number"], current["dealer"], current["turn"]) == (1, 0, 1)
+        assert (current["step"], current["pending"], current["knocker"]) == ("take", 0, None)
+        assert current["discard"] == {"top": None, "count": 0}
+        assert [pile["count"] for pile in current["piles"]] == [28, 28, 27, 27]
+        assert re.fullmatch(r"[0-9a-f]{64}", current["commitment"])
+        assert [p["cards"] for p in state["players"]] == [5, 5, 5]
+        assert [p["place"] for p in state["players"]] == [1, 1, 1]
+        if client.seat is not None:
+            assert len(state["you"]["hand"]) == 5
+            assert state["you"]["evaluation"] is not None
+    info = api(rooms_server, "GET", f"/api/rooms/{table.code}").json()
+    assert info["status"] == "playing"
+
+
+async def play_one_round(table: Table) -> None:
+    """The first player knocks, the rest take and discard once: the round is over."""
+    first = table.mover()
+    await first.act("knock")
+    await table.settle(first)
+    for _ in range(len(table.players) - 1):
+        mover = table.mover()
+        await mover.act("take", piles=[0])
+        await mover.act("discard", cards=[mover.state["you"]["hand"][0]])  # type: ignore[index]
+        await table.settle(mover)
+
+
+async def test_rematch_keeps_series_totals_and_resets_the_match(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 2, spectators=1, rounds=1, turn_seconds=0)
+    await table.host.act("start")
+    await table.settle()
+    await play_one_round(table)
+    finished = copy.deepcopy(table.host.state)
+    assert finished is not None
+    assert finished["status"] == "finished"
+    first_totals = [p["total"] for p in finished["players"]]
+    assert [p["series"] for p in finished["players"]] == first_totals
+    first_id = finished["match_id"]
+    with pytest.raises(Refused) as refusal:
+        await table.players[1].act("rematch")
+    assert refusal.value.code == "not_host"
+    await table.host.act("rematch")
+    await table.settle()
+    for client in table.everyone:
+        state = client.state
+        assert state is not None
+        assert state["status"] == "playing"
+        assert state["match_number"] == 2
+        assert state["match_id"] != first_id
+        assert re.fullmatch(r"[0-9a-f]{32}", state["match_id"])
+        assert state["results"] == []
+        assert [p["total"] for p in state["players"]] == [0, 0]
+        assert [p["series"] for p in state["players"]] == first_totals
+        assert [p["place"] for p in state["players"]] == [1, 1]
+        assert state["round"]["number"] == 1
+        assert state["round"]["ending"] is None
+        assert state["round"]["commitment"] != finished["round"]["commitment"]
+    await all_agree(table)
+    await play_one_round(table)
+    final = table.host.state
+    assert final is not None
+    second_totals = [p["total"] for p in final["players"]]
+    assert second_totals == final["results"][0]["totals"]
+    assert [p["series"] for p in final["players"]] == [
+        a + b for a, b in zip(first_totals, second_totals, strict=True)
+    ]
+    assert len(final["results"]) == 1
+    await all_agree(table)

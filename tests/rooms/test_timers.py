@@ -1,0 +1,230 @@
+"""The turn timer plays for a player who does not move; the ready timer deals the next round."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from tests.rooms.client import Client, Table, close_all, open_table
+from tests.server import Server
+
+
+@pytest.fixture(autouse=True)
+async def _close_clients() -> AsyncIterator[None]:
+    """Close every connection a test opened, even when it failed."""
+    yield
+    await close_all()
+
+
+def round_of(client: Client) -> dict[str, Any]:
+    assert client.state is not None
+    current: dict[str, Any] = client.state["round"]
+    return current
+
+
+async def server_time(client: Client) -> int:
+    """The server's clock, from a fresh state."""
+    await client.resync()
+    states = [json.loads(text) for text in client.frames if text.startswith('{"type":"state"')]
+    now: int = states[-1]["server_time"]
+    return now
+
+
+async def all_agree(table: Table) -> None:
+    for client in table.everyone:
+        before, fresh = await client.resync()
+        assert before == fresh
+
+
+async def started(server: Server, players: int = 2, **settings: Any) -> Table:
+    table = await open_table(server, players, spectators=1, **settings)
+    await table.host.act("start")
+    await table.settle()
+    return table
+
+
+async def test_the_turn_timer_plays_the_turn_of_a_player_who_does_not_move(
+    rooms_server: Server,
+) -> None:
+    table = await started(rooms_server, turn_seconds=1)
+    first = round_of(table.host)
+    deadline = first["deadline"]
+    assert isinstance(deadline, int)
+    assert deadline - await server_time(table.host) <= 1000, "at most turn_seconds ahead"
+    mover = table.mover()
+    seat = mover.seat
+    assert seat is not None
+    state = await table.host.wait_for(lambda s: s["round"]["turn"] != seat)
+    current = state["round"]
+    assert current["turn"] == (seat + 1) % 2
+    assert current["step"] == "take"
+    assert current["knocker"] is None, "the timer never knocks"
+    assert current["discard"]["count"] == 1
+    drawn = sum(p["count"] for p in first["piles"]) - sum(p["count"] for p in current["piles"])
+    assert drawn == 1
+    assert state["players"][seat]["cards"] == 5
+    assert isinstance(current["deadline"], int)
+    assert current["deadline"] > deadline
+    await mover.wait_for(lambda s: s["round"]["turn"] != seat)
+    assert len(mover.state["you"]["hand"]) == 5  # type: ignore[index]
+    assert mover.state["you"]["evaluation"] is not None  # type: ignore[index]
+    await table.settle()
+    await all_agree(table)
+    await table.close()
+
+
+async def test_the_turn_timer_discards_for_a_player_who_took(rooms_server: Server) -> None:
+    table = await started(rooms_server, turn_seconds=1)
+    mover = table.mover()
+    seat = mover.seat
+    deadline = round_of(mover)["deadline"]
+    await mover.act("take", piles=[3])
+    held = list(mover.state["you"]["hand"])  # type: ignore[index]
+    assert round_of(mover)["deadline"] == deadline, "taking does not restart the turn's clock"
+    state = await mover.wait_for(lambda s: s["round"]["turn"] != seat)
+    hand = state["you"]["hand"]
+    assert len(hand) == 5
+    assert set(hand) < set(held)
+    (dropped,) = set(held) - set(hand)
+    assert state["round"]["discard"]["top"] == dropped
+    await table.settle(mover)
+    await all_agree(table)
+    await table.close()
+
+
+async def test_the_turn_timer_goes_on_turn_after_turn(rooms_server: Server) -> None:
+    table = await started(rooms_server, 3, turn_seconds=1)
+    deadlines = {round_of(table.host)["deadline"]}
+    turns = [round_of(table.host)["turn"]]
+    for _ in range(2):
+        state = await table.host.wait_for(lambda s, t=turns[-1]: s["round"]["turn"] != t)
+        turns.append(state["round"]["turn"])
+        deadlines.add(state["round"]["deadline"])
+    assert turns == [1, 2, 0]
+    assert len(deadlines) == 3
+    await table.close()
+
+
+async def test_the_turn_timer_pauses_while_no_player_is_connected(rooms_server: Server) -> None:
+    table = await started(rooms_server, turn_seconds=1)
+    (watcher,) = table.spectators
+    before = copy.deepcopy(round_of(watcher))
+    for player in table.players:
+        await player.close()
+    state = await watcher.wait_for(lambda s: not any(p["connected"] for p in s["players"]))
+    assert state["round"]["deadline"] is None
+    await asyncio.sleep(1.3)  # longer than the turn
+    assert round_of(watcher)["turn"] == before["turn"]
+    assert round_of(watcher)["discard"]["count"] == 0
+    back = Client(rooms_server, table.code, table.tokens[0])
+    await back.connect()
+    current = round_of(back)
+    assert current["turn"] == before["turn"]
+    assert current["step"] == "take"
+    assert current["discard"]["count"] == 0
+    assert isinstance(current["deadline"], int)
+    assert current["deadline"] > before["deadline"]
+    await back.wait_for(lambda s: s["round"]["turn"] != before["turn"])
+    await back.close()
+    await watcher.close()
+
+
+async def test_no_deadline_without_a_turn_timer(rooms_server: Server) -> None:
+    table = await started(rooms_server, turn_seconds=0)
+    assert round_of(table.host)["deadline"] is None
+    mover = table.mover()
+    await mover.act("knock")
+    assert round_of(mover)["deadline"] is None
+    await table.close()
+
+
+async def end_first_round(table: Table) -> None:
+    """The first player knocks and the other takes and discards: the round is over."""
+    first = table.mover()
+    await first.act("knock")
+    await table.settle(first)
+    second = table.mover()
+    await second.act("take", piles=[0])
+    await second.act("discard", cards=[second.state["you"]["hand"][0]])  # type: ignore[index]
+    await table.settle(second)
+    assert table.host.state is not None
+    assert table.host.state["status"] == "round_over"
+
+
+async def test_the_next_round_is_dealt_after_the_ready_time(rooms_server: Server) -> None:
+    """The shared server waits READY_SECONDS=2 for players who do not say they are ready."""
+    table = await started(rooms_server, rounds=2, turn_seconds=0)
+    await end_first_round(table)
+    state = table.host.state
+    assert state is not None
+    assert isinstance(state["ready_deadline"], int)
+    assert state["ready_deadline"] - await server_time(table.host) <= 2000
+    assert state["round"]["ending"] == "knock"
+    assert state["round"]["turn"] is None
+    assert state["round"]["step"] is None
+    assert state["round"]["deadline"] is None
+    assert len(state["results"]) == 1
+    for client in table.everyone:
+        state = await client.wait_for(lambda s: s["status"] == "playing")
+        assert state["round"]["number"] == 2
+        assert state["round"]["dealer"] == 1
+        assert state["round"]["turn"] == 0
+        assert state["ready_deadline"] is None
+    await all_agree(table)
+    await table.close()
+
+
+async def test_the_next_round_is_dealt_once_everyone_is_ready(rooms_server: Server) -> None:
+    table = await started(rooms_server, 3, rounds=2, turn_seconds=0)
+    first = table.mover()
+    await first.act("knock")
+    await table.settle(first)
+    for _ in range(2):
+        mover = table.mover()
+        await mover.act("take", piles=[1])
+        await mover.act("discard", cards=[mover.state["you"]["hand"][-1]])  # type: ignore[index]
+        await table.settle(mover)
+    ann, bob, cid = table.players
+    await ann.act("ready")
+    await bob.act("ready")
+    assert bob.state is not None
+    assert bob.state["status"] == "round_over"
+    assert [p["ready"] for p in bob.state["players"]] == [True, True, False]
+    await cid.act("ready")
+    assert cid.state is not None
+    assert cid.state["status"] == "playing", "the last ready deals at once"
+    assert [p["ready"] for p in cid.state["players"]] == [False, False, False]
+    assert cid.state["round"]["number"] == 2
+    await table.settle(cid)
+    await all_agree(table)
+    await table.close()
+
+
+async def test_a_second_ready_is_acknowledged_and_changes_nothing(rooms_server: Server) -> None:
+    table = await started(rooms_server, rounds=2, turn_seconds=0)
+    await end_first_round(table)
+    ann = table.host
+    await ann.act("ready")
+    frames = len(ann.frames)
+    answer = await ann.act("ready")
+    assert answer["type"] == "patch"
+    assert answer["ops"] == []
+    assert len(ann.frames) == frames + 1
+    await table.close()
+
+
+async def test_players_who_are_away_are_not_waited_for(rooms_server: Server) -> None:
+    table = await started(rooms_server, rounds=2, turn_seconds=0)
+    await end_first_round(table)
+    ann, bob = table.players
+    await bob.close()
+    await ann.wait_for(lambda s: s["players"][1]["connected"] is False)
+    await ann.act("ready")
+    assert ann.state is not None
+    assert ann.state["status"] == "playing"
+    await table.close()
