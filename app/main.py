@@ -82,6 +82,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.metrics:
         application.include_router(health.metrics_router)
     application.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    application.add_middleware(rooms.KeepRawSend)
     return application
 
 

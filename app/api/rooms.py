@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Body, Request, WebSocket
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.websockets import WebSocketDisconnect
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.api.errors import ApiError, ErrorOut
 from app.config import Settings
@@ -28,6 +27,8 @@ CLOSE_BAD_TOKEN = 4001
 CLOSE_ORIGIN = 4003
 CLOSE_NO_ROOM = 4004
 CLOSE_TOO_MANY = 4029
+RAW_SEND = "spectrum.raw_send"
+CLOSE_WAIT_SECONDS = 10.0
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH * 4)]
 
@@ -232,23 +233,27 @@ async def _serve(
     else:
         await websocket.close(CLOSE_BAD_HELLO, "hello needs a token, or spectate: true")
         return
-    connection = Connection(websocket.send, seat, address, settings.send_queue_frames)
-    writer = asyncio.create_task(_write(connection))
+    # The server's own send, below the framework's wrappers: the hot path of every update.
+    send = websocket.scope.get(RAW_SEND, websocket.send)
+    connection = Connection(send, seat, address, settings.send_queue_frames)
     await room.attach(connection)
     try:
         await _read(websocket, connection, room, settings)
     finally:
         await room.detach(connection)
-        if not writer.done():
-            connection.close(1000, "goodbye")
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(writer, 1)
-        writer.cancel()
+        await connection.settle(1.0)
 
 
-async def _write(connection: Connection) -> None:
-    with contextlib.suppress(OSError, RuntimeError, WebSocketDisconnect):
-        await connection.run_writer()
+class KeepRawSend:
+    """ASGI middleware keeping the server's send callable in WebSocket scopes."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            scope[RAW_SEND] = send
+        await self.app(scope, receive, send)
 
 
 async def _read(
@@ -256,10 +261,20 @@ async def _read(
 ) -> None:
     bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
     limit = settings.max_message_bytes
-    while connection.closing is None:
-        message = await websocket.receive()
+    while True:
+        if connection.closing is None:
+            message = await websocket.receive()
+        else:
+            # Closing: what the client still sends is ignored while its close frame (queued
+            # behind anything it has not read yet) makes its way, for a bounded time.
+            try:
+                message = await asyncio.wait_for(websocket.receive(), CLOSE_WAIT_SECONDS)
+            except TimeoutError:
+                return
         if message["type"] == "websocket.disconnect":
             return
+        if connection.closing is not None:
+            continue
         data = message.get("text") or message.get("bytes") or b""
         size = len(data) if isinstance(data, bytes) or data.isascii() else len(data.encode())
         if size > limit:

@@ -1,15 +1,18 @@
-"""One WebSocket's outgoing side: a bounded queue drained by its own writer task.
+"""One WebSocket's outgoing side: frames sent at once, or queued behind a send that waits.
 
-The room only ever appends to the queue, so a slow or dead client never holds the room up; a
-client that falls too far behind is closed and gets a fresh state when it comes back.
+The room never awaits a socket: a send that cannot finish at once is left to a task, so a slow
+or dead client never holds the room up, and a client that falls too far behind is closed and
+gets a fresh state when it comes back.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections import deque
-from typing import Any
+from collections.abc import Coroutine
+from typing import Any, cast
 
 from starlette.types import Send
 
@@ -40,18 +43,41 @@ class TokenBucket:
         return False
 
 
+async def _resume(coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+    """Drive a coroutine that stopped on ``waiting`` (what it awaits) to its end."""
+    while True:
+        # A failure of what it waited on reaches the coroutine itself when it resumes.
+        with contextlib.suppress(Exception):
+            if waiting is None:
+                await asyncio.sleep(0)  # a bare yield
+            else:
+                # As asyncio's Task does with a future a coroutine yields: take it over.
+                waiting._asyncio_future_blocking = False
+                await waiting
+        try:
+            waiting = coroutine.send(None)
+        except StopIteration:
+            return
+
+
 class Connection:
-    """A client of a room: its seat (None to watch), versions and outgoing queue."""
+    """A client of a room: its seat (None to watch), versions and outgoing frames.
+
+    A frame is handed to the server's send at once; sends normally finish without waiting.
+    When one has to wait (the socket is backed up), a task finishes it and later frames queue
+    behind it, up to ``max_queue``; past that the client is closed.
+    """
 
     __slots__ = (
         "address",
         "closing",
+        "gone",
         "max_queue",
         "queue",
         "seat",
         "send",
         "version",
-        "wakeup",
+        "writer",
         "you",
     )
 
@@ -62,40 +88,60 @@ class Connection:
         self.max_queue = max_queue
         self.version = 0
         self.you: View | None = None
-        self.queue: deque[bytes] = deque()
-        self.wakeup = asyncio.Event()
+        self.queue: deque[dict[str, Any]] = deque()
+        self.writer: asyncio.Task[None] | None = None
         self.closing: tuple[int, str] | None = None
+        self.gone = False
 
     def push(self, frame: bytes) -> None:
-        """Queue a frame; a client too far behind is closed instead."""
-        if self.closing is not None:
+        """Send a frame, or queue it behind a send that is waiting; too far behind: close."""
+        if self.closing is not None or self.gone:
             return
-        if len(self.queue) >= self.max_queue:
+        message = {"type": "websocket.send", "text": frame.decode()}
+        if self.writer is None:
+            self._start(message)
+        elif len(self.queue) >= self.max_queue:
             self.close(CLOSE_BEHIND, "fell too far behind; reconnect to resync")
-            return
-        self.queue.append(frame)
-        self.wakeup.set()
+        else:
+            self.queue.append(message)
 
     def close(self, code: int, reason: str) -> None:
-        """Close after what is already queued is dropped; the writer sends the close frame."""
+        """Drop what is queued and send a close frame (after a send under way, if any)."""
         if self.closing is None:
             self.closing = (code, reason)
             self.queue.clear()
-            self.wakeup.set()
+            if self.writer is None and not self.gone:
+                self._start({"type": "websocket.close", "code": code, "reason": reason})
 
-    async def run_writer(self) -> None:
-        """Send queued frames in order until the connection closes."""
-        send, queue = self.send, self.queue
-        while True:
-            await self.wakeup.wait()
-            self.wakeup.clear()
-            while queue:
-                message: dict[str, Any] = {
-                    "type": "websocket.send",
-                    "text": queue.popleft().decode(),
-                }
-                await send(message)
+    def _start(self, message: dict[str, Any]) -> None:
+        """Run one send until it completes or must wait; a waiting send is finished by a task."""
+        coroutine = cast(Coroutine[Any, Any, None], self.send(message))
+        try:
+            waiting = coroutine.send(None)
+        except StopIteration:
+            return
+        except Exception:  # the socket is gone; the reader will see the disconnect
+            self.gone = True
+            return
+        self.writer = asyncio.get_running_loop().create_task(self._finish(coroutine, waiting))
+
+    async def _finish(self, coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+        try:
+            await _resume(coroutine, waiting)
+            while self.queue:
+                await self.send(self.queue.popleft())
             if self.closing is not None:
                 code, reason = self.closing
-                await send({"type": "websocket.close", "code": code, "reason": reason})
-                return
+                await self.send({"type": "websocket.close", "code": code, "reason": reason})
+        except Exception:  # the socket is gone
+            self.gone = True
+        finally:
+            self.writer = None
+
+    async def settle(self, seconds: float) -> None:
+        """Wait (a bounded time) for a send under way to finish."""
+        if self.writer is not None:
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(self.writer), seconds)
+            if self.writer is not None:
+                self.writer.cancel()

@@ -13,20 +13,16 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
-from sqlalchemy import delete, select, text
-from sqlalchemy.dialects.postgresql import insert as postgresql_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy import insert, select, text, update
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.engine.cards import card_ids
 from app.rooms.settings import RoomSettings
 from app.rooms.state import Event, RoomState
 from app.rooms.store import FinishedRound
-from app.storage.db import make_sessions
+from app.storage.journal import Events, Forget, JournalWriter, NewRoom, Op
 from app.storage.models import (
     HandRecord,
     LiveEventRecord,
@@ -46,38 +42,15 @@ def utc(milliseconds: int) -> datetime:
     return datetime.fromtimestamp(milliseconds / 1000, tz=UTC)
 
 
-@dataclass(slots=True)
-class _NewRoom:
-    code: str
-    settings: dict[str, Any]
-    created_at: int
-
-
-@dataclass(slots=True)
-class _Events:
-    code: str
-    first: int
-    events: list[Event]
-
-
-@dataclass(slots=True)
-class _Forget:
-    code: str
-
-
-_Op = _NewRoom | _Events | _Forget
-
-
 class DatabaseStore:
     """Rooms' events and finished rounds in an SQL database."""
 
     def __init__(self, engine: AsyncEngine, flush_seconds: float, wait_seconds: float = 2.0):
         self.engine = engine
-        self.sessions = make_sessions(engine)
         self.flush_seconds = flush_seconds
         self.wait_seconds = wait_seconds
-        self._insert = sqlite_insert if engine.dialect.name == "sqlite" else postgresql_insert
-        self._ops: list[_Op] = []
+        self._journal = JournalWriter(engine)
+        self._ops: list[Op] = []
         self._waiters: list[asyncio.Future[bool]] = []
         self._wakeup = asyncio.Event()
         self._journal_task: asyncio.Task[None] | None = None
@@ -108,6 +81,7 @@ class DatabaseStore:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        await self._journal.close()
         if self._ops or self.rounds_waiting:
             log.error(
                 "stopped with %d journal writes and %d rounds unsaved",
@@ -134,19 +108,22 @@ class DatabaseStore:
             return
         if first == 0:
             settings = state.initial_settings.model_dump()
-            self._ops.append(_NewRoom(state.code, settings, state.created_at))
-        self._ops.append(_Events(state.code, first, events))
+            self._ops.append(NewRoom(state.code, settings, state.created_at))
+        self._ops.append(Events(state.code, first, events))
         self._wakeup.set()
         if self.journal_failing:
             return  # the database is away: play on, the writes wait in order
-        waiter = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        waiter = loop.create_future()
+        if not self._waiters:
+            # One timer for everyone in the coming batch: no one waits past wait_seconds.
+            loop.call_later(self.wait_seconds, _resolve, self._waiters, False)
         self._waiters.append(waiter)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(asyncio.shield(waiter), self.wait_seconds)
+        await waiter
 
     def forget(self, code: str) -> None:
         """Drop a room's journal (queued after its last events)."""
-        self._ops.append(_Forget(code))
+        self._ops.append(Forget(code))
         self._wakeup.set()
 
     async def _run_journal(self) -> None:
@@ -162,8 +139,7 @@ class DatabaseStore:
                 _resolve(waiters, True)
                 continue
             try:
-                async with self.engine.begin() as connection:
-                    await self._write_journal(connection, batch)
+                await self._journal.write(batch)
             except Exception as error:  # any database failure: keep the batch and retry
                 self._ops = batch + self._ops
                 self.journal_failing = True
@@ -179,38 +155,6 @@ class DatabaseStore:
                 log.info("journal writes resumed")
             self.journal_failing = False
             _resolve(waiters, True)
-
-    async def _write_journal(self, connection: AsyncConnection, batch: list[_Op]) -> None:
-        rows: list[dict[str, Any]] = []
-
-        async def write_rows() -> None:
-            if rows:
-                statement = self._insert(LiveEventRecord).on_conflict_do_nothing()
-                await connection.execute(statement, rows)
-                rows.clear()
-
-        for op in batch:
-            if isinstance(op, _Events):
-                rows.extend(
-                    {"code": op.code, "seq": op.first + index, "event": event}
-                    for index, event in enumerate(op.events)
-                )
-                continue
-            await write_rows()
-            if isinstance(op, _NewRoom):
-                statement = self._insert(LiveRoomRecord).on_conflict_do_nothing()
-                await connection.execute(
-                    statement,
-                    {"code": op.code, "settings": op.settings, "created_at": op.created_at},
-                )
-            else:
-                await connection.execute(
-                    delete(LiveEventRecord).where(LiveEventRecord.code == op.code)
-                )
-                await connection.execute(
-                    delete(LiveRoomRecord).where(LiveRoomRecord.code == op.code)
-                )
-        await write_rows()
 
     async def restore(self) -> list[RoomState]:
         """Every room the journal holds, rebuilt from its events."""
@@ -284,37 +228,47 @@ class DatabaseStore:
 
     async def _write_round(self, finished: FinishedRound) -> bool:
         """Write the round in one transaction; False if it was already there."""
-        result = finished.result
-        async with self.sessions() as session, session.begin():
-            stored = await session.scalar(
+        result, match_id = finished.result, finished.match_id
+        async with self.engine.begin() as connection:
+            stored = await connection.scalar(
                 select(RoundRecord.id).where(
-                    RoundRecord.match_id == finished.match_id,
-                    RoundRecord.number == result.number,
+                    RoundRecord.match_id == match_id, RoundRecord.number == result.number
                 )
             )
             if stored is not None:
                 return False  # a retry of a round already written
-            match = await session.get(MatchRecord, finished.match_id)
-            if match is None:
-                match = MatchRecord(
-                    id=finished.match_id,
-                    room_code=finished.room_code,
-                    settings=finished.settings,
-                    rounds_planned=finished.settings["rounds"],
-                    rounds_played=0,
-                    started_at=utc(finished.started_at),
-                    seats=[
-                        SeatRecord(seat=seat, name=name, name_key=name.casefold(), total=0)
+            played = await connection.scalar(
+                select(MatchRecord.rounds_played).where(MatchRecord.id == match_id)
+            )
+            if played is None:
+                played = 0
+                await connection.execute(
+                    insert(MatchRecord).values(
+                        id=match_id,
+                        room_code=finished.room_code,
+                        settings=finished.settings,
+                        rounds_planned=finished.settings["rounds"],
+                        rounds_played=0,
+                        started_at=utc(finished.started_at),
+                    )
+                )
+                await connection.execute(
+                    insert(SeatRecord),
+                    [
+                        {
+                            "match_id": match_id,
+                            "seat": seat,
+                            "name": name,
+                            "name_key": name.casefold(),
+                            "total": 0,
+                        }
                         for seat, name in enumerate(finished.names)
                     ],
                 )
-                session.add(match)
-                await session.flush()
-            else:
-                await session.refresh(match, ["seats"])
-            session.add(
-                RoundRecord(
-                    match_id=finished.match_id,
+            round_id = await connection.scalar(
+                insert(RoundRecord)
+                .values(
+                    match_id=match_id,
                     number=result.number,
                     dealer=result.dealer,
                     knocker=result.knocker,
@@ -322,28 +276,39 @@ class DatabaseStore:
                     seed=result.seed,
                     commitment=result.commitment,
                     ended_at=utc(finished.ended_at),
-                    hands=[
-                        HandRecord(
-                            seat=seat,
-                            cards=card_ids(hand),
-                            points=score.points,
-                            scoring=score.as_dict(),
-                            total=result.totals[seat],
-                        )
-                        for seat, (hand, score) in enumerate(
-                            zip(result.hands, result.scores, strict=True)
-                        )
-                    ],
                 )
+                .returning(RoundRecord.id)
             )
-            if result.number >= match.rounds_played:
-                match.rounds_played = result.number
-                for seat in match.seats:
-                    seat.total = result.totals[seat.seat]
-                if finished.final:
-                    match.ended_at = utc(finished.ended_at)
-                    for seat in match.seats:
-                        seat.place = finished.places[seat.seat]
+            await connection.execute(
+                insert(HandRecord),
+                [
+                    {
+                        "round_id": round_id,
+                        "seat": seat,
+                        "cards": card_ids(hand),
+                        "points": score.points,
+                        "scoring": score.as_dict(),
+                        "total": result.totals[seat],
+                    }
+                    for seat, (hand, score) in enumerate(
+                        zip(result.hands, result.scores, strict=True)
+                    )
+                ],
+            )
+            if result.number >= played:
+                ended = {"ended_at": utc(finished.ended_at)} if finished.final else {}
+                await connection.execute(
+                    update(MatchRecord)
+                    .where(MatchRecord.id == match_id)
+                    .values(rounds_played=result.number, **ended)
+                )
+                for seat, total in enumerate(result.totals):
+                    place = finished.places[seat] if finished.final else None
+                    await connection.execute(
+                        update(SeatRecord)
+                        .where(SeatRecord.match_id == match_id, SeatRecord.seat == seat)
+                        .values(total=total, place=place)
+                    )
         return True
 
 

@@ -206,7 +206,7 @@ async def test_a_client_that_falls_behind_is_closed_4008(allowing_server: Server
     ) as ws:
         await ws.send(json.dumps({"type": "hello", "token": room["token"]}))
         with contextlib.suppress(ConnectionClosed):
-            for _ in range(20_000):  # far more than the socket buffers hold
+            for _ in range(80_000):  # far more than the socket buffers hold
                 await ws.send('{"type":"resync"}')
         with contextlib.suppress(ConnectionClosed):
             while True:

@@ -16,6 +16,8 @@ async def test_sigterm_closes_with_1012_and_keeps_the_room() -> None:
         for client in clients:
             await client.connect()
         await clients[0].act("start")
+        for client in clients:
+            await client.wait_for(lambda s: s["status"] == "playing")
         mover = next(client for client in clients if client.my_turn())
         await mover.act("take", piles=[0])
         hand = list(mover.state["you"]["hand"])  # type: ignore[index]

@@ -1,0 +1,58 @@
+"""The floor: a bare ASGI WebSocket app that relays messages to rooms and does no game work.
+
+It speaks just enough of the room protocol for the load generator: the first message is a hello
+naming a room; it answers with a state-sized message; every later message is an action, and
+the floor sends every member of the room a message of the size the game server would send
+(the action carries the size to send as ``"reply"``). Served by uvicorn with the same settings
+as the game server (uvloop, httptools, no per-message compression).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+import orjson
+
+Scope = dict[str, Any]
+
+rooms: dict[str, list[Any]] = defaultdict(list)
+
+
+async def app(scope: Scope, receive: Any, send: Any) -> None:
+    """Accept, join a room, relay each message to the room; leave on disconnect."""
+    if scope["type"] == "lifespan":
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+    if scope["type"] == "http":
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b"ok"})
+        return
+    if scope["type"] != "websocket":
+        return
+    await receive()  # websocket.connect
+    await send({"type": "websocket.accept"})
+    hello = await receive()
+    if hello["type"] != "websocket.receive":
+        return
+    data = orjson.loads(hello.get("text") or hello.get("bytes"))
+    members = rooms[data["room"]]
+    members.append(send)
+    await send({"type": "websocket.send", "text": "s" * int(data.get("state", 2000))})
+    try:
+        while True:
+            message = await receive()
+            if message["type"] != "websocket.receive":
+                return
+            text = message.get("text") or message.get("bytes")
+            size = int(orjson.loads(text)["reply"])
+            payload = {"type": "websocket.send", "text": "p" * size}
+            for member in list(members):
+                await member(payload)
+    finally:
+        members.remove(send)

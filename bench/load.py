@@ -1,0 +1,467 @@
+"""Load benchmark: real WebSocket clients play whole matches in R rooms of P players.
+
+The same generator drives the game server and the floor (bench/floor.py, a bare uvicorn
+WebSocket relay doing no game work) with the same rooms, players, action rate and message
+sizes, interleaved, and reports the game server against the floor: server CPU per action and
+per delivered message, action-to-last-delivery latency, resident memory per player and room,
+and bytes per patch against the bytes of a full state.
+
+Run: .venv/bin/python -m bench.load [--rooms 10,100,500,1000] [--players 2,4,6]
+     [--seconds 10] [--rate 1.0] [--repeats 2] [--json results.json]
+The servers run on core 0, this generator on core 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+from websockets.asyncio.client import ClientConnection, connect
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVER_CORE, CLIENT_CORE = 0, 1
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+# Patches, applied the way a client does.
+
+
+def _parent(document: Any, path: str) -> tuple[Any, str]:
+    parts = [part.replace("~1", "/").replace("~0", "~") for part in path.split("/")[1:]]
+    for part in parts[:-1]:
+        document = document[int(part)] if isinstance(document, list) else document[part]
+    return document, parts[-1]
+
+
+def apply_patch(document: dict[str, Any], ops: list[dict[str, Any]]) -> None:
+    """Apply RFC 6902 add/remove/replace operations in place."""
+    for op in ops:
+        parent, key = _parent(document, op["path"])
+        if isinstance(parent, list):
+            index = len(parent) if key == "-" else int(key)
+            if op["op"] == "add":
+                parent.insert(index, op["value"])
+            elif op["op"] == "remove":
+                del parent[index]
+            else:
+                parent[index] = op["value"]
+        elif op["op"] == "remove":
+            del parent[key]
+        else:
+            parent[key] = op["value"]
+
+
+# Clients and rooms.
+
+
+@dataclass
+class Stats:
+    """What one measurement window saw."""
+
+    actions: int = 0
+    delivered: int = 0
+    errors: int = 0
+    late: int = 0
+    latencies: list[float] = field(default_factory=list)
+    patch_bytes: int = 0
+    patches: int = 0
+    state_bytes: list[int] = field(default_factory=list)
+    closed: int = 0
+
+
+class Player:
+    """One WebSocket client of a room."""
+
+    def __init__(self, room: Room, token: str) -> None:
+        self.room = room
+        self.token = token
+        self.ws: ClientConnection | None = None
+        self.state: dict[str, Any] = {}
+        self.ready = asyncio.Event()
+
+    async def open(self, url: str, hello: dict[str, Any]) -> None:
+        self.ws = await connect(url, compression=None, max_size=2**20, open_timeout=60)
+        await self.ws.send(orjson.dumps(hello).decode())
+        asyncio.get_running_loop().create_task(self.read())
+        await asyncio.wait_for(self.ready.wait(), 60)
+
+    async def read(self) -> None:
+        assert self.ws is not None
+        try:
+            async for raw in self.ws:
+                self.room.frame(self, raw)
+        except Exception:  # the connection broke: counted below
+            pass
+        if not self.room.bench.closing:
+            self.room.bench.stats.closed += 1
+
+
+class Room:
+    """A room driven at a fixed action rate; measures each action's last delivery."""
+
+    def __init__(self, bench: Bench, code: str, game: bool) -> None:
+        self.bench = bench
+        self.code = code
+        self.game = game
+        self.players: list[Player] = []
+        self.sent_at: float | None = None
+        self.waiting: set[Player] = set()
+        self.rng = random.Random(code)
+        self.turn = 0
+
+    def frame(self, player: Player, raw: str | bytes) -> None:
+        stats = self.bench.stats
+        if self.game:
+            message = orjson.loads(raw)
+            kind = message["type"]
+            if kind == "patch":
+                apply_patch(player.state, message["ops"])
+                stats.patches += 1
+                stats.patch_bytes += len(raw)
+            elif kind == "state":
+                player.state = message["state"]
+                player.ready.set()
+                return
+            else:
+                stats.errors += 1
+        elif not player.ready.is_set():
+            player.ready.set()
+            return
+        if self.sent_at is not None and player in self.waiting:
+            self.waiting.discard(player)
+            stats.delivered += 1
+            if not self.waiting:
+                stats.latencies.append(time.perf_counter() - self.sent_at)
+                self.sent_at = None
+
+    def next_message(self) -> tuple[Player, dict[str, Any]] | None:
+        """Who acts next and what they send."""
+        if not self.game:
+            self.turn = (self.turn + 1) % len(self.players)
+            return self.players[self.turn], {"type": "take", "reply": self.bench.reply_bytes}
+        state = self.players[0].state
+        status = state.get("status")
+        if status == "round_over":
+            waiting = [p for p in self.players if not p.state["players"][p.state["you"]["seat"]]["ready"]]
+            return (waiting[0], {"type": "ready"}) if waiting else None
+        if status == "finished":
+            return self.players[0], {"type": "rematch"}
+        if status != "playing":
+            return None
+        turn = state["round"]["turn"]
+        mover = next((p for p in self.players if p.state["you"]["seat"] == turn), None)
+        if mover is None or mover.state["round"]["turn"] != turn:
+            return None
+        current, you = mover.state["round"], mover.state["you"]
+        if current["step"] == "discard":
+            return mover, {"type": "discard", "cards": self.rng.sample(you["hand"], current["pending"])}
+        if current["knocker"] is None and self.rng.random() < 0.03:
+            return mover, {"type": "knock"}
+        piles = [index for index, pile in enumerate(current["piles"]) if pile["count"]]
+        if current["discard"]["count"]:
+            piles.append(4)
+        return mover, {"type": "take", "piles": [self.rng.choice(piles)]}
+
+    async def drive(self, rate: float, until: float) -> None:
+        """Send one action every 1/rate seconds (skipping a tick while the last is in flight)."""
+        period = 1 / rate
+        await asyncio.sleep(self.rng.random() * period)
+        tick = time.perf_counter()
+        while tick < until:
+            if self.sent_at is not None:
+                self.bench.stats.late += 1
+            else:
+                chosen = self.next_message()
+                if chosen is not None:
+                    player, message = chosen
+                    self.waiting = set(self.players)
+                    self.sent_at = time.perf_counter()
+                    self.bench.stats.actions += 1
+                    assert player.ws is not None
+                    await player.ws.send(orjson.dumps(message).decode())
+            tick += period
+            await asyncio.sleep(max(0.0, tick - time.perf_counter()))
+
+
+@dataclass
+class Bench:
+    """One server under load."""
+
+    url: str
+    ws_url: str
+    game: bool
+    reply_bytes: int = 400
+    state_bytes: int = 2000
+    stats: Stats = field(default_factory=Stats)
+    rooms: list[Room] = field(default_factory=list)
+    closing: bool = False
+
+    async def setup(self, rooms: int, players: int) -> None:
+        """Create the rooms and connect every player."""
+        async with httpx.AsyncClient(base_url=self.url, timeout=60) as http:
+            for index in range(rooms):
+                if self.game:
+                    created = (await http.post("/api/rooms", json={
+                        "name": "P0", "settings": {"rounds": 3, "turn_seconds": 0},
+                    })).json()
+                    room = Room(self, created["code"], True)
+                    tokens = [created["token"]]
+                    for seat in range(1, players):
+                        joined = await http.post(
+                            f"/api/rooms/{created['code']}/join", json={"name": f"P{seat}"}
+                        )
+                        tokens.append(joined.json()["token"])
+                else:
+                    room = Room(self, f"R{index}", False)
+                    tokens = [str(seat) for seat in range(players)]
+                room.players = [Player(room, token) for token in tokens]
+                self.rooms.append(room)
+        for batch in range(0, len(self.rooms), 50):
+            await asyncio.gather(*(self._open(room) for room in self.rooms[batch : batch + 50]))
+        if self.game:
+            for room in self.rooms:
+                await room.players[0].ws.send('{"type":"start"}')  # type: ignore[union-attr]
+            await asyncio.sleep(1)
+
+    async def _open(self, room: Room) -> None:
+        for player in room.players:
+            if self.game:
+                hello = {"type": "hello", "token": player.token}
+                await player.open(f"{self.ws_url}/ws/rooms/{room.code}", hello)
+            else:
+                hello = {"room": room.code, "state": self.state_bytes}
+                await player.open(f"{self.ws_url}/ws/rooms/{room.code}", hello)
+
+    async def run(self, seconds: float, rate: float) -> None:
+        """Drive every room for ``seconds``."""
+        until = time.perf_counter() + seconds
+        await asyncio.gather(*(room.drive(rate, until) for room in self.rooms))
+        await asyncio.sleep(0.5)  # let the last deliveries land
+
+    async def close(self) -> None:
+        self.closing = True
+        for room in self.rooms:
+            for player in room.players:
+                if player.ws is not None:
+                    await player.ws.close()
+
+
+# Servers.
+
+
+def _pin_server() -> None:
+    os.sched_setaffinity(0, {SERVER_CORE})
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of a process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    return 0
+
+
+class Server:
+    """A server process on the server core."""
+
+    def __init__(self, game: bool, port: int, folder: str) -> None:
+        self.game = game
+        self.port = port
+        env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port)}
+        if game:
+            env.update(
+                DATABASE_URL=f"sqlite+aiosqlite:///{folder}/bench.db",
+                CONNECTIONS_PER_ADDRESS="100000",
+                ROOMS_PER_ADDRESS_PER_MINUTE="100000",
+                MESSAGES_PER_SECOND="1000",
+                MESSAGE_BURST="1000",
+                MAX_ROOMS="100000",
+                LOG_LEVEL="warning",
+            )
+            subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT,
+                           env=env, check=True, capture_output=True)
+            command = [sys.executable, "-m", "app"]
+        else:
+            command = [
+                sys.executable, "-m", "uvicorn", "bench.floor:app", "--host", "127.0.0.1",
+                "--port", str(port), "--loop", "uvloop", "--http", "httptools",
+                "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
+                "--no-access-log", "--log-level", "warning", "--lifespan", "on",
+            ]
+        self.process = subprocess.Popen(command, cwd=ROOT, env=env, preexec_fn=_pin_server)
+        self.url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                httpx.get(f"{self.url}/healthz", timeout=1)
+                return
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise RuntimeError("server did not start")
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@dataclass
+class Result:
+    """One server's figures for one configuration."""
+
+    cpu_per_action_us: float
+    cpu_per_message_us: float
+    p50_ms: float
+    p99_ms: float
+    rss_per_player_kb: float
+    rss_per_room_kb: float
+    actions: int
+    delivered: int
+    errors: int
+    late: int
+    closed: int
+    patch_bytes: float
+    state_bytes: float
+
+
+async def measure(game: bool, rooms: int, players: int, seconds: float, rate: float,
+                  reply_bytes: int, state_bytes: int) -> Result:
+    """Start a server, load it, measure a window, stop it."""
+    with tempfile.TemporaryDirectory() as folder:
+        server = Server(game, free_port(), folder)
+        try:
+            await asyncio.sleep(0.5)
+            base_rss = rss_bytes(server.process.pid)
+            bench = Bench(server.url, server.url.replace("http", "ws"), game, reply_bytes,
+                          state_bytes)
+            await bench.setup(rooms, players)
+            await bench.run(min(3.0, seconds), rate)  # warm up
+            loaded_rss = rss_bytes(server.process.pid)
+            bench.stats = Stats()
+            cpu = cpu_seconds(server.process.pid)
+            await bench.run(seconds, rate)
+            used = cpu_seconds(server.process.pid) - cpu
+            stats = bench.stats
+            if game:
+                stats.state_bytes = [
+                    len(orjson.dumps(room.players[0].state)) for room in bench.rooms[:50]
+                ]
+            await bench.close()
+        finally:
+            server.stop()
+    latencies = sorted(stats.latencies) or [0.0]
+    grown = max(0, loaded_rss - base_rss)
+    return Result(
+        cpu_per_action_us=used / max(stats.actions, 1) * 1e6,
+        cpu_per_message_us=used / max(stats.delivered, 1) * 1e6,
+        p50_ms=latencies[len(latencies) // 2] * 1000,
+        p99_ms=latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
+        rss_per_player_kb=grown / (rooms * players) / 1024,
+        rss_per_room_kb=grown / rooms / 1024,
+        actions=stats.actions,
+        delivered=stats.delivered,
+        errors=stats.errors,
+        late=stats.late,
+        closed=stats.closed,
+        patch_bytes=stats.patch_bytes / max(stats.patches, 1),
+        state_bytes=statistics.mean(stats.state_bytes) if stats.state_bytes else 0.0,
+    )
+
+
+def median_result(results: list[Result]) -> Result:
+    """Each figure's median over repeats; counts summed."""
+    def middle(name: str) -> float:
+        return float(statistics.median(getattr(result, name) for result in results))
+
+    return Result(
+        **{name: middle(name) for name in ("cpu_per_action_us", "cpu_per_message_us", "p50_ms",
+                                           "p99_ms", "rss_per_player_kb", "rss_per_room_kb",
+                                           "patch_bytes", "state_bytes")},
+        **{name: sum(getattr(result, name) for result in results)
+           for name in ("actions", "delivered", "errors", "late", "closed")},
+    )
+
+
+async def main_async(arguments: argparse.Namespace) -> list[dict[str, Any]]:
+    rows = []
+    reply_bytes, state_bytes = 400, 2000
+    for rooms in arguments.rooms:
+        for players in arguments.players:
+            games, floors = [], []
+            for _ in range(arguments.repeats):
+                game = await measure(True, rooms, players, arguments.seconds, arguments.rate,
+                                     reply_bytes, state_bytes)
+                games.append(game)
+                reply_bytes = int(game.patch_bytes) or reply_bytes
+                state_bytes = int(game.state_bytes) or state_bytes
+                floors.append(await measure(False, rooms, players, arguments.seconds,
+                                            arguments.rate, reply_bytes, state_bytes))
+            game, floor = median_result(games), median_result(floors)
+            row = {"rooms": rooms, "players": players, "game": vars(game), "floor": vars(floor)}
+            rows.append(row)
+            print(
+                f"R={rooms:5d} P={players} | CPU/action {game.cpu_per_action_us:7.1f} us "
+                f"(floor {floor.cpu_per_action_us:6.1f}, x{game.cpu_per_action_us / max(floor.cpu_per_action_us, 1e-9):.2f}) "
+                f"| CPU/message {game.cpu_per_message_us:6.1f} us (floor {floor.cpu_per_message_us:5.1f}, "
+                f"x{game.cpu_per_message_us / max(floor.cpu_per_message_us, 1e-9):.2f}) "
+                f"| p50 {game.p50_ms:5.1f} ms p99 {game.p99_ms:6.1f} ms (floor {floor.p50_ms:4.1f}/{floor.p99_ms:5.1f}) "
+                f"| RSS/player {game.rss_per_player_kb:5.1f} KB /room {game.rss_per_room_kb:6.1f} KB "
+                f"(floor {floor.rss_per_player_kb:4.1f}/{floor.rss_per_room_kb:5.1f}) "
+                f"| patch {game.patch_bytes:.0f} B, state {game.state_bytes:.0f} B "
+                f"(1/{game.state_bytes / max(game.patch_bytes, 1):.1f}) "
+                f"| actions {game.actions} errors {game.errors} late {game.late} closed {game.closed}",
+                flush=True,
+            )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rooms", type=lambda text: [int(x) for x in text.split(",")],
+                        default=[10, 100, 500, 1000])
+    parser.add_argument("--players", type=lambda text: [int(x) for x in text.split(",")],
+                        default=[2, 4, 6])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--rate", type=float, default=1.0, help="actions per room per second")
+    parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument("--json", type=Path, help="write the figures here as JSON")
+    arguments = parser.parse_args()
+    os.sched_setaffinity(0, {CLIENT_CORE})
+    rows = asyncio.run(main_async(arguments))
+    if arguments.json:
+        arguments.json.write_bytes(orjson.dumps(rows, option=orjson.OPT_INDENT_2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,88 @@
+"""Profile the game server under load with py-spy; prints where its time goes.
+
+Run: .venv/bin/python -m bench.profile [--rooms 500] [--players 4] [--seconds 12]
+Needs py-spy (pip install py-spy). The server runs on core 0, the load on core 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+from bench import load
+
+
+async def record(
+    rooms: int, players: int, seconds: float, output: Path, native: bool = False
+) -> float:
+    """Load a server, record it with py-spy, return server CPU microseconds per action."""
+    with tempfile.TemporaryDirectory() as folder:
+        server = load.Server(True, load.free_port(), folder)
+        try:
+            bench = load.Bench(server.url, server.url.replace("http", "ws"), True)
+            await bench.setup(rooms, players)
+            await bench.run(2, 1.0)
+            spy = subprocess.Popen(
+                ["py-spy", "record", "-p", str(server.process.pid), "-d", str(int(seconds)),
+                 "-r", "250", "-f", "raw", "-o", str(output), "--nonblocking",
+                 *(["--native"] if native else [])],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )
+            cpu = load.cpu_seconds(server.process.pid)
+            bench.stats = load.Stats()
+            await bench.run(seconds, 1.0)
+            used = load.cpu_seconds(server.process.pid) - cpu
+            spy.wait()
+            await bench.close()
+            return used / max(bench.stats.actions, 1) * 1e6
+        finally:
+            server.stop()
+
+
+def summarise(path: Path, top: int) -> None:
+    """Self and inclusive shares of the hottest frames."""
+    own: Counter[str] = Counter()
+    inclusive: Counter[str] = Counter()
+    total = 0
+    for line in path.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        samples = int(count)
+        total += samples
+        frames = stack.split(";")
+        own[frames[-1]] += samples
+        for frame in set(frames):
+            inclusive[frame] += samples
+    print(f"{total} samples")
+    print("-- self")
+    for frame, samples in own.most_common(top):
+        print(f"{samples / total * 100:5.1f}% {frame[:140]}")
+    print("-- inclusive")
+    for frame, samples in inclusive.most_common(top * 3):
+        print(f"{samples / total * 100:5.1f}% {frame[:140]}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rooms", type=int, default=500)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=12)
+    parser.add_argument("--top", type=int, default=25)
+    parser.add_argument("--native", action="store_true", help="show C frames too")
+    arguments = parser.parse_args()
+    os.sched_setaffinity(0, {load.CLIENT_CORE})
+    with tempfile.TemporaryDirectory() as folder:
+        output = Path(folder) / "profile.txt"
+        per_action = asyncio.run(
+            record(arguments.rooms, arguments.players, arguments.seconds, output, arguments.native)
+        )
+        print(f"server CPU per action: {per_action:.0f} us")
+        summarise(output, arguments.top)
+
+
+if __name__ == "__main__":
+    main()
