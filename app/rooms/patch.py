@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
+
 Op = dict[str, Any]
 
 
@@ -27,6 +29,7 @@ def _diff(old: Any, new: Any, path: str, ops: list[Op]) -> None:
         return
     old_type, new_type = type(old), type(new)
     if old_type is dict and new_type is dict:
+        before = len(ops)
         for key in old:
             if key not in new:
                 ops.append({"op": "remove", "path": f"{path}/{_pointer(key)}"})
@@ -36,6 +39,12 @@ def _diff(old: Any, new: Any, path: str, ops: list[Op]) -> None:
                 _diff(old[key], value, child, ops)
             else:
                 ops.append({"op": "add", "path": child, "value": value})
+        if path and len(ops) - before > 1:
+            # A pile whose top and count both changed: one replace of it says it more briefly.
+            whole = {"op": "replace", "path": path, "value": new}
+            if len(orjson.dumps(whole)) < len(orjson.dumps(ops[before:])):
+                del ops[before:]
+                ops.append(whole)
     elif old_type is list and new_type is list:
         _diff_list(old, new, path, ops)
     elif old_type is not new_type or old != new:
