@@ -36,13 +36,13 @@ class _Live(Collector):
             "spectrum_rounds_saved", "Finished rounds written.", value=self.store.rounds_saved
         )
         yield CounterMetricFamily(
-            "spectrum_round_save_failures",
-            "Attempts to write a finished round that failed.",
+            "spectrum_save_failures",
+            "Attempts to write events and finished rounds to the database that failed.",
             value=self.store.save_failures,
         )
         yield GaugeMetricFamily(
             "spectrum_storage_backlog",
-            "Journal writes and rounds waiting for the database.",
+            "Writes of events and finished rounds waiting for the database.",
             value=self.store.backlog,
         )
 

@@ -25,6 +25,8 @@ from app.storage.models import MatchRecord
 router = APIRouter(prefix="/api", tags=["history"])
 
 MATCH_ID = re.compile(r"[0-9a-f]{32}")
+# Names never hold control characters (see app.rooms.state.clean_name).
+VISIBLE_TEXT = r"^[^\x00-\x1f\x7f]+$"
 
 
 async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
@@ -203,7 +205,7 @@ def _decode_cursor(text: str) -> history.Cursor:
 @router.get("/matches", response_model=MatchPage, responses=UNAVAILABLE)
 async def list_matches(
     session: SessionDep,
-    player: Annotated[str | None, Query(min_length=1, max_length=96)] = None,
+    player: Annotated[str | None, Query(min_length=1, max_length=96, pattern=VISIBLE_TEXT)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
 ) -> MatchPage:
@@ -333,7 +335,8 @@ async def export_match(
 
 @router.get("/players/{name}", response_model=PlayerOut, responses=NOT_FOUND)
 async def get_player(
-    session: SessionDep, name: Annotated[str, Path(min_length=1, max_length=96)]
+    session: SessionDep,
+    name: Annotated[str, Path(min_length=1, max_length=96, pattern=VISIBLE_TEXT)],
 ) -> PlayerOut:
     """A player's matches, wins, average points per round and best hand."""
     totals = await history.player_totals(session, name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -27,11 +28,9 @@ class FinishedRound:
 class RoomStore(Protocol):
     """Where rooms keep their events and finished rounds."""
 
-    async def save_events(self, state: RoomState) -> None:
-        """Make the room's unsaved events durable (waiting a bounded time for it)."""
-
-    async def save_round(self, finished: FinishedRound) -> None:
-        """Write a finished round into the history, or keep it to retry until it is."""
+    async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> None:
+        """Make the room's unsaved events and these finished rounds durable, together (waiting
+        a bounded time); what cannot be written yet is kept and retried."""
 
     def forget(self, code: str) -> None:
         """The room is gone from memory: drop what was kept to restore it."""
@@ -40,12 +39,10 @@ class RoomStore(Protocol):
 class NullStore:
     """Keeps nothing: rooms live and die with the process."""
 
-    async def save_events(self, state: RoomState) -> None:
-        """Drop the events."""
-        state.take_unsaved()
-
-    async def save_round(self, finished: FinishedRound) -> None:
-        """Drop the round."""
+    async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> None:
+        """Drop the events and rounds."""
+        if state is not None:
+            state.take_unsaved()
 
     def forget(self, code: str) -> None:
         """Nothing to forget."""

@@ -1,20 +1,24 @@
-"""Writing journal batches through the database driver itself.
+"""Writing batches of live-room events and finished rounds through the database driver itself.
 
-The journal is the hottest write of the server (every accepted action), so it skips the
-ORM and the connection pool: one connection is kept for it, and each batch is one transaction
-of plain statements (a quarter of the CPU of going through SQLAlchemy's async adapters).
+This is the hottest write of the server (every accepted action), so it skips the ORM and the
+connection pool: one connection is kept for it, and each batch is one transaction of plain
+statements (a fraction of the CPU of going through SQLAlchemy's async adapters). Every
+statement is idempotent, so a batch can be written again after a failure.
 """
 
 from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from app.engine.cards import card_ids
 from app.rooms.state import Event
+from app.rooms.store import FinishedRound
 
 
 @dataclass(slots=True)
@@ -42,68 +46,110 @@ class Forget:
     code: str
 
 
-Op = NewRoom | Events | Forget
+Op = NewRoom | Events | Forget | FinishedRound
 
-_SQL = {
-    "sqlite": {
-        "room": "INSERT INTO live_rooms (code, settings, created_at) VALUES (?, ?, ?) "
-        "ON CONFLICT DO NOTHING",
-        "event": "INSERT INTO live_room_events (code, seq, event) VALUES (?, ?, ?) "
-        "ON CONFLICT DO NOTHING",
-        "forget events": "DELETE FROM live_room_events WHERE code = ?",
-        "forget room": "DELETE FROM live_rooms WHERE code = ?",
-    },
-    "postgresql": {
-        "room": "INSERT INTO live_rooms (code, settings, created_at) VALUES ($1, $2, $3) "
-        "ON CONFLICT DO NOTHING",
-        "event": "INSERT INTO live_room_events (code, seq, event) VALUES ($1, $2, $3) "
-        "ON CONFLICT DO NOTHING",
-        "forget events": "DELETE FROM live_room_events WHERE code = $1",
-        "forget room": "DELETE FROM live_rooms WHERE code = $1",
-    },
+_STATEMENTS = {
+    "room": "INSERT INTO live_rooms (code, settings, created_at) VALUES (?, ?, ?) "
+    "ON CONFLICT DO NOTHING",
+    "event": "INSERT INTO live_room_events (code, seq, event) VALUES (?, ?, ?) "
+    "ON CONFLICT DO NOTHING",
+    "forget events": "DELETE FROM live_room_events WHERE code = ?",
+    "forget room": "DELETE FROM live_rooms WHERE code = ?",
+    "match": "INSERT INTO matches (id, room_code, settings, rounds_planned, rounds_played, "
+    "started_at) VALUES (?, ?, ?, ?, 0, ?) ON CONFLICT DO NOTHING",
+    "seat": "INSERT INTO match_seats (match_id, seat, name, name_key, total) "
+    "VALUES (?, ?, ?, ?, 0) ON CONFLICT DO NOTHING",
+    "round": "INSERT INTO rounds (match_id, number, dealer, knocker, ending, seed, commitment, "
+    "ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+    "hand": "INSERT INTO round_hands (round_id, seat, cards, points, scoring, total) "
+    "SELECT id, ?, ?, ?, ?, ? FROM rounds WHERE match_id = ? AND number = ? "
+    "ON CONFLICT DO NOTHING",
+    "played": "UPDATE matches SET rounds_played = ? WHERE id = ? AND rounds_played < ?",
+    "ended": "UPDATE matches SET ended_at = ? WHERE id = ?",
+    # Only the newest round sets the totals: a late retry of an older one changes nothing.
+    "total": "UPDATE match_seats SET total = ?, place = ? WHERE match_id = ? AND seat = ? "
+    "AND ? >= (SELECT rounds_played FROM matches WHERE id = ?)",
 }
+
+
+def _numbered(statement: str) -> str:
+    """The statement with PostgreSQL's $1, $2… placeholders instead of ?."""
+    parts = statement.split("?")
+    return "".join(f"{part}${n}" for n, part in enumerate(parts[:-1], 1)) + parts[-1]
 
 
 def _text(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
-def _statements(batch: list[Op]) -> list[tuple[str, list[tuple[Any, ...]]]]:
-    """The batch as (statement, rows) in order, consecutive events merged into one."""
-    plan: list[tuple[str, list[tuple[Any, ...]]]] = []
-    for op in batch:
-        if isinstance(op, Events):
-            rows = [
-                (op.code, op.first + index, _text(event)) for index, event in enumerate(op.events)
-            ]
-            if plan and plan[-1][0] == "event":
-                plan[-1][1].extend(rows)
-            else:
-                plan.append(("event", rows))
-        elif isinstance(op, NewRoom):
-            plan.append(("room", [(op.code, _text(op.settings), op.created_at)]))
-        else:
-            plan.append(("forget events", [(op.code,)]))
-            plan.append(("forget room", [(op.code,)]))
-    return plan
-
-
 class JournalWriter:
-    """One connection, kept, that writes journal batches as single transactions."""
+    """One connection, kept, that writes batches as single transactions."""
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self.sql = _SQL[engine.dialect.name]
+        self.sqlite = engine.dialect.name == "sqlite"
+        self.sql = _STATEMENTS if self.sqlite else {k: _numbered(v) for k, v in _STATEMENTS.items()}
         self.connection: AsyncConnection | None = None
+
+    def _time(self, milliseconds: int) -> Any:
+        """A timestamp as the driver takes it (SQLite: SQLAlchemy's text form, in UTC)."""
+        moment = datetime.fromtimestamp(milliseconds / 1000, tz=UTC)
+        return moment.strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else moment
+
+    def plan(self, batch: list[Op]) -> list[tuple[str, list[tuple[Any, ...]]]]:
+        """The batch as (statement, rows) in order; consecutive rows of one statement merged."""
+        plan: list[tuple[str, list[tuple[Any, ...]]]] = []
+
+        def add(statement: str, rows: list[tuple[Any, ...]]) -> None:
+            if plan and plan[-1][0] == statement:
+                plan[-1][1].extend(rows)
+            else:
+                plan.append((statement, rows))
+
+        for op in batch:
+            if isinstance(op, Events):
+                add(
+                    "event",
+                    [(op.code, op.first + n, _text(event)) for n, event in enumerate(op.events)],
+                )
+            elif isinstance(op, NewRoom):
+                add("room", [(op.code, _text(op.settings), op.created_at)])
+            elif isinstance(op, Forget):
+                add("forget events", [(op.code,)])
+                add("forget room", [(op.code,)])
+            else:
+                self._plan_round(op, add)
+        return plan
+
+    def _plan_round(self, finished: FinishedRound, add: Any) -> None:
+        result, match_id = finished.result, finished.match_id
+        settings = finished.settings
+        started = self._time(finished.started_at)
+        add("match", [(match_id, finished.room_code, _text(settings), settings["rounds"], started)])
+        add("seat", [(match_id, seat, name, name.casefold()) for seat, name in
+                     enumerate(finished.names)])  # fmt: skip
+        ended = self._time(finished.ended_at)
+        add("round", [(match_id, result.number, result.dealer, result.knocker,
+                       result.ending.value, result.seed, result.commitment, ended)])  # fmt: skip
+        add("hand", [(seat, _text(card_ids(hand)), score.points, _text(score.as_dict()),
+                      result.totals[seat], match_id, result.number)
+                     for seat, (hand, score) in enumerate(zip(result.hands, result.scores,
+                                                              strict=True))])  # fmt: skip
+        add("played", [(result.number, match_id, result.number)])
+        places = finished.places if finished.final else (None,) * len(result.totals)
+        add("total", [(total, places[seat], match_id, seat, result.number, match_id)
+                      for seat, total in enumerate(result.totals)])  # fmt: skip
+        if finished.final:
+            add("ended", [(ended, match_id)])
 
     async def write(self, batch: list[Op]) -> None:
         """Write the batch in one transaction; on failure the connection is dropped."""
+        plan = self.plan(batch)
         try:
             if self.connection is None:
                 self.connection = await self.engine.connect()
             driver: Any = (await self.connection.get_raw_connection()).driver_connection
-            plan = _statements(batch)
-            if self.engine.dialect.name == "sqlite":
+            if self.sqlite:
                 try:
                     for statement, rows in plan:
                         await driver.executemany(self.sql[statement], rows)

@@ -47,9 +47,11 @@ def play(players: int, rules: MatchRules, seed: str, rounds: int) -> Match:
 
 async def populate(url: str) -> Played:
     store = DatabaseStore(make_engine(url), flush_seconds=0)
+    store.start()
     try:
         return await save_matches(store)
     finally:
+        await store.stop()
         await store.engine.dispose()
 
 
@@ -66,38 +68,34 @@ async def save_matches(store: DatabaseStore) -> Played:
         names = rng.sample(NAMES, players)
         started = START + index * 60_000
         for result in match.results:
-            await store.save_round(
-                FinishedRound(
-                    match_id=match_id,
-                    room_code="ABCD-EFGH",
-                    settings=settings.model_dump(),
-                    started_at=started,
-                    names=tuple(names),
-                    result=result,
-                    ended_at=started + result.number * 1000,
-                    final=result.number == 3,
-                    places=tuple(match.places()),
-                )
+            await store.save(
+                None,
+                [
+                    FinishedRound(
+                        match_id=match_id,
+                        room_code="ABCD-EFGH",
+                        settings=settings.model_dump(),
+                        started_at=started,
+                        names=tuple(names),
+                        result=result,
+                        ended_at=started + result.number * 1000,
+                        final=result.number == 3,
+                        places=tuple(match.places()),
+                    )
+                ],
             )
         played.matches[match_id] = match
         played.names[match_id] = names
         played.started[match_id] = started
-    # A retry of a saved round stores nothing twice.
+    # A retry of a saved round stores nothing twice (the API tests see each round once).
     first = next(iter(played.matches))
-    await store.save_round(
-        FinishedRound(
-            first,
-            "ABCD-EFGH",
-            RoomSettings().model_dump(),
-            START,
-            ("x", "y"),
-            played.matches[first].results[0],
-            START,
-            False,
-            (1, 1),
-        )
-    )
-    assert store.rounds_saved == 20
+    names = tuple(played.names[first])
+    again = FinishedRound(
+        first, "ABCD-EFGH", RoomSettings().model_dump(), START, names,
+        played.matches[first].results[0], START, False, (1,) * len(names),
+    )  # fmt: skip
+    await store.save(None, [again])
+    assert store.rounds_saved == 21
     assert store.backlog == 0
     return played
 

@@ -47,7 +47,7 @@ async def test_metrics_logs_and_health() -> None:
         assert metric(text, 'spectrum_actions_total{outcome="accepted"}') >= 3
         assert metric(text, "spectrum_action_seconds_count") >= 3
         assert metric(text, "spectrum_rounds_saved_total") == 1
-        assert metric(text, "spectrum_round_save_failures_total") == 0
+        assert metric(text, "spectrum_save_failures_total") == 0
         assert metric(text, "spectrum_storage_backlog") == 0
         for client in [*clients, watcher]:
             await client.close()
