@@ -1,0 +1,69 @@
+"""The browser client: static files, the pages that open it, and share-link QR codes."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import segno
+from fastapi import APIRouter, FastAPI, Request
+from fastapi.responses import FileResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from app.api.errors import ApiError, ErrorOut
+
+FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
+# Paths the client routes itself: each serves the same page.
+CLIENT_PATHS = [
+    "/",
+    "/r/{code}",
+    "/history",
+    "/matches/{match_id}",
+    "/players/{name}",
+    "/calculator",
+    "/rules",
+]
+
+router = APIRouter()
+
+
+def _index() -> FileResponse:
+    return FileResponse(FRONTEND / "index.html", headers={"Cache-Control": "no-cache"})
+
+
+for path in CLIENT_PATHS:
+    router.add_api_route(path, _index, include_in_schema=False, methods=["GET"])
+
+
+@router.get(
+    "/api/rooms/{code}/qr.svg",
+    tags=["rooms"],
+    response_class=Response,
+    responses={
+        200: {"content": {"image/svg+xml": {}}, "description": "The room's link as a QR code."},
+        404: {"model": ErrorOut, "description": "No room has this code."},
+    },
+)
+async def room_qr(request: Request, code: str) -> Response:
+    """The room's share link as an SVG QR code, for phones in the same room."""
+    room = request.app.state.rooms.get(code)
+    if room is None:
+        raise ApiError(404, "no_room", f"there is no room {code}")
+    base = request.app.state.settings.public_url or str(request.base_url).rstrip("/")
+    image = io.BytesIO()
+    segno.make(f"{base}/r/{room.code}", error="m").save(
+        image,
+        kind="svg",
+        scale=6,
+        border=2,
+        xmldecl=False,
+        dark="#1d2433",
+        title=f"Link to room {room.code}",
+    )
+    return Response(image.getvalue(), media_type="image/svg+xml")
+
+
+def mount_client(application: FastAPI) -> None:
+    """Serve the client's files under /static and its pages at their paths."""
+    application.mount("/static", StaticFiles(directory=FRONTEND), name="static")
+    application.include_router(router)

@@ -1,0 +1,61 @@
+// HTTP calls to the server's JSON API.
+
+export class ApiError extends Error {
+  constructor(status, body) {
+    super(ApiError.describe(status, body));
+    this.status = status;
+    this.code = body?.code ?? null;
+    this.body = body;
+  }
+
+  static describe(status, body) {
+    const detail = body?.detail;
+    if (typeof detail === 'string') return detail.charAt(0).toUpperCase() + detail.slice(1) + '.';
+    if (Array.isArray(detail) && detail[0]?.msg) {
+      const field = detail[0].loc?.at(-1);
+      return `${field ? `${field}: ` : ''}${detail[0].msg}.`;
+    }
+    if (status === 429) return 'Too many tries from here; wait a minute.';
+    return status ? `The server answered ${status}.` : 'The server cannot be reached. Check the connection.';
+  }
+}
+
+/** Fetch JSON from ``path``; ``body`` (if given) is sent as JSON. Throws ApiError. */
+export async function api(path, { method = 'GET', body, signal } = {}) {
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      signal,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    if (error.name === 'AbortError') throw error;
+    throw new ApiError(0, null);
+  }
+  const data = await response.json().catch(() => null);
+  if (!response.ok) throw new ApiError(response.status, data);
+  return data;
+}
+
+const CODE_LETTERS = /[^23456789ABCDEFGHJKMNPQRSTWXYZ]/;
+
+/** A room code as the server shows it ("K7QM-2XPD") from any spelling, or null. */
+export function normalCode(text) {
+  const letters = String(text).toUpperCase().replace(/[\s-]/g, '');
+  if (letters.length !== 8 || CODE_LETTERS.test(letters)) return null;
+  return `${letters.slice(0, 4)}-${letters.slice(4)}`;
+}
+
+/** Where the player's name is remembered. */
+export const NAME_KEY = 'spectrum.name';
+
+const TOKEN = 'spectrum.token.';
+
+/** The seat token kept for a room in this browser. */
+export const seatToken = {
+  key: (code) => TOKEN + code,
+  isKey: (key) => key.startsWith(TOKEN),
+  codeOf: (key) => key.slice(TOKEN.length),
+};

@@ -1,0 +1,75 @@
+// The one-page app: each path opens its page module; links move with history.pushState.
+
+const ROUTES = [
+  [/^\/$/, 'home'],
+  [/^\/r\/([^/]+)\/?$/, 'room'],
+  [/^\/history\/?$/, 'history'],
+  [/^\/matches\/([^/]+)\/?$/, 'match'],
+  [/^\/players\/([^/]+)\/?$/, 'player'],
+  [/^\/calculator\/?$/, 'calculator'],
+  [/^\/rules\/?$/, 'rules'],
+];
+const MODULES = {
+  home: './home.js',
+  room: './room.js',
+  history: './history.js',
+  match: './history.js',
+  player: './history.js',
+  calculator: './calculator.js',
+  rules: './rules.js',
+};
+const NAV = { home: 'home', room: 'home', history: 'history', match: 'history', player: 'history' };
+
+const main = document.getElementById('main');
+let unmount = null;
+let generation = 0;
+
+async function route() {
+  const path = location.pathname;
+  const found = ROUTES.map(([pattern, name]) => [path.match(pattern), name]).find(([m]) => m);
+  const name = found ? found[1] : 'missing';
+  const param = found?.[0][1] ? decodeURIComponent(found[0][1]) : null;
+  const mine = ++generation;
+  unmount?.();
+  unmount = null;
+  for (const link of document.querySelectorAll('[data-nav]')) {
+    const current = link.dataset.nav === (NAV[name] ?? name);
+    if (current) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  document.body.dataset.page = name;
+  if (name === 'missing') {
+    document.title = 'Not found · Spectrum Online';
+    main.innerHTML = '<section class="page narrow"><h1>Nothing here</h1><p>This page does not exist. <a href="/">Go to the start</a>.</p></section>';
+    return;
+  }
+  const module = await import(MODULES[name]);
+  if (mine !== generation) return;
+  main.replaceChildren();
+  unmount = module.mount(main, { page: name, param }) ?? null;
+}
+
+/** Go to a path of this app without reloading the page. */
+export function navigate(path, { replace = false } = {}) {
+  if (replace) history.replaceState(null, '', path);
+  else history.pushState(null, '', path);
+  route();
+  if (!replace) {
+    scrollTo(0, 0);
+    main.focus({ preventScroll: true });
+  }
+}
+
+document.addEventListener('click', (event) => {
+  const link = event.target.closest('a[href]');
+  if (!link || event.defaultPrevented || event.button !== 0) return;
+  if (event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (link.target || link.hasAttribute('download') || link.origin !== location.origin) return;
+  if (link.getAttribute('href').startsWith('#')) return;
+  const path = link.pathname;
+  if (path.startsWith('/api/') || path.startsWith('/static/')) return;
+  event.preventDefault();
+  if (path + link.search !== location.pathname + location.search) navigate(path + link.search);
+});
+addEventListener('popstate', route);
+route();

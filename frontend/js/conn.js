@@ -1,0 +1,162 @@
+// One live connection to a room: hello, the state kept up to date by patches, actions with ids,
+// and reconnection with backoff when the network or the server goes away.
+
+import { applyPatch } from './patch.js';
+
+// Closes that another try would only repeat; the room page explains each of them.
+export const FINAL_CLOSES = new Set([4001, 4002, 4003, 4004, 4009, 4010, 4011]);
+const MAX_DELAY_MS = 8000;
+
+export class RoomConnection {
+  /** ``onEvent(type, detail)`` hears "state", "patch", "hint", "error", "status"; then open(). */
+  constructor(code, token, onEvent) {
+    this.code = code;
+    this.token = token;
+    this.onEvent = onEvent;
+    this.state = null;
+    this.version = 0;
+    this.clockOffset = 0;
+    this.status = 'connecting'; // then "open", "retrying" or "closed"
+    this.closeCode = null;
+    this.closeReason = '';
+    this.retryAt = 0;
+    this.attempts = 0;
+    this.pending = new Map();
+    this.nextId = 1;
+    this.awaitingState = true;
+    this.resyncFrom = 0;
+    this.stopped = false;
+    this.retryNow = this.retryNow.bind(this);
+    addEventListener('online', this.retryNow);
+  }
+
+  open() {
+    clearTimeout(this.timer);
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const ws = new WebSocket(`${scheme}://${location.host}/ws/rooms/${this.code}`);
+    this.ws = ws;
+    this.awaitingState = true;
+    this.setStatus('connecting');
+    ws.onopen = () => {
+      const hello = this.token ? { type: 'hello', token: this.token } : { type: 'hello', spectate: true };
+      ws.send(JSON.stringify(hello));
+    };
+    ws.onmessage = (event) => {
+      if (this.ws !== ws) return;
+      let frame;
+      try {
+        frame = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      this.receive(frame);
+    };
+    ws.onclose = (event) => {
+      if (this.ws === ws) this.closed(event.code, event.reason);
+    };
+  }
+
+  receive(frame) {
+    if (frame.type === 'error') {
+      const action = this.pending.get(frame.id);
+      this.pending.delete(frame.id);
+      this.onEvent('error', { ...frame, action: action?.message ?? null });
+      return;
+    }
+    if (frame.type === 'hint') {
+      // A suggested move, for this connection alone and outside the versioned stream.
+      this.pending.delete(frame.id);
+      this.onEvent('hint', frame);
+      return;
+    }
+    if (frame.type === 'state') {
+      this.state = frame.state;
+      this.version = frame.version;
+      this.clockOffset = frame.server_time - Date.now();
+      this.awaitingState = false;
+      this.attempts = 0;
+      // Actions sent before a resync are answered by this state (their acks may have been lost).
+      for (const id of this.pending.keys()) if (id < this.resyncFrom) this.pending.delete(id);
+      this.setStatus('open', false);
+      this.onEvent('state', frame);
+      return;
+    }
+    if (frame.type !== 'patch' || this.awaitingState) return;
+    if (frame.version !== this.version + 1) {
+      this.resync();
+      return;
+    }
+    try {
+      this.state = applyPatch(this.state, frame.ops);
+    } catch {
+      this.resync();
+      return;
+    }
+    this.version = frame.version;
+    if (frame.ack != null) this.pending.delete(frame.ack);
+    this.onEvent('patch', frame);
+  }
+
+  /** Ask for a fresh state; patches are ignored until it comes. */
+  resync() {
+    this.awaitingState = true;
+    this.resyncFrom = this.nextId;
+    this.raw({ type: 'resync' });
+  }
+
+  raw(message) {
+    if (this.ws?.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(message));
+    return true;
+  }
+
+  /** Send an action with a fresh id; returns the id, or null when not connected. */
+  send(message) {
+    if (this.status !== 'open') return null;
+    const id = this.nextId++;
+    if (!this.raw({ ...message, id })) return null;
+    this.pending.set(id, { message, sentAt: Date.now() });
+    return id;
+  }
+
+  /** The server's clock, in milliseconds since the epoch. */
+  now() {
+    return Date.now() + this.clockOffset;
+  }
+
+  closed(code, reason) {
+    this.ws = null;
+    this.pending.clear();
+    if (this.stopped) return;
+    this.closeCode = code;
+    this.closeReason = reason;
+    if (FINAL_CLOSES.has(code)) {
+      this.setStatus('closed');
+      return;
+    }
+    // 4008: we fell behind and the server let go; come back at once with a fresh state.
+    const base = code === 4008 ? 100 : Math.min(MAX_DELAY_MS, 500 * 2 ** this.attempts);
+    const delay = Math.round(base * (0.5 + Math.random()));
+    this.attempts += 1;
+    this.retryAt = Date.now() + delay;
+    this.timer = setTimeout(() => this.open(), delay);
+    this.setStatus('retrying');
+  }
+
+  retryNow() {
+    if (this.status === 'retrying' && !this.stopped) this.open();
+  }
+
+  setStatus(status, notify = true) {
+    this.status = status;
+    if (notify) this.onEvent('status', status);
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    removeEventListener('online', this.retryNow);
+    this.ws?.close(1000, 'bye');
+    this.ws = null;
+  }
+}

@@ -1,0 +1,151 @@
+// Escaped HTML templates, and a small DOM morph so a page can re-render without losing focus.
+
+export class Raw {
+  constructor(text) {
+    this.text = text;
+  }
+  toString() {
+    return this.text;
+  }
+}
+
+const ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text made safe for HTML; arrays are joined, Raw passes through, null and false vanish. */
+export function escape(value) {
+  if (value == null || value === false) return '';
+  if (value instanceof Raw) return value.text;
+  if (Array.isArray(value)) return value.map(escape).join('');
+  return String(value).replace(/[&<>"']/g, (c) => ENTITIES[c]);
+}
+
+/** A tagged template: html`<p>${name}</p>` escapes every value. */
+export function html(strings, ...values) {
+  let out = strings[0];
+  values.forEach((value, i) => {
+    out += escape(value) + strings[i + 1];
+  });
+  return new Raw(out);
+}
+
+export const raw = (text) => new Raw(text);
+
+const keyOf = (node) => (node.nodeType === 1 ? node.getAttribute('data-k') : null);
+const same = (a, b) => a.nodeName === b.nodeName && keyOf(a) === keyOf(b);
+
+function morphNode(from, to) {
+  if (from.nodeType !== 1) {
+    if (from.nodeValue !== to.nodeValue) from.nodeValue = to.nodeValue;
+    return;
+  }
+  // "open" belongs to the reader (a details they opened, a dialog): never taken away here.
+  for (const { name } of [...from.attributes]) {
+    if (name !== 'open' && !to.hasAttribute(name)) from.removeAttribute(name);
+  }
+  for (const { name, value } of to.attributes) {
+    if (from.getAttribute(name) !== value) from.setAttribute(name, value);
+  }
+  // Form fields show the state, except a text field someone is typing in.
+  if (from.type === 'checkbox' || from.type === 'radio') from.checked = to.checked;
+  else if (/^(INPUT|SELECT|TEXTAREA)$/.test(from.nodeName) && from !== document.activeElement) {
+    if (from.value !== to.value) from.value = to.value;
+  }
+  morphChildren(from, to);
+}
+
+/** Make ``from``'s children look like ``to``'s, reusing nodes of the same tag and data-k. */
+export function morphChildren(from, to) {
+  const old = [...from.childNodes];
+  const keyed = new Map();
+  for (const node of old) if (keyOf(node) != null) keyed.set(keyOf(node), node);
+  // First match each new child with an old one (by key, else by position among unkeyed)...
+  const used = new Set();
+  let cursor = 0;
+  const pairs = [...to.childNodes].map((node) => {
+    const key = keyOf(node);
+    let match = null;
+    if (key != null) {
+      match = keyed.get(key) ?? null;
+    } else {
+      while (cursor < old.length && keyOf(old[cursor]) != null) cursor++;
+      if (cursor < old.length && same(old[cursor], node)) match = old[cursor++];
+    }
+    if (match && (used.has(match) || !same(match, node))) match = null;
+    if (match) used.add(match);
+    return [node, match];
+  });
+  // ...then drop the old ones left over, so that the rest mostly stay put (moving a node
+  // restarts its animations and can lose focus).
+  for (const node of old) if (!used.has(node)) node.remove();
+  pairs.forEach(([node, match], position) => {
+    const placed = match ?? node;
+    if (from.childNodes[position] !== placed) from.insertBefore(placed, from.childNodes[position] ?? null);
+    if (match) morphNode(match, node);
+  });
+}
+
+/** Render ``content`` (a Raw from html``) into ``root``, keeping focus where it was. */
+export function render(root, content) {
+  const focused = document.activeElement;
+  const focusKey = focused && root.contains(focused) ? focused.getAttribute('data-k') : null;
+  const template = document.createElement('template');
+  template.innerHTML = escape(content);
+  morphChildren(root, template.content);
+  if (focusKey && document.activeElement !== focused) {
+    root.querySelector(`[data-k="${CSS.escape(focusKey)}"]`)?.focus({ preventScroll: true });
+  }
+}
+
+/** Call ``handler(name, element, event)`` for events on elements with data-<type>="name". */
+export function delegate(root, type, handler) {
+  const listener = (event) => {
+    const element = event.target.closest?.(`[data-${type}]`);
+    if (element && root.contains(element)) handler(element.dataset[type], element, event);
+  };
+  const eventName = type === 'act' ? 'click' : type;
+  root.addEventListener(eventName, listener);
+  return () => root.removeEventListener(eventName, listener);
+}
+
+let toastTimer = 0;
+
+/** A short message at the bottom of the screen; ``kind`` is "error" or "info". */
+export function toast(message, kind = 'info') {
+  const box = document.getElementById('toast');
+  if (!box) return;
+  box.textContent = message;
+  box.className = `toast show ${kind}`;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => {
+    box.className = 'toast';
+  }, 4200);
+}
+
+/** localStorage that shrugs off private modes and full disks. */
+export const store = {
+  get(key) {
+    try {
+      return localStorage.getItem(key);
+    } catch {
+      return null;
+    }
+  },
+  set(key, value) {
+    try {
+      if (value == null) localStorage.removeItem(key);
+      else localStorage.setItem(key, value);
+    } catch {
+      /* not kept: the page still works for this visit */
+    }
+  },
+  keys() {
+    try {
+      return Object.keys(localStorage);
+    } catch {
+      return [];
+    }
+  },
+};
+
+/** Plural: plural(3, 'card') is "3 cards". */
+export const plural = (count, word, many = `${word}s`) => `${count} ${count === 1 ? word : many}`;

@@ -1,0 +1,139 @@
+// Home: your name, a new room with its settings, or joining one by its code.
+
+import { ApiError, NAME_KEY, api, normalCode, seatToken } from './api.js';
+import { navigate } from './app.js';
+import { cardImage } from './cards.js';
+import { delegate, html, render, store, toast } from './dom.js';
+import { DEFAULT_SETTINGS, readSettings, settingsFields, settingsSummary } from './settings.js';
+
+const TRIPO = ['1-circle-violet', '2-crescent-cyan', '3-triangle-yellow', '4-square-orange', '5-star-red'];
+
+export function mount(root) {
+  document.title = 'Spectrum Online';
+  const ui = { settings: { ...DEFAULT_SETTINGS }, busy: '', createError: '', joinError: '' };
+  const myRooms = store
+    .keys()
+    .filter(seatToken.isKey)
+    .map(seatToken.codeOf)
+    .sort()
+    .slice(0, 6);
+
+  const view = () => html`<section class="page">
+    <div class="hero">
+      <div class="fan" aria-hidden="true">${TRIPO.map((id) => cardImage(id))}</div>
+      <h1>Spectrum</h1>
+      <p>Collect all five numbers, shapes or colours, then line them up. A quick card game for
+        2 to 6 friends: make a room and share its link.</p>
+    </div>
+    <div class="panel">
+      <div class="field"><label for="name">Your name</label>
+        <input id="name" name="name" type="text" autocomplete="nickname" maxlength="24" placeholder="What friends call you"
+          value="${store.get(NAME_KEY) ?? ''}" data-input="name"></div>
+    </div>
+    <div class="split">
+      <form class="panel" data-submit="create" novalidate>
+        <h2>New room</h2>
+        <details data-change="settings"><summary>Settings: ${settingsSummary(ui.settings)}</summary>${settingsFields(ui.settings)}</details>
+        <button class="btn primary wide" ${ui.busy ? 'disabled' : ''}>${ui.busy === 'create' ? 'Creating…' : 'Create a room'}</button>
+        <p class="error-text" role="alert">${ui.createError}</p>
+      </form>
+      <form class="panel" data-submit="join" novalidate>
+        <h2>Join a room</h2>
+        <div class="field"><label for="code">Room code</label>
+          <div class="inline"><input id="code" name="code" type="text" autocomplete="off" autocapitalize="characters"
+            spellcheck="false" placeholder="K7QM-2XPD" maxlength="12">
+          <button class="btn" ${ui.busy ? 'disabled' : ''}>${ui.busy === 'join' ? 'Joining…' : 'Join'}</button></div></div>
+        <p class="error-text" role="alert">${ui.joinError}</p>
+      </form>
+    </div>
+    ${myRooms.length
+      ? html`<div class="panel" style="margin-top:14px"><h2>Back to your rooms</h2><ul class="mine">${myRooms.map(
+          (code) => html`<li><a class="btn" href="/r/${code}">${code}</a></li>`,
+        )}</ul></div>`
+      : ''}
+  </section>`;
+
+  const update = () => render(root, view());
+
+  const nameOrComplain = (key) => {
+    const input = root.querySelector('#name');
+    const name = input.value.replace(/\s+/g, ' ').trim();
+    if (name) {
+      store.set(NAME_KEY, name);
+      return name;
+    }
+    ui[key] = 'First enter your name above.';
+    update();
+    input.focus();
+    return null;
+  };
+
+  async function create(form) {
+    ui.createError = '';
+    const name = nameOrComplain('createError');
+    if (!name) return;
+    ui.busy = 'create';
+    update();
+    try {
+      const room = await api('/api/rooms', { method: 'POST', body: { name, settings: readSettings(form) } });
+      store.set(seatToken.key(room.code), room.token);
+      navigate(`/r/${room.code}`);
+    } catch (error) {
+      ui.busy = '';
+      ui.createError = error.message;
+      update();
+    }
+  }
+
+  async function join(form) {
+    ui.joinError = '';
+    const code = normalCode(form.code.value);
+    if (!code) {
+      ui.joinError = 'A room code has 8 letters and digits, like K7QM-2XPD.';
+      update();
+      form.code.focus();
+      return;
+    }
+    if (store.get(seatToken.key(code))) {
+      navigate(`/r/${code}`); // this browser already has a seat there
+      return;
+    }
+    const name = nameOrComplain('joinError');
+    if (!name) return;
+    ui.busy = 'join';
+    update();
+    try {
+      const seat = await api(`/api/rooms/${code}/join`, { method: 'POST', body: { name } });
+      store.set(seatToken.key(code), seat.token);
+      navigate(`/r/${code}`);
+    } catch (error) {
+      ui.busy = '';
+      if (error instanceof ApiError && (error.code === 'already_started' || error.code === 'room_full')) {
+        toast(error.code === 'room_full' ? 'Every seat is taken: you are watching.' : 'That match has started: you are watching.');
+        navigate(`/r/${code}`);
+        return;
+      }
+      ui.joinError =
+        error.code === 'no_room'
+          ? `There is no room ${code}. Check the code with your friends.`
+          : error.code === 'name_taken'
+            ? 'Someone in that room already has your name. Change it above and join again.'
+            : error.message;
+      update();
+    }
+  }
+
+  update();
+  const offs = [
+    delegate(root, 'submit', (name, form, event) => {
+      event.preventDefault();
+      if (!ui.busy) (name === 'create' ? create : join)(form);
+    }),
+    delegate(root, 'change', (name, element) => {
+      ui.settings = readSettings(element.closest('form'));
+      update();
+    }),
+    delegate(root, 'input', (name, input) => store.set(NAME_KEY, input.value.trim() || null)),
+  ];
+  return () => offs.forEach((off) => off());
+}

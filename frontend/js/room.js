@@ -1,0 +1,426 @@
+// A room: the lobby, the table, the results between rounds and the end of the match.
+
+import { ApiError, NAME_KEY, api, normalCode, seatToken } from './api.js';
+import { cardName, minus } from './cards.js';
+import { RoomConnection } from './conn.js';
+import { delegate, html, render, store, toast } from './dom.js';
+import { lobbyView } from './lobby.js';
+import { resultsView } from './results.js';
+import { fieldValue } from './settings.js';
+import { clock, describe, predict, tableView, toggle } from './table.js';
+
+const KIND_ERRORS = {
+  not_your_turn: 'It is not your turn yet.',
+  pile_empty: 'That pile has just run out. Pick another one.',
+  knock_not_allowed: 'Someone has already knocked this round.',
+  round_over: 'The round has just ended.',
+  rate_limited: 'Slow down a little: that was a lot of clicks at once.',
+  not_enough_players: 'A match needs at least 2 players.',
+  not_host: 'Only the host can do that.',
+  card_not_in_hand: 'That card is no longer in your hand.',
+  not_a_player: 'Watchers cannot play. Take a seat first.',
+  hints_off: 'The host has switched hints off.',
+  room_full: 'Every seat is taken.',
+};
+
+const CLOSES = {
+  4001: ['This seat is no longer yours', 'The seat this browser held in the room is gone. You can still watch.'],
+  4002: ['The server did not understand this page', 'Reload the page to try again.'],
+  4003: ['Not allowed from this address', 'This server does not accept games from the address this page was opened at.'],
+  4004: ['There is no room with this code', 'Check the code with your friends. A room closes some time after everyone has left.'],
+  4009: ['You are playing in another tab', 'This seat was opened in another tab or on another device.'],
+  4010: ['The host removed you from the room', 'You can still watch, or ask the host for a seat again.'],
+  4011: ['The room was closed', 'Start a new room from the home page.'],
+};
+
+export function mount(root, { param }) {
+  const code = normalCode(param);
+  if (!code) {
+    render(root, html`<section class="page narrow"><div class="panel"><h1>That is not a room code</h1>
+      <p>A room code has 8 letters and digits, like K7QM-2XPD.</p><a class="btn primary" href="/">Back to the start</a></div></section>`);
+    return null;
+  }
+  if (location.pathname !== `/r/${code}`) history.replaceState(null, '', `/r/${code}`);
+  const page = new RoomPage(root, code);
+  return () => page.destroy();
+}
+
+class RoomPage {
+  constructor(root, code) {
+    this.root = root;
+    this.code = code;
+    this.token = store.get(seatToken.key(code));
+    this.ui = { piles: [], cards: [], knock: false, hint: null, joinError: '', joining: false };
+    this.log = [];
+    this.seen = null;
+    this.baseHand = [];
+    this.order = [];
+    this.guesses = []; // actions sent and not yet answered, drawn as if accepted
+    this.offs = [
+      delegate(root, 'act', (name, element, event) => this.act(name, element, event)),
+      delegate(root, 'submit', (name, form, event) => {
+        event.preventDefault();
+        this.join(form);
+      }),
+      delegate(root, 'change', (name, form, event) => this.changeSetting(event.target)),
+    ];
+    this.ticker = setInterval(() => this.tick(), 250);
+    document.title = `Room ${code} · Spectrum Online`;
+    this.connect();
+  }
+
+  connect() {
+    this.conn?.stop();
+    this.seen = null;
+    this.conn = new RoomConnection(this.code, this.token, (type, detail) => this.heard(type, detail));
+    this.conn.open();
+  }
+
+  destroy() {
+    this.conn.stop();
+    clearInterval(this.ticker);
+    this.offs.forEach((off) => off());
+    this.dialog?.remove();
+  }
+
+  heard(type, detail) {
+    if (type === 'error') this.refused(detail);
+    if (type === 'hint') this.advised(detail);
+    if (type === 'state' || type === 'patch') this.observe();
+    if (type === 'status' && this.conn.status === 'closed') {
+      const code = this.conn.closeCode;
+      if (code === 4001 || code === 4004 || code === 4010) this.forgetSeat();
+    }
+    this.update();
+  }
+
+  forgetSeat() {
+    store.set(seatToken.key(this.code), null);
+    this.token = null;
+    this.conn.token = null;
+  }
+
+  refused(frame) {
+    const message = KIND_ERRORS[frame.code] ?? `${frame.message.charAt(0).toUpperCase()}${frame.message.slice(1)}.`;
+    toast(message, 'error');
+  }
+
+  /** Note what changed since the last state: moves for the log, a new hand, a turn that ended. */
+  observe() {
+    const state = this.conn.state;
+    const before = this.seen;
+    if (this.token && state.you.seat === null) this.forgetSeat(); // we left our seat
+    const round = state.round;
+    const sameRound = before?.round && round && before.match_id === state.match_id && before.round.number === round.number;
+    if (!sameRound) {
+      this.log = [];
+      this.baseHand = [];
+    } else if (before.round.turn !== round.turn || before.round.step !== round.step || before.round.knocker !== round.knocker) {
+      const line = describe(before, state, (seat) => this.nameOf(seat));
+      if (line) this.log = [line, ...this.log].slice(0, 3);
+    }
+    if (!before || !sameRound || before.round.turn !== round?.turn || before.round.step !== round?.step) {
+      this.ui.piles = [];
+      this.ui.cards = [];
+      this.ui.knock = false;
+      this.ui.hint = null;
+    }
+    const size = state.settings.ten_card ? 10 : 5;
+    if (state.you.hand.length === size) this.baseHand = [...state.you.hand];
+    const evaluation = state.you.evaluation;
+    if (evaluation) this.order = evaluation.hands ? evaluation.hands.flatMap((hand) => hand.order) : evaluation.order;
+    this.seen = { match_id: state.match_id, round: round && structuredClone(round) };
+  }
+
+  nameOf(seat) {
+    return this.conn.state?.players[seat]?.name ?? `Seat ${seat + 1}`;
+  }
+
+  /** The state to draw: the server's, with the moves sent but not yet answered already made. */
+  viewState() {
+    this.guesses = this.guesses.filter((guess) => this.conn.pending.has(guess.id));
+    return this.guesses.reduce((state, guess) => predict(state, guess.action), this.conn.state);
+  }
+
+  send(action, { guess = false } = {}) {
+    const id = this.conn.send(action);
+    if (id == null) {
+      toast('Not connected right now. Reconnecting…', 'error');
+      return null;
+    }
+    if (guess) this.guesses.push({ id, action });
+    this.update();
+    return id;
+  }
+
+  update() {
+    this.root.setAttribute('aria-busy', String(this.conn.pending.size > 0));
+    render(this.root, this.view());
+    const state = this.conn.state;
+    const mine = state?.status === 'playing' && state.you.seat != null && state.round.turn === state.you.seat;
+    document.title = `${mine ? '● Your turn · ' : ''}Room ${this.code} · Spectrum Online`;
+  }
+
+  tick() {
+    const now = this.conn.now();
+    for (const element of this.root.querySelectorAll('[data-deadline]')) {
+      const left = Number(element.dataset.deadline) - now;
+      element.textContent = clock(left);
+      element.classList.toggle('low', left < 10500);
+    }
+    const retry = this.root.querySelector('[data-retry]');
+    if (retry) retry.textContent = String(Math.max(0, Math.ceil((this.conn.retryAt - Date.now()) / 1000)));
+  }
+
+  // What a click does.
+
+  act(name, element, event) {
+    const state = this.viewState();
+    const round = state?.round;
+    const mine = round && state.status === 'playing' && round.turn === state.you.seat && state.you.seat != null;
+    const keyboard = event.detail === 0;
+    switch (name) {
+      case 'pile': {
+        if (round && !mine && state.status === 'playing' && state.you.seat != null && !keyboard) {
+          toast(`Wait for your turn: ${this.nameOf(round.turn)} is playing.`);
+        } else if (mine && round.step === 'discard') {
+          toast('First choose what to discard from your hand.');
+        }
+        if (!mine || round.step !== 'take' || element.getAttribute('aria-disabled') === 'true') return;
+        const index = Number(element.dataset.pile);
+        if (state.settings.multi_pickup) {
+          this.ui.piles = toggle(this.ui.piles, index, 5);
+          this.update();
+        } else {
+          this.take([index], keyboard);
+        }
+        return;
+      }
+      case 'take':
+        if (this.ui.piles.length) this.take(this.ui.piles, keyboard);
+        return;
+      case 'card': {
+        if (!mine || round.step !== 'discard') return;
+        const card = element.dataset.card;
+        if (round.pending === 1) this.discard([card], keyboard);
+        else {
+          this.ui.cards = toggle(this.ui.cards, card, round.pending);
+          this.update();
+        }
+        return;
+      }
+      case 'discard':
+        if (mine && this.ui.cards.length === round.pending) this.discard(this.ui.cards, keyboard);
+        return;
+      case 'clear':
+        this.ui.piles = [];
+        this.ui.cards = [];
+        this.update();
+        return;
+      case 'knock':
+        this.ui.knock = true;
+        this.update();
+        this.root.querySelector('[data-act="knock-yes"]')?.focus();
+        return;
+      case 'knock-no':
+        this.ui.knock = false;
+        this.update();
+        this.root.querySelector('[data-act="knock"]')?.focus();
+        return;
+      case 'knock-yes':
+        this.ui.knock = false;
+        if (mine) this.send({ type: 'knock' }, { guess: true });
+        return;
+      case 'ready':
+        this.send({ type: 'ready' }, { guess: true });
+        return;
+      case 'start':
+      case 'rematch':
+      case 'leave':
+        this.send({ type: name });
+        return;
+      case 'kick':
+        this.send({ type: 'kick', seat: Number(element.dataset.seat) });
+        return;
+      case 'copy':
+        this.copyLink();
+        return;
+      case 'share':
+        navigator.share?.({ title: 'Play Spectrum with me', url: this.link() }).catch(() => {});
+        return;
+      case 'retry':
+        this.conn.retryNow();
+        return;
+      case 'reclaim':
+        this.connect();
+        return;
+      case 'watch':
+        this.forgetSeat();
+        this.connect();
+        return;
+      case 'rules':
+        this.showRules();
+        return;
+      case 'hint':
+        if (mine) this.hintId = this.send({ type: 'hint' });
+        return;
+      case 'add-bot':
+        this.send({ type: 'add_bot', level: element.dataset.level });
+        return;
+      case 'remove-bot':
+        this.send({ type: 'remove_bot', seat: Number(element.dataset.seat) });
+        return;
+      case 'back':
+        this.send({ type: 'back' });
+        return;
+    }
+  }
+
+  take(piles, keyboard) {
+    if (this.send({ type: 'take', piles: [...piles] }, { guess: true }) != null && keyboard) {
+      this.focusNext = '.hand .card.new';
+    }
+  }
+
+  discard(cards, keyboard) {
+    // A keyboard player lands on the first pile, ready for the next turn.
+    if (this.send({ type: 'discard', cards: [...cards] }, { guess: true }) != null && keyboard) {
+      this.focusNext = '.pile[data-pile="0"]';
+    }
+  }
+
+  /** The server's suggested move (the strong bot's), shown and marked on the table. */
+  advised(frame) {
+    if (frame.id !== this.hintId) return;
+    const take = frame.actions.find((action) => action.type === 'take');
+    const drop = frame.actions.find((action) => action.type === 'discard')?.cards ?? [];
+    const knock = frame.actions.some((action) => action.type === 'knock');
+    const names = (cards) => cards.map(cardName).join(' and ');
+    const piles = (take?.piles ?? []).map((index) => (index === 4 ? 'the discard pile' : `pile ${index + 1}`));
+    const moves = [knock && 'knock now', piles.length && `take from ${piles.join(' and ')}`, drop.length && `let go of ${names(drop)}`];
+    const move = moves.filter(Boolean).join(', then ');
+    const reason = frame.reason.replace(/\b[1-5]-[a-z]+-[a-z]+\b/g, cardName);
+    const text = `${move.charAt(0).toUpperCase()}${move.slice(1)}. Aim: ${minus(frame.points)} points (${reason}).`;
+    this.ui.hint = { piles: take?.piles ?? [], drop, knock, text };
+    this.update();
+  }
+
+  changeSetting(input) {
+    const value = fieldValue(input);
+    if (input.name === 'rounds' && !(value >= 1 && value <= 50)) {
+      toast('Rounds go from 1 to 50.', 'error');
+      return;
+    }
+    this.send({ type: 'settings', settings: { [input.name]: value } }, { guess: true });
+  }
+
+  async join(form) {
+    const name = form.name.value.replace(/\s+/g, ' ').trim();
+    if (!name) {
+      this.ui.joinError = 'Enter your name to take a seat.';
+      this.update();
+      form.name.focus();
+      return;
+    }
+    this.ui.joining = true;
+    this.ui.joinError = '';
+    this.update();
+    try {
+      const seat = await api(`/api/rooms/${this.code}/join`, { method: 'POST', body: { name } });
+      store.set(NAME_KEY, name);
+      store.set(seatToken.key(this.code), seat.token);
+      this.token = seat.token;
+      this.connect();
+    } catch (error) {
+      const taken = error instanceof ApiError && error.code === 'name_taken';
+      this.ui.joinError = taken ? `Someone here is already called ${name}. Try another name.` : error.message;
+    }
+    this.ui.joining = false;
+    this.update();
+  }
+
+  link() {
+    return `${location.origin}/r/${this.code}`;
+  }
+
+  async copyLink() {
+    try {
+      await navigator.clipboard.writeText(this.link());
+    } catch {
+      const field = this.root.querySelector('#room-link');
+      field.select();
+      document.execCommand('copy');
+    }
+    toast('Link copied. Send it to your friends!');
+  }
+
+  async showRules() {
+    if (!this.dialog) {
+      const { rulesHTML } = await import('./rules.js');
+      this.dialog = document.createElement('dialog');
+      this.dialog.setAttribute('aria-label', 'Rules');
+      this.dialog.innerHTML = `<form method="dialog" class="close"><button class="btn">Close</button></form><div class="prose">${await rulesHTML()}</div>`;
+      document.body.append(this.dialog);
+    }
+    this.dialog.showModal();
+  }
+
+  // Drawing.
+
+  view() {
+    const conn = this.conn;
+    if (conn.status === 'closed') return this.closedView();
+    const state = this.viewState();
+    if (!state) {
+      return html`<section class="page narrow">${this.banner()}<div class="panel"><p class="row"><span class="spinner"></span> Joining room ${this.code}…</p></div></section>`;
+    }
+    const body =
+      state.status === 'lobby' ? lobbyView(this, state) : state.status === 'playing' ? tableView(this, state) : resultsView(this, state);
+    const away = conn.status === 'open' ? '' : 'offline';
+    const content = html`<section class="page ${away}">${this.banner()}${body}</section>`;
+    if (this.focusNext) {
+      const selector = this.focusNext;
+      queueMicrotask(() => {
+        const target = this.root.querySelector(selector);
+        if (target) {
+          this.focusNext = null;
+          target.focus();
+        }
+      });
+    }
+    return content;
+  }
+
+  banner() {
+    const conn = this.conn;
+    if (conn.status === 'retrying') {
+      return html`<div class="banner" role="status"><span class="spinner"></span>
+        <span>Connection lost. Reconnecting in <span data-retry>${Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000))}</span> s…</span>
+        <button class="btn" data-act="retry">Try now</button></div>`;
+    }
+    if (conn.status === 'connecting' && conn.state) {
+      return html`<div class="banner" role="status"><span class="spinner"></span><span>Reconnecting…</span></div>`;
+    }
+    return '';
+  }
+
+  closedView() {
+    const code = this.conn.closeCode;
+    const known = CLOSES[code];
+    const [title, text] = known ?? ['Disconnected', 'The connection closed.'];
+    const canWatch = code === 4001 || code === 4010;
+    return html`<section class="page narrow"><div class="panel" role="alert">
+      <h1>${title}</h1><p>${text}</p>
+      <p class="muted small">Room ${this.code}${!known && this.conn.closeReason ? ` · ${this.conn.closeReason}` : ''}</p>
+      <div class="row">
+        ${code === 4009 ? html`<button class="btn primary" data-act="reclaim">Play here</button>` : ''}
+        ${canWatch ? html`<button class="btn primary" data-act="watch">Watch the room</button>` : ''}
+        <a class="btn" href="/">Home</a>
+      </div></div></section>`;
+  }
+
+  bar(state, extra = '') {
+    return html`<div class="roombar"><span>${extra}<span class="nowrap">Room <strong>${state.code}</strong></span></span>
+      <button class="btn quiet" data-act="rules" aria-haspopup="dialog">Rules</button></div>`;
+  }
+}

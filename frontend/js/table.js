@@ -1,0 +1,237 @@
+// The table during a round: players, piles, your hand and what you may do; and the guesses
+// that make a click show at once.
+
+import { cardFace, cardName, minus, scoreDetail, scoreLine } from './cards.js';
+import { html, plural } from './dom.js';
+
+/** Milliseconds as a clock: "1:05". */
+export const clock = (ms) => {
+  const seconds = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
+};
+
+/** A room's state as it will be once ``action`` is accepted: what a click shows at once. */
+export function predict(state, action) {
+  if (action.type === 'settings') {
+    const settings = { ...state.settings, ...action.settings };
+    if (settings.ten_card && !('max_players' in action.settings)) settings.max_players = Math.min(settings.max_players, 4);
+    return { ...state, settings };
+  }
+  if (action.type === 'ready') {
+    return { ...state, players: state.players.map((p) => (p.seat === state.you.seat ? { ...p, ready: true } : p)) };
+  }
+  if (!state.round || state.status !== 'playing') return state;
+  const round = { ...state.round, piles: state.round.piles.map((pile) => ({ ...pile })), discard: { ...state.round.discard } };
+  const you = { ...state.you, hand: [...state.you.hand] };
+  const next = { turn: (you.seat + 1) % state.players.length, step: 'take', pending: 0, deadline: null };
+  const cards = (change) =>
+    state.players.map((player) => (player.seat === you.seat ? { ...player, cards: player.cards + change } : player));
+  let players = state.players;
+  if (action.type === 'take') {
+    for (const index of action.piles) {
+      const pile = index === 4 ? round.discard : round.piles[index];
+      you.hand.push(pile.top);
+      pile.count -= 1;
+      pile.top = pile.count ? undefined : null; // undefined: the card beneath is not known yet
+    }
+    Object.assign(round, { step: 'discard', pending: action.piles.length });
+    you.evaluation = null;
+    players = cards(action.piles.length);
+  } else if (action.type === 'discard') {
+    you.hand = you.hand.filter((card) => !action.cards.includes(card));
+    Object.assign(round.discard, { top: action.cards.at(-1), count: round.discard.count + action.cards.length });
+    // The turn passes on, unless that was the last turn after a knock (the results will tell).
+    const last = round.knocker != null && round.final_turns <= 1;
+    Object.assign(round, last ? { step: null, pending: 0 } : next);
+    if (round.knocker != null && !last) round.final_turns -= 1;
+    you.evaluation = undefined;
+    players = cards(-action.cards.length);
+  } else if (action.type === 'knock') {
+    Object.assign(round, next, { knocker: you.seat, final_turns: state.players.length - 1 });
+  }
+  return { ...state, round, you, players };
+}
+
+/** What the player on turn just did, from the public views before and after a change. */
+export function describe(before, after, name) {
+  const was = before.round;
+  const now = after.round;
+  const seat = was.turn;
+  if (seat == null) return null;
+  const who = name(seat);
+  const taken = [];
+  was.piles.forEach((pile, index) => {
+    if (now.piles[index].count < pile.count && pile.top) taken.push(pile.top);
+  });
+  const tookDiscard = was.step === 'take' && now.step === 'discard' && now.discard.count < was.discard.count;
+  if (tookDiscard && was.discard.top) taken.push(was.discard.top);
+  if (was.step === 'take' && now.step === 'discard' && now.turn === seat) {
+    return `${who} took ${taken.map(cardName).join(' and ')}`;
+  }
+  if (now.knocker === seat && was.knocker == null) return `${who} knocked`;
+  const moved = now.turn !== seat || now.step !== was.step || now.ending;
+  if (!moved || now.discard.count === was.discard.count - taken.length) return null;
+  const discarded = now.discard.top ? cardName(now.discard.top) : 'a card';
+  // A whole turn in one change: a bot, a stand-in or the turn timer played it.
+  if (was.step === 'take') return `${who} took ${taken.map(cardName).join(' and ') || 'a card'}, discarded ${discarded}`;
+  return `${who} discarded ${discarded}`;
+}
+
+function seatsStrip(page, state) {
+  const round = state.round;
+  return html`<ol class="seats" aria-label="Players">${state.players.map((player) => {
+    const turn = round && round.turn === player.seat;
+    const facts = [
+      player.connected ? 'online' : 'away',
+      plural(player.cards, 'card'),
+      `${minus(player.total)} points`,
+      round?.dealer === player.seat ? 'dealer' : '',
+      round?.knocker === player.seat ? 'knocked' : '',
+      player.bot ? 'computer player' : '',
+      player.standin ? 'a bot is playing for them' : '',
+      turn ? 'on turn' : '',
+    ].filter(Boolean);
+    return html`<li class="seat ${turn ? 'turn' : ''} ${player.seat === state.you.seat ? 'me' : ''}" data-k="seat-${player.seat}"
+        aria-label="${player.name}${player.seat === state.you.seat ? ' (you)' : ''}: ${facts.join(', ')}">
+      <span class="dot ${player.connected ? 'on' : ''}" aria-hidden="true"></span>
+      <span class="who" aria-hidden="true">${player.name}</span>
+      ${round?.knocker === player.seat ? html`<span class="badge warm" aria-hidden="true">knocked</span>` : ''}
+      ${player.standin ? html`<span class="badge" aria-hidden="true">bot playing</span>` : ''}
+      <span class="cc" aria-hidden="true">${player.cards}</span><span class="pts" aria-hidden="true">${minus(player.total)} pts</span></li>`;
+  })}</ol>`;
+}
+
+export function tableView(page, state) {
+  const round = state.round;
+  const me = state.you.seat;
+  const mine = me != null && round.turn === me;
+  const multi = state.settings.multi_pickup;
+  const onTurn = state.players[round.turn];
+  let status;
+  if (mine && round.step === 'take') status = multi ? 'Your turn: pick 1 to 5 piles' : 'Your turn: take a card';
+  else if (mine && round.step === 'discard') status = round.pending > 1 ? `Discard ${round.pending} cards` : 'Now discard a card';
+  else if (mine) status = 'Your turn…';
+  else if (onTurn?.standin) status = `A bot is playing for ${onTurn.name}`;
+  else if (onTurn) status = `${onTurn.name} is ${round.step === 'discard' ? 'discarding' : 'playing'}${onTurn.connected ? '' : ' (away)'}`;
+  else status = '…';
+  const knocker = round.knocker != null ? state.players[round.knocker] : null;
+  const lastTurns = knocker
+    ? html`<span class="badge warm">${knocker.seat === me ? 'You' : knocker.name} knocked · ${plural(round.final_turns, 'turn')} left</span>`
+    : '';
+  const left = round.deadline - page.conn.now();
+  const timer = round.deadline
+    ? html`<span class="timer ${left < 10500 ? 'low' : ''}" role="timer" aria-label="time left" data-deadline="${round.deadline}">${clock(left)}</span>`
+    : '';
+  const canTake = mine && round.step === 'take';
+  const piles = [...round.piles.map((pile, index) => [pile, index]), [round.discard, 4]].map(([pile, index]) => {
+    const name = index === 4 ? 'Discard pile' : `Pile ${index + 1}`;
+    const top = pile.top;
+    const can = canTake && !!top;
+    const pressed = multi && page.ui.piles.includes(index);
+    const label = `${name}: ${top ? cardName(top) : top === undefined ? 'turning over' : 'empty'}, ${plural(pile.count, 'card')}`;
+    const face = top
+      ? html`<span class="card" data-k="${top}">${cardFace(top)}</span>`
+      : html`<span class="slot ${top === undefined ? 'back' : ''}">${top === undefined ? '' : index === 4 ? 'discard' : 'empty'}</span>`;
+    const hinted = page.ui.hint?.piles.includes(index) ? 'hinted' : '';
+    return html`<button type="button" class="pile ${index === 4 ? 'discard' : ''} ${can ? 'can' : ''} ${hinted}" data-act="pile" data-pile="${index}"
+        data-k="pile-${index}" aria-label="${label}" aria-disabled="${String(!can)}" ${multi && canTake ? html`aria-pressed="${String(pressed)}"` : ''}>
+      ${face}<span class="count" aria-hidden="true">${pile.count}${index === 4 ? html`<br>discard` : ''}</span></button>`;
+  });
+  const watching = state.spectators ? html`<span class="nowrap">${state.spectators} watching</span> · ` : '';
+  return html`${page.bar(state, html`<span class="nowrap">Round ${round.number} of ${state.settings.rounds}</span> · ${watching}`)}
+    ${seatsStrip(page, state)}
+    ${me != null && state.players[me]?.standin
+      ? html`<div class="banner" role="status">A bot is playing for you while you were away.
+          <button class="btn" data-act="back">I'm back</button></div>`
+      : ''}
+    <div class="felt">
+      <p class="status ${mine ? 'mine' : ''}"><span aria-live="polite">${status}</span>${timer}${lastTurns}</p>
+      <div class="piles" role="group" aria-label="Piles">${piles}</div>
+      <ol class="log" aria-live="polite" aria-label="Last moves">${page.log.map((line) => html`<li>${line}</li>`)}</ol>
+    </div>
+    ${me == null ? html`<p class="watching">You are watching this match.</p>` : handView(page, state, mine)}`;
+}
+
+function handView(page, state, mine) {
+  const round = state.round;
+  const you = state.you;
+  const step = mine ? round.step : null;
+  const picking = step === 'discard' && round.pending > 1;
+  const ordered = displayOrder(you, page.order);
+  const fresh = page.baseHand.length && you.hand.length > page.baseHand.length ? new Set(you.hand.filter((card) => !page.baseHand.includes(card))) : new Set();
+  const button = (card) => {
+    const at = page.ui.cards.indexOf(card);
+    const extra = `${fresh.has(card) ? 'new' : ''} ${page.ui.hint?.drop.includes(card) ? 'hinted' : ''}`;
+    return html`<button type="button" class="card ${extra}" data-act="card" data-card="${card}" data-k="${card}"
+      aria-label="${cardName(card)}${fresh.has(card) ? ', just taken' : ''}" aria-disabled="${String(step !== 'discard')}"
+      ${picking ? html`aria-pressed="${String(at >= 0)}"` : ''}>${cardFace(card)}${at >= 0 ? html`<span class="pick" aria-hidden="true">${at + 1}</span>` : ''}</button>`;
+  };
+  const evaluation = you.evaluation;
+  let hand;
+  if (evaluation?.hands) {
+    hand = html`${evaluation.hands.map(
+      (part, index) => html`<div class="handgroup"><div class="hand split" role="group" aria-label="Your hand ${index + 1}, in its best order">
+        ${part.order.map(button)}</div><p class="detail">Hand ${index + 1}: ${scoreLine(part)}</p></div>`,
+    )}<p class="score">${scoreLine(evaluation)}</p>`;
+  } else {
+    const many = you.hand.length > 5 ? 'many' : '';
+    const line = evaluation
+      ? html`<p class="score">${scoreLine(evaluation)}</p><p class="detail">${scoreDetail(evaluation)}</p>`
+      : html`<p class="score muted">${step === 'discard' ? (picking ? `Pick ${round.pending} cards to discard` : 'Tap a card to discard it') : '…'}</p>`;
+    hand = html`<div class="hand ${many}" role="group" aria-label="Your hand${evaluation ? ', in its best order' : ''}">${ordered.map(button)}</div>${line}`;
+  }
+  return html`<div class="handbox">${hand}${actions(page, state, mine)}</div>`;
+}
+
+function actions(page, state, mine) {
+  const round = state.round;
+  if (!mine) return '';
+  const hint = page.ui.hint;
+  const help =
+    state.settings.hints && (round.step === 'take' || round.step === 'discard')
+      ? hint
+        ? html`<p class="hint hint-line" role="status">Hint: ${hint.text}</p>`
+        : page.conn.pending.has(page.hintId)
+          ? html`<button class="btn quiet" disabled>Thinking…</button>`
+          : html`<button class="btn quiet" data-act="hint">Hint</button>`
+      : '';
+  if (page.ui.knock) {
+    const points = state.you.evaluation?.points;
+    return html`<div class="actions" role="group" aria-label="Knock?">
+      <p class="hint">Knock with this hand${points != null ? ` (${minus(points)} points)` : ''}? Everyone else gets one more turn.</p>
+      <button class="btn primary" data-act="knock-yes">Knock</button><button class="btn" data-act="knock-no">Not yet</button></div>`;
+  }
+  if (round.step === 'take') {
+    const knock = round.knocker == null ? html`<button class="btn ${hint?.knock ? 'hinted' : ''}" data-act="knock">Knock</button>` : '';
+    if (!state.settings.multi_pickup) {
+      return html`<div class="actions"><p class="hint">Tap a pile to take its top card${knock ? ', or knock' : ''}.</p>${knock}${help}</div>`;
+    }
+    const count = page.ui.piles.length;
+    return html`<div class="actions"><p class="hint">Pick the piles to take from, then take.</p>
+      <button class="btn primary" data-act="take" ${count ? '' : 'disabled'}>Take ${count || ''} ${count === 1 ? 'card' : 'cards'}</button>
+      ${count ? html`<button class="btn" data-act="clear">Clear</button>` : knock}${help}</div>`;
+  }
+  if (round.step === 'discard') {
+    if (round.pending === 1) return help ? html`<div class="actions">${help}</div>` : '';
+    const count = page.ui.cards.length;
+    return html`<div class="actions"><p class="hint">The last card you pick goes on top of the discard pile.</p>
+      <button class="btn primary" data-act="discard" ${count === round.pending ? '' : 'disabled'}>Discard ${count}/${round.pending}</button>
+      ${count ? html`<button class="btn" data-act="clear">Clear</button>` : ''}${help}</div>`;
+  }
+  return '';
+}
+
+/** The hand in its best order, or (while holding extra cards) in the last best order, new cards last. */
+function displayOrder(you, order) {
+  if (you.evaluation && !you.evaluation.hands) return you.evaluation.order;
+  const rank = (card) => {
+    const at = order.indexOf(card);
+    return at < 0 ? order.length + you.hand.indexOf(card) : at;
+  };
+  return [...you.hand].sort((a, b) => rank(a) - rank(b));
+}
+
+export function toggle(list, item, most) {
+  if (list.includes(item)) return list.filter((other) => other !== item);
+  return list.length < most ? [...list, item] : list;
+}

@@ -1,0 +1,143 @@
+"""Browser tests: Debian's Chromium driven by Playwright against a real server.
+
+Without /usr/bin/chromium (or the playwright package) these tests skip, unless REQUIRE_BROWSER=1,
+when they fail. A browser is never downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.rooms.conftest import FAST
+from tests.server import Server, running_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+]
+SCREENSHOTS = Path(__file__).parent / "screenshots"
+DESKTOP = {"width": 1280, "height": 860}
+PHONE = {"width": 360, "height": 740}
+# Rate limits out of the way; between rounds the players' "ready" deals, not the clock; bots
+# play at once, and never stand in for someone a test keeps away on purpose.
+E2E_SETTINGS = {**FAST, "READY_SECONDS": "60", "BOT_DELAY_SECONDS": "0.2", "STANDIN_SECONDS": "600"}
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("REQUIRE_BROWSER") == "1":
+        pytest.fail(f"REQUIRE_BROWSER=1 but {reason}")
+    pytest.skip(reason, allow_module_level=True)
+
+
+def require_playwright() -> Any:
+    """Playwright's sync API module; skips (or with REQUIRE_BROWSER=1 fails) without it."""
+    try:
+        from playwright import sync_api
+    except ImportError:
+        _unavailable("the playwright Python package is not installed (pip install playwright)")
+    return sync_api
+
+
+@pytest.fixture(scope="package")
+def playwright() -> Iterator[Any]:
+    """Playwright's sync API, started once for the browser tests."""
+    if not CHROMIUM.exists():
+        _unavailable(f"no browser at {CHROMIUM} (install Debian's chromium package)")
+    with require_playwright().sync_playwright() as started:
+        yield started
+
+
+@pytest.fixture(scope="package")
+def browser(playwright: Any) -> Iterator[Any]:
+    """Headless Chromium from Debian, never a downloaded one."""
+    launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    yield launched
+    launched.close()
+
+
+@pytest.fixture(scope="package")
+def e2e_server() -> Iterator[Server]:
+    """One real server with a fresh database for the browser tests."""
+    with running_server(**E2E_SETTINGS) as started:
+        yield started
+
+
+class Pages:
+    """Opens pages in fresh browser contexts (each its own local storage) and notes JS errors."""
+
+    def __init__(self, browser: Any, server: Server) -> None:
+        self.browser = browser
+        self.server = server
+        self.contexts: list[Any] = []
+        self.errors: list[str] = []
+
+    def open(self, path: str | None = "/", phone: bool = False, context: Any = None) -> Any:
+        """A page at ``path``: desktop size, or a 360 px wide touch phone."""
+        if context is None:
+            options: dict[str, Any] = {"viewport": PHONE if phone else DESKTOP}
+            if phone:
+                options.update(is_mobile=True, has_touch=True, device_scale_factor=2)
+            context = self.browser.new_context(**options)
+            self.contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(8000)
+        page.on("pageerror", lambda error: self.errors.append(f"{page.url}: {error}"))
+        page.on(
+            "console",
+            lambda message: (
+                message.type == "error"
+                and "WebSocket" not in message.text
+                and "Failed to load resource" not in message.text
+                and self.errors.append(f"{page.url}: console: {message.text}")
+            ),
+        )
+        if path:
+            page.goto(self.server.url + path)
+        return page
+
+    def close(self) -> None:
+        for context in self.contexts:
+            context.close()
+
+
+@pytest.fixture
+def pages(browser: Any, e2e_server: Server) -> Iterator[Pages]:
+    """Browser pages against the shared server; any uncaught JS error fails the test."""
+    opened = Pages(browser, e2e_server)
+    yield opened
+    opened.close()
+    assert opened.errors == [], "JavaScript errors:\n" + "\n".join(opened.errors)
+
+
+@pytest.fixture
+def shot() -> Callable[[Any, str], None]:
+    """Save a full-page screenshot under tests/e2e/screenshots/ (to look at, not compared)."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+
+    def save(page: Any, name: str) -> None:
+        page.evaluate(
+            "document.getAnimations().forEach((a) => a.effect.getTiming().iterations === Infinity"
+            " || a.finish())"
+        )
+        page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+
+    return save
+
+
+def scroll_width(page: Any) -> int:
+    """How wide the page's content is; more than the viewport means horizontal scrolling."""
+    width: int = page.evaluate("document.documentElement.scrollWidth")
+    return width
+
+
+ROOM_URL = re.compile(r"/r/([0-9A-Z]{4}-[0-9A-Z]{4})$")

@@ -1,0 +1,211 @@
+"""The connection: reconnecting after a restart, closes that are explained, gaps, ids and acks."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from tests.e2e.conftest import E2E_SETTINGS, Pages
+from tests.e2e.ui import create_room, expect, hand, join_from_home, my_turn, seat_online
+from tests.rooms.client import join_room
+from tests.server import running_server
+
+ROOM_SOCKET = re.compile(r"/ws/rooms/")
+Shot = Callable[[Any, str], None]
+
+
+class Relay:
+    """Stands between a page and the server's WebSocket, recording (and maybe holding) frames."""
+
+    def __init__(self) -> None:
+        self.sent: list[dict[str, Any]] = []
+        self.received: list[dict[str, Any]] = []
+        self.hold_sent: set[str] = set()  # message types from the page to keep back
+        self.held: list[str] = []
+        self.drop_received: Any = None  # a predicate on server frames to drop (once)
+        self.dropped: list[dict[str, Any]] = []
+        self.page_side: Any = None
+        self.server_side: Any = None
+
+    def __call__(self, route: Any) -> None:
+        self.page_side = route
+        self.server_side = route.connect_to_server()
+        route.on_message(self._from_page)
+        self.server_side.on_message(self._from_server)
+
+    def _from_page(self, message: str) -> None:
+        frame = json.loads(message)
+        self.sent.append(frame)
+        if frame.get("type") in self.hold_sent:
+            self.held.append(message)
+        else:
+            self.server_side.send(message)
+
+    def _from_server(self, message: str) -> None:
+        frame = json.loads(message)
+        if self.drop_received is not None and self.drop_received(frame):
+            self.drop_received = None
+            self.dropped.append(frame)
+            return
+        self.received.append(frame)
+        self.page_side.send(message)
+
+
+def test_it_reconnects_by_itself_after_a_server_restart(browser: Any, shot: Shot) -> None:
+    with running_server(**E2E_SETTINGS) as server:
+        pages = Pages(browser, server)
+        try:
+            ann = pages.open("/")
+            code = create_room(ann, "Ann", rounds=1, timer="0")
+            join_room(server, code, "Bob")  # seated, but never connects
+            ann.click("text=Start the match")
+            expect(ann.locator(".hand .card")).to_have_count(5)
+            held = hand(ann)
+            on_turn = re.compile(r"Bob is playing \(away\)|A bot is playing for Bob")
+            expect(ann.locator(".status")).to_have_text(on_turn)
+
+            server.stop()  # closes every socket with 1012
+            banner = ann.locator(".banner")
+            expect(banner).to_contain_text("Reconnecting")
+            assert hand(ann) == held, "the table stays in view while away"
+            shot(ann, "reconnecting")
+            server.start()
+            expect(banner).to_have_count(0, timeout=15000)
+            expect(ann.locator(".hand .card")).to_have_count(5)
+            assert hand(ann) == held
+            expect(ann.locator(".status")).to_have_text(on_turn)
+        finally:
+            pages.close()
+        assert pages.errors == []
+
+
+def test_a_kicked_player_is_told_and_not_retried(pages: Pages, shot: Shot) -> None:
+    ann = pages.open("/")
+    code = create_room(ann, "Ann")
+    bob = pages.open("/", phone=True)
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    ann.click("[aria-label='Remove Bob']")
+    expect(bob.locator("h1")).to_have_text("The host removed you from the room")
+    shot(bob, "removed-360")
+    expect(ann.locator(".seatlist")).not_to_contain_text("Bob")
+    assert bob.evaluate(f"localStorage.getItem('spectrum.token.{code}')") is None
+    bob.wait_for_timeout(1500)  # longer than a first retry would wait
+    expect(bob.locator("h1")).to_have_text("The host removed you from the room")
+    expect(bob.locator(".banner")).to_have_count(0)
+    bob.click("text=Watch the room")
+    expect(bob.locator("form[data-submit=join]")).to_be_visible()
+    expect(bob.locator(".seatlist")).to_contain_text("Ann")
+    # Back in a seat, then giving it up: he goes on watching and the token is forgotten.
+    bob.click("form[data-submit=join] button")  # the name is remembered
+    seat_online(ann, "Bob")
+    bob.click("text=Give up my seat")
+    expect(bob.locator("form[data-submit=join]")).to_be_visible()
+    expect(ann.locator(".seatlist")).not_to_contain_text("Bob")
+    assert bob.evaluate(f"localStorage.getItem('spectrum.token.{code}')") is None
+
+
+def test_an_unknown_room_and_a_second_tab_are_explained(pages: Pages) -> None:
+    nowhere = pages.open("/r/2222-2222")
+    expect(nowhere.locator("h1")).to_have_text("There is no room with this code")
+    expect(nowhere.locator("a", has_text="Home")).to_be_visible()
+
+    ann = pages.open("/")
+    code = create_room(ann, "Ann")
+    second = pages.open(f"/r/{code}", context=ann.context)  # same browser: same seat
+    expect(second.locator(".seatlist li", has_text="Ann")).to_contain_text("you")
+    expect(ann.locator("h1")).to_have_text("You are playing in another tab")
+    ann.click("text=Play here")
+    expect(ann.locator(".seatlist li", has_text="Ann")).to_contain_text("you")
+    expect(second.locator("h1")).to_have_text("You are playing in another tab")
+
+
+def test_a_version_gap_asks_for_a_fresh_state(pages: Pages) -> None:
+    ann = pages.open("/")
+    code = create_room(ann, "Ann")
+    relay = Relay()
+    watcher = pages.open(None)
+    watcher.context.route_web_socket(ROOM_SOCKET, relay)
+    watcher.goto(f"{pages.server.url}/r/{code}")
+    expect(watcher.locator("form[data-submit=join]")).to_be_visible()
+    # The patch that turns on multiple pickups never reaches the watcher...
+    relay.drop_received = lambda frame: (
+        frame["type"] == "patch"
+        and any(op["path"] == "/settings/multi_pickup" for op in frame["ops"])
+    )
+    ann.check("input[name=multi_pickup]")
+    expect(ann.locator("input[name=multi_pickup]")).to_be_checked()
+    ann.select_option("#set-timer", "30")
+    # ...so the next one shows a gap: the page asks for a fresh state and shows both changes.
+    expect(watcher.locator(".panel", has_text="Settings")).to_contain_text("multiple pickups")
+    expect(watcher.locator(".panel", has_text="Settings")).to_contain_text("30 s turns")
+    assert len(relay.dropped) == 1
+    assert {"type": "resync"} in relay.sent
+    versions = [frame["version"] for frame in relay.received if "version" in frame]
+    assert versions == sorted(versions)
+    assert relay.received[-1]["type"] == "state", "the answer to the resync"
+
+
+def test_a_move_shows_at_once_and_is_pending_until_acknowledged(pages: Pages) -> None:
+    relay = Relay()
+    ann = pages.open(None)
+    ann.context.route_web_socket(ROOM_SOCKET, relay)
+    ann.goto(f"{pages.server.url}/")
+    code = create_room(ann, "Ann")
+    bob = pages.open(f"/r/{code}", phone=True)
+    bob.fill("form[data-submit=join] input[name=name]", "Bob")
+    bob.click("form[data-submit=join] button")
+    seat_online(ann, "Bob")
+    ann.click("text=Start the match")
+    bob_took = bob.locator('.pile[data-pile="1"]')
+    bob_took.click()
+    bob.locator(".hand .card").nth(0).click()
+    my_turn(ann)
+
+    # The server does not answer yet: the card is in Ann's hand at once, marked as pending.
+    relay.hold_sent = {"take"}
+    ann.click('.pile[data-pile="3"]')
+    expect(ann.locator(".hand .card")).to_have_count(6)
+    expect(ann.locator("main")).to_have_attribute("aria-busy", "true")
+    expect(ann.locator('.pile[data-pile="3"]')).to_have_attribute(
+        "aria-label", re.compile("turning over")
+    )
+    take = relay.sent[-1]
+    assert take["type"] == "take"
+    assert take["piles"] == [3]
+    assert isinstance(take["id"], int)
+
+    # The answer carries the action's id as "ack"; the move is no longer pending.
+    relay.hold_sent = set()
+    relay.server_side.send(relay.held.pop())
+    expect(ann.locator("main")).to_have_attribute("aria-busy", "false")
+    expect(ann.locator('.pile[data-pile="3"]')).not_to_have_attribute(
+        "aria-label", re.compile("turning over")
+    )
+    acks = [frame for frame in relay.received if frame.get("ack") == take["id"]]
+    assert len(acks) == 1
+
+    # A refusal with the action's id puts the table back as it was and says why, kindly.
+    relay.hold_sent = {"discard"}
+    ann.locator(".hand .card").nth(0).click()
+    expect(ann.locator(".hand .card")).to_have_count(5)
+    refused = json.loads(relay.held.pop())
+    relay.page_side.send(
+        json.dumps(
+            {
+                "type": "error",
+                "code": "card_not_in_hand",
+                "message": "you do not hold that card",
+                "id": refused["id"],
+            }
+        )
+    )
+    expect(ann.locator(".hand .card")).to_have_count(6)
+    expect(ann.locator("#toast")).to_have_text("That card is no longer in your hand.")
+    expect(ann.locator("main")).to_have_attribute("aria-busy", "false")
+    relay.hold_sent = set()
+    ann.locator(".hand .card").nth(0).click()
+    expect(ann.locator(".hand .card")).to_have_count(5)
+    expect(bob.locator(".status.mine")).to_be_visible()

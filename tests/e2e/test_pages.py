@@ -1,0 +1,143 @@
+"""The pages around the game: history, a match, a player, the calculator, the rules."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.conftest import Pages, scroll_width
+from tests.e2e.matches import in_thread, play_matches
+from tests.e2e.ui import MINUS, card_name, expect
+from tests.rooms.client import api
+
+Shot = Callable[[Any, str], None]
+ROOT = Path(__file__).resolve().parents[2]
+TRIPO = ["1-circle-violet", "2-crescent-cyan", "3-triangle-yellow", "4-square-orange", "5-star-red"]
+
+
+def pick(page: Any, card: str) -> None:
+    """Pick a card in the calculator: its colour first, then the card."""
+    page.click(f"[data-act=colour][data-colour={card.rsplit('-', 1)[1]}]")
+    page.click(f".picker [aria-label='{card_name(card)}']")
+
+
+def test_the_calculator_scores_a_tripo_as_25(pages: Pages, shot: Shot) -> None:
+    page = pages.open("/calculator")
+    for card in reversed(TRIPO):  # any order: the best one is found
+        pick(page, card)
+    answer = page.locator(".answer")
+    expect(answer.locator(".big")).to_have_text("25")
+    expect(answer).to_contain_text("3 complete · Tripo · 25 points")
+    order = answer.locator(".card").evaluate_all("cs => cs.map(c => c.getAttribute('aria-label'))")
+    assert order in ([card_name(c) for c in TRIPO], [card_name(c) for c in reversed(TRIPO)])
+    assert "cards=" in page.url, "the hand can be shared as a link"
+    shot(page, "calculator")
+
+    page.click(f".chosen [aria-label='Remove {card_name(TRIPO[0])}']")
+    expect(answer).to_contain_text("Pick 1 more card")
+    pick(page, TRIPO[0])
+    for card in ["1-circle-cyan", "1-circle-red", "2-star-red", "3-star-red", "5-star-violet"]:
+        pick(page, card)
+    expect(answer.locator(".big")).to_have_text("20")
+    expect(answer).to_contain_text(f"25 + {MINUS}5")
+
+    phone = pages.open(page.url.removeprefix(pages.server.url), phone=True)
+    expect(phone.locator(".answer .big")).to_have_text("20")
+    assert scroll_width(phone) <= 360
+    shot(phone, "calculator-360")
+
+
+def test_history_pages_show_finished_matches(pages: Pages, shot: Shot) -> None:
+    code = in_thread(play_matches, pages.server, ["Hana", "Ivo"], 11)
+    matches = api(pages.server, "GET", "/api/matches?player=Hana&limit=100").json()["matches"]
+    assert len(matches) == 11
+    newest = matches[0]
+    assert newest["room_code"] == code
+
+    page = pages.open("/history")
+    recent = page.locator(".panel", has_text="Recent matches")
+    expect(recent.locator(".match-link")).to_have_count(10)
+    board = page.locator(".panel", has_text="Leaderboard")
+    expect(board).to_contain_text("Hana")
+    expect(board).to_contain_text("Ivo")
+    shot(page, "history")
+    recent.locator("text=Show more").click()
+    expect(recent.locator(".match-link").nth(10)).to_be_visible()  # the next page, by cursor
+    href = f"/matches/{newest['id']}"
+    recent.locator(f".match-link[href='{href}']").click()
+    expect(page).to_have_url(re.compile(f"{href}$"))
+    detail = api(pages.server, "GET", f"/api{href}").json()
+    expect(page.locator("h2", has_text="Round 1")).to_be_visible()
+    rows = page.locator(".hands > li")
+    expect(rows).to_have_count(2)
+    for played in detail["rounds"][0]["hands"]:
+        who = page.locator(".who", has_text=played["name"])
+        row = page.locator(".hands > li").filter(has=who)
+        shown = row.locator(".card").evaluate_all("cs => cs.map(c => c.getAttribute('aria-label'))")
+        assert shown == [card_name(card) for card in played["score"]["order"]]
+    expect(page.locator("a", has_text="Download CSV")).to_have_attribute(
+        "href", f"/api/matches/{detail['id']}/export?format=csv"
+    )
+    shot(page, "match")
+
+    page.click(".standings a:has-text('Hana')")
+    expect(page).to_have_url(re.compile("/players/Hana$"))
+    expect(page.locator("h1")).to_have_text("Hana")
+    expect(page.locator(".stat", has_text="matches")).to_contain_text("11")
+    expect(page.locator(".panel", has_text="Best hand")).to_be_visible()
+    shot(page, "player")
+    page.go_back()
+    expect(page.locator("h2", has_text="Round 1")).to_be_visible()
+
+    missing = pages.open("/players/Nobody%20Here")
+    expect(missing.locator("[role=alert]")).to_contain_text("Nobody called Nobody Here")
+
+    phone = pages.open(href, phone=True)
+    expect(phone.locator("h2", has_text="Round 1")).to_be_visible()
+    assert scroll_width(phone) <= 360
+    shot(phone, "match-360")
+    phone.goto(pages.server.url + "/history")
+    expect(phone.locator(".match-link").first).to_be_visible()
+    assert scroll_width(phone) <= 360
+    shot(phone, "history-360")
+
+
+def test_the_rules_page_says_what_docs_rules_md_says(pages: Pages, shot: Shot) -> None:
+    source = (ROOT / "docs" / "rules.md").read_text()
+    assert (ROOT / "frontend" / "rules.md").read_text() == source, (
+        "frontend/rules.md must be a copy of docs/rules.md"
+    )
+    page = pages.open("/rules")
+    prose = page.locator(".prose")
+    for heading in re.findall(r"^#+ (.+)$", source, re.MULTILINE):
+        expect(prose.locator("h1, h2", has_text=heading)).to_have_count(1)
+    expect(prose.locator("table").first.locator("tbody tr")).to_have_count(7)
+    text = re.sub(r"\s+", " ", prose.inner_text())
+    for sentence in (
+        "A hand's sequence is the most properties that sequence in one card order",
+        "You never lose points by arranging badly",
+        f"The server finds the best split for you ({MINUS}10 when neither hand scores)",
+    ):
+        assert sentence in text
+    shot(page, "rules")
+    phone = pages.open("/rules", phone=True)
+    expect(phone.locator(".prose h2").first).to_be_visible()
+    assert scroll_width(phone) <= 360
+    shot(phone, "rules-360")
+
+
+def test_links_move_without_reloading_and_unknown_paths_say_so(pages: Pages) -> None:
+    page = pages.open("/")
+    page.evaluate("window.sameDocument = true")
+    page.click("nav >> text=Rules")
+    expect(page.locator(".prose h1")).to_be_visible()
+    page.click("nav >> text=Score")
+    expect(page.locator("h1")).to_have_text("Score calculator")
+    page.go_back()
+    expect(page.locator(".prose h1")).to_be_visible()
+    assert page.evaluate("window.sameDocument") is True
+    expect(page.locator("nav a[aria-current=page]")).to_have_text("Rules")
+    lost = pages.open("/r/not-a-code")
+    expect(lost.locator("h1")).to_have_text("That is not a room code")

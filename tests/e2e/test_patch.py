@@ -1,0 +1,110 @@
+"""The client's JSON Patch module (frontend/js/patch.js) against the server's real patches."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import jsonpatch
+import pytest
+
+from tests.e2e.conftest import Pages
+from tests.e2e.matches import in_thread, record_room
+
+# Replays frames as the browser client does: a state replaces, a patch must be the next version.
+REPLAY = """async (recordings) => {
+  const { applyPatch } = await import('/static/js/patch.js');
+  return recordings.map((frames) => {
+    let doc = null;
+    let version = 0;
+    for (const text of frames) {
+      const frame = JSON.parse(text);
+      if (frame.type === 'error') continue;
+      if (frame.version !== version + 1) throw new Error(`gap after ${version}`);
+      version = frame.version;
+      doc = frame.type === 'state' ? frame.state : applyPatch(doc, frame.ops);
+    }
+    return doc;
+  });
+}"""
+
+
+def test_replaying_a_recorded_room_gives_the_servers_state(pages: Pages) -> None:
+    recorded = in_thread(record_room, pages.server)
+    kinds = {json.loads(frame)["type"] for frames in recorded.frames for frame in frames}
+    assert kinds >= {"state", "patch"}
+    ops = {
+        op["op"]
+        for frames in recorded.frames
+        for frame in map(json.loads, frames)
+        if frame["type"] == "patch"
+        for op in frame["ops"]
+    }
+    assert ops == {"add", "remove", "replace"}, "the recording exercises every kind of op"
+    page = pages.open("/rules")
+    replayed = page.evaluate(REPLAY, recorded.frames)
+    assert len(replayed) == len(recorded.finals) == 6
+    for index, (mine, theirs) in enumerate(zip(replayed, recorded.finals, strict=True)):
+        assert mine == theirs, f"connection {index} differs from the server's fresh state"
+    assert replayed[0]["status"] == "finished"
+
+
+CASES: list[tuple[Any, list[dict[str, Any]]]] = [
+    ({"a/b": 1, "m~n": 2}, [{"op": "replace", "path": "/a~1b", "value": 3}]),
+    ({"a/b": 1, "m~n": 2}, [{"op": "remove", "path": "/m~0n"}]),
+    ({"~1": 0}, [{"op": "replace", "path": "/~01", "value": "tilde-one, not slash"}]),
+    ({"list": [1, 2, 3]}, [{"op": "add", "path": "/list/-", "value": 4}]),
+    ({"list": [1, 2, 3]}, [{"op": "add", "path": "/list/1", "value": 9}]),
+    ({"list": [1, 2, 3]}, [{"op": "add", "path": "/list/3", "value": 9}]),
+    (
+        {"list": [1, 2, 3]},
+        [{"op": "remove", "path": "/list/0"}, {"op": "remove", "path": "/list/1"}],
+    ),
+    ({"list": [[0, {"x": 1}]]}, [{"op": "replace", "path": "/list/0/1/x", "value": None}]),
+    (
+        {"a": 1},
+        [
+            {"op": "add", "path": "/b", "value": {"c": [1]}},
+            {"op": "add", "path": "/b/c/0", "value": 0},
+        ],
+    ),
+    ({"a": 1}, [{"op": "add", "path": "/a", "value": 2}]),
+    ({"a": 1}, [{"op": "replace", "path": "", "value": [1, 2]}]),
+    ({"": {"": 5}}, [{"op": "replace", "path": "//", "value": 6}]),
+]
+FAILURES: list[tuple[Any, list[dict[str, Any]]]] = [
+    ({"a": 1}, [{"op": "replace", "path": "/b", "value": 2}]),
+    ({"a": 1}, [{"op": "remove", "path": "/b"}]),
+    ({"list": [1]}, [{"op": "add", "path": "/list/3", "value": 2}]),
+    ({"list": [1]}, [{"op": "replace", "path": "/list/-", "value": 2}]),
+    ({"list": [1]}, [{"op": "remove", "path": "/list/01"}]),
+    ({"a": 1}, [{"op": "add", "path": "/x/y", "value": 2}]),
+    ({"a": 1}, [{"op": "add", "path": "a", "value": 2}]),
+]
+
+
+@pytest.mark.parametrize("failing", [False, True], ids=["applies", "refuses"])
+def test_pointers_and_indexes_follow_the_rfcs(pages: Pages, failing: bool) -> None:
+    cases = FAILURES if failing else CASES
+    page = pages.open("/rules")
+    answers = page.evaluate(
+        """async (cases) => {
+          const { applyPatch, PatchError } = await import('/static/js/patch.js');
+          return cases.map(([doc, ops]) => {
+            try {
+              return { doc: applyPatch(doc, ops) };
+            } catch (error) {
+              return { error: error instanceof PatchError ? 'PatchError' : String(error) };
+            }
+          });
+        }""",
+        cases,
+    )
+    for (doc, ops), answer in zip(cases, answers, strict=True):
+        if failing:
+            with pytest.raises((jsonpatch.JsonPatchException, jsonpatch.JsonPointerException)):
+                jsonpatch.apply_patch(copy.deepcopy(doc), ops)
+            assert answer == {"error": "PatchError"}, ops
+        else:
+            assert answer == {"doc": jsonpatch.apply_patch(copy.deepcopy(doc), ops)}, ops

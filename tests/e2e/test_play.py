@@ -1,0 +1,289 @@
+"""Two people play through the UI: create, join, a whole round by clicks and keys, the results."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from tests.e2e.conftest import DESKTOP, PHONE, Pages, scroll_width
+from tests.e2e.ui import (
+    create_room,
+    discard,
+    discard_top_is,
+    expect,
+    hand,
+    join_from_home,
+    my_turn,
+    seat_online,
+    signed,
+    take,
+)
+from tests.rooms.client import api
+
+Shot = Callable[[Any, str], None]
+
+
+# Controls (a checkbox counts with its label) smaller than 44 px either way.
+TOO_SMALL = """() => [...document.querySelectorAll('main button, main a, main input, main select')]
+  .filter((el) => el.checkVisibility() && !el.classList.contains('sr'))
+  .map((el) => [el.outerHTML.slice(0, 80), (el.closest('label') ?? el).getBoundingClientRect()])
+  .filter(([, box]) => box.width < 44 || box.height < 44)
+  .map(([html, box]) => `${html} ${box.width}x${box.height}`)"""
+
+
+def fits_phone(page: Any) -> None:
+    """No sideways scrolling at 360 px, and every control at least 44 px each way."""
+    assert scroll_width(page) <= 360, f"{page.url} scrolls sideways: {scroll_width(page)} px"
+    small = page.evaluate(TOO_SMALL)
+    assert small == [], f"touch targets under 44 px: {small}"
+
+
+def test_two_players_play_a_round_and_see_the_results(pages: Pages, shot: Shot) -> None:
+    ann = pages.open("/")
+    shot(ann, "home")
+    code = create_room(ann, "Ann", rounds=1, timer="0")
+    bob = pages.open("/", phone=True)
+    fits_phone(bob)
+    shot(bob, "home-360")
+    join_from_home(bob, "Bob", code.lower().replace("-", ""))  # as someone might type it
+    seat_online(ann, "Bob")
+    seat_online(bob, "Ann")
+    expect(ann.locator(".qr")).to_have_attribute("src", f"/api/rooms/{code}/qr.svg")
+    assert ann.locator(".qr").evaluate("img => img.complete && img.naturalWidth > 0")
+    expect(bob.locator("[data-act=start]")).to_have_count(0)  # only the host starts
+    shot(ann, "lobby")
+    fits_phone(bob)
+    shot(bob, "lobby-360")
+
+    ann.click("text=Start the match")
+    for page in (ann, bob):
+        expect(page.locator(".pile")).to_have_count(5)
+        expect(page.locator(".hand .card")).to_have_count(5)
+        expect(page.locator(".handbox .score")).to_have_text(re.compile(r"points?$"))
+    # Seat 0 deals the first round, so Bob (seat 1) goes first.
+    my_turn(bob)
+    expect(ann.locator(".status")).to_contain_text("Bob is playing")
+    fits_phone(bob)
+    shot(bob, "table-360")
+
+    # Bob plays his turn with the keyboard: Enter on a pile, then Space on the card it gave him.
+    bob.focus('.pile[data-pile="0"]')
+    taken = bob.locator('.pile[data-pile="0"]').get_attribute("aria-label")
+    assert taken is not None
+    bob.keyboard.press("Enter")
+    expect(bob.locator(".hand .card.new")).to_be_focused()
+    expect(ann.locator(".log")).to_contain_text("Bob took")
+    expect(ann.locator(".seat", has_text="Bob")).to_have_attribute(
+        "aria-label", re.compile("6 cards")
+    )
+    fits_phone(bob)
+    shot(bob, "table-360-discard")
+    new_card = bob.locator(".hand .card.new").get_attribute("aria-label")
+    assert new_card is not None
+    bob.keyboard.press(" ")
+    expect(bob.locator(".hand .card")).to_have_count(5)
+    gone = new_card.replace(", just taken", "")
+    assert gone in taken
+    discard_top_is(ann, gone)
+    expect(ann.locator(".log li").first).to_have_text(f"Bob discarded {gone}")
+
+    # Ann takes from the discard pile what Bob just let go, and sees it in her hand.
+    took = take(ann, 4)
+    assert took == gone
+    assert gone in " | ".join(hand(ann))
+    shot(ann, "table-desktop")
+    let_go = discard(ann, 0)
+    discard_top_is(bob, let_go)
+
+    # Bob knocks, after confirming.
+    my_turn(bob)
+    bob.click("[data-act=knock]")
+    expect(bob.locator(".actions")).to_contain_text("Knock with this hand")
+    bob.click("[data-act=knock-no]")
+    expect(bob.locator("[data-act=knock-yes]")).to_have_count(0)
+    bob.click("[data-act=knock]")
+    bob.click("[data-act=knock-yes]")
+    expect(ann.locator(".status")).to_contain_text("Bob knocked · 1 turn left")
+    expect(ann.locator("[data-act=knock]")).to_have_count(0)
+
+    # Ann's last turn ends the round; both see every hand, scored, and the final standings.
+    take(ann, 1)
+    discard(ann, 5, hand_after=None)
+    for page in (ann, bob):
+        expect(page.locator(".result")).to_have_count(2)
+        expect(page.locator(".standings tbody tr")).to_have_count(2)
+        expect(page.locator("h1", has_text="Round 1 of 1")).to_contain_text("Bob knocked")
+    expect(ann.locator("[data-act=rematch]")).to_be_visible()
+    expect(bob.locator("[data-act=rematch]")).to_have_count(0)
+    shot(ann, "results")
+    fits_phone(bob)
+    shot(bob, "results-360")
+
+    # What the page shows is what the server recorded: each hand in its best order, its points.
+    match = api(pages.server, "GET", "/api/matches?limit=1").json()["matches"][0]
+    detail = api(pages.server, "GET", f"/api/matches/{match['id']}").json()
+    for played in detail["rounds"][0]["hands"]:
+        entry = ann.locator(f".result[data-k=result-{played['seat']}]")
+        expect(entry.locator(".who")).to_contain_text(played["name"])
+        shown = entry.locator(".card").evaluate_all(
+            "cards => cards.map(card => card.getAttribute('aria-label'))"
+        )
+        assert shown == [", ".join(card.split("-")) for card in played["score"]["order"]]
+        points = played["points"]
+        expect(entry.locator(".gain")).to_have_text(signed(points))
+    expect(ann.locator("a", has_text="The whole match")).to_have_attribute(
+        "href", f"/matches/{match['id']}"
+    )
+
+
+def test_a_refresh_mid_round_keeps_the_seat_and_the_hand(pages: Pages, shot: Shot) -> None:
+    ann = pages.open("/")
+    code = create_room(ann, "Ann", rounds=1, timer="300")
+    # Bob opens the shared link itself: he watches until he takes a seat by name.
+    bob = pages.open(f"/r/{code}", phone=True)
+    expect(bob.locator("form[data-submit=join]")).to_be_visible()
+    expect(bob.locator(".seatlist")).to_contain_text("Ann")
+    bob.fill("form[data-submit=join] input[name=name]", "Bob")
+    bob.click("form[data-submit=join] button")
+    seat_online(ann, "Bob")
+    expect(bob.locator(".seatlist li", has_text="Bob")).to_contain_text("you")
+    ann.click("text=Start the match")
+
+    take(bob, 2)
+    held = hand(bob)
+    assert len(held) == 6
+    timer = bob.locator("[data-deadline]")
+    left = timer.inner_text()
+    assert re.fullmatch(r"[45]:\d\d", left), left  # five minutes a turn, corrected by server_time
+    bob.reload()
+    expect(bob.locator(".hand .card")).to_have_count(6)
+    assert sorted(hand(bob)) == sorted(held)
+    expect(bob.locator(".status.mine")).to_contain_text("discard")
+    expect(ann.locator(".seat", has_text="Bob")).to_have_attribute(
+        "aria-label", re.compile("online")
+    )
+    gone = discard(bob, 0)
+    discard_top_is(ann, gone)
+    my_turn(ann)
+    expect(ann.locator("[data-deadline]")).to_have_text(re.compile(r"^[45]:\d\d$"))
+
+
+def test_a_computer_player_and_the_servers_hints(pages: Pages, shot: Shot) -> None:
+    ann = pages.open("/", phone=True)
+    create_room(ann, "Ann", rounds=1, timer="0")
+    ann.click("[data-act=add-bot][data-level=easy]")
+    bot = ann.locator(".seatlist li", has_text="Easy bot")
+    expect(bot).to_contain_text("computer")
+    fits_phone(ann)
+    ann.click("text=Start the match")
+    # The bot (seat 1) plays first, by itself; its moves show in the log.
+    my_turn(ann)
+    expect(ann.locator(".log")).to_contain_text("Easy bot")
+    expect(ann.locator(".seat", has_text="Easy bot")).to_have_attribute(
+        "aria-label", re.compile("computer player")
+    )
+    # Ann asks the server for a hint: the move is spelled out and marked on the table.
+    ann.click("[data-act=hint]")
+    advice = ann.locator(".hint-line")
+    expect(advice).to_contain_text("Aim:")
+    fits_phone(ann)
+    shot(ann, "hint-360")
+    if ann.locator("[data-act=knock].hinted").count():
+        return  # the advice is to knock: nothing to take
+    piles = ann.locator(".pile.hinted")
+    expect(piles).not_to_have_count(0)
+    piles.first.click()
+    expect(ann.locator(".status.mine")).to_contain_text("discard")
+    ann.click("[data-act=hint]")
+    expect(ann.locator(".hand .card.hinted")).to_have_count(1)
+    ann.locator(".hand .card.hinted").click()
+    expect(ann.locator(".hand .card")).to_have_count(5)
+    expect(ann.locator(".status")).not_to_contain_text("Your turn")
+
+
+def test_multiple_pickups_and_ten_cards_with_the_ready_countdown(pages: Pages, shot: Shot) -> None:
+    ann = pages.open("/")
+    code = create_room(ann, "Ann", rounds=2, timer="0")
+    bob = pages.open("/", phone=True)
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    # The host changes the settings in the lobby; everyone sees them at once.
+    ann.check("input[name=multi_pickup]")
+    ann.check("input[name=ten_card]")
+    summary = bob.locator(".panel", has_text="Settings")
+    expect(summary).to_contain_text("multiple pickups · 10 cards · up to 4 players")
+    expect(ann.locator("#set-seats option")).to_have_count(3)
+    ann.set_viewport_size(PHONE)  # the host's controls on a phone
+    fits_phone(ann)
+    shot(ann, "lobby-host-360")
+    ann.set_viewport_size(DESKTOP)
+    ann.click("text=Start the match")
+
+    # Ten cards: two hands of five, each in its best order with its own score.
+    my_turn(bob)
+    expect(bob.locator(".handgroup")).to_have_count(2)
+    for group in bob.locator(".handgroup").all():
+        expect(group.locator(".card")).to_have_count(5)
+        expect(group.locator(".detail")).to_contain_text("points")
+    # Bob picks two piles, then takes both.
+    take_button = bob.locator("[data-act=take]")
+    expect(take_button).to_be_disabled()
+    bob.click('.pile[data-pile="0"]')
+    bob.click('.pile[data-pile="2"]')
+    expect(bob.locator('.pile[data-pile="2"]')).to_have_attribute("aria-pressed", "true")
+    expect(take_button).to_have_text("Take 2 cards")
+    take_button.click()
+    expect(bob.locator(".hand .card")).to_have_count(12)
+    expect(bob.locator(".hand .card.new")).to_have_count(2)
+    fits_phone(bob)
+    shot(bob, "table-10card-360")
+    # Then two cards to discard: the last one picked lands on top.
+    cards = bob.locator(".hand .card")
+    first = cards.nth(0).get_attribute("aria-label")
+    last = cards.nth(3).get_attribute("aria-label")
+    assert first is not None
+    assert last is not None
+    cards.nth(0).click()
+    cards.nth(3).click()
+    expect(bob.locator(".hand .card[aria-pressed=true] .pick")).to_have_text(["1", "2"])
+    bob.click("text=Discard 2/2")
+    expect(bob.locator(".hand .card")).to_have_count(10)
+    expect(ann.locator(".pile.discard")).to_have_attribute(
+        "aria-label", f"Discard pile: {last.removesuffix(', just taken')}, 2 cards"
+    )
+
+    # The rules are one click away, without leaving the table.
+    bob.click(".roombar [data-act=rules]")
+    dialog = bob.locator("dialog")
+    expect(dialog.locator("h2", has_text="The aim")).to_be_visible()
+    dialog.locator("text=Close").click()
+    expect(dialog).to_be_hidden()
+
+    my_turn(ann)
+    ann.click("[data-act=knock]")
+    ann.click("[data-act=knock-yes]")
+    my_turn(bob)
+    bob.click('.pile[data-pile="1"]')
+    bob.click("[data-act=take]")
+    expect(bob.locator(".hand .card")).to_have_count(11)
+    bob.locator(".hand .card").nth(0).click()  # one to discard: a tap is enough
+
+    for page in (ann, bob):
+        expect(page.locator(".result")).to_have_count(2)
+        for entry in page.locator(".result").all():
+            expect(entry.locator(".cards")).to_have_count(2)
+            expect(entry.locator(".card")).to_have_count(10)
+        expect(page.locator("[data-act=ready]")).to_be_visible()
+        expect(page.locator(".sticky-actions [data-deadline]")).to_have_text(
+            re.compile(r"^[01]:\d\d$")
+        )
+    shot(ann, "results-10card")
+    fits_phone(bob)
+    ann.click("[data-act=ready]")
+    expect(ann.locator("[data-act=ready]")).to_have_text("Ready ✓")
+    expect(bob.locator(".sticky-actions")).to_contain_text("ready: Ann")
+    bob.click("[data-act=ready]")
+    for page in (ann, bob):
+        expect(page.locator(".roombar")).to_contain_text("Round 2 of 2")
+        expect(page.locator(".handgroup")).to_have_count(2)

@@ -1,0 +1,94 @@
+"""What a player does in the browser, step by step, for the e2e tests."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.e2e.conftest import ROOM_URL, require_playwright
+
+expect = require_playwright().expect
+MINUS = "\N{MINUS SIGN}"  # the page writes negative points with a real minus sign
+
+
+def signed(points: int) -> str:
+    """Points as the page shows a round's gain: "+10", "\N{MINUS SIGN}5", "0"."""
+    return f"+{points}" if points > 0 else str(points).replace("-", MINUS)
+
+
+def card_name(card: str) -> str:
+    """A card id as the page names it: "3-star-orange" is "3, star, orange"."""
+    return ", ".join(card.split("-"))
+
+
+def create_room(page: Any, name: str, rounds: int = 1, timer: str = "0") -> str:
+    """Create a room from the home page; returns its code once the lobby shows."""
+    page.fill("#name", name)
+    page.click("summary")
+    page.fill("#set-rounds", str(rounds))
+    page.select_option("#set-timer", timer)
+    page.click("button:has-text('Create a room')")
+    expect(page).to_have_url(ROOM_URL)
+    match = ROOM_URL.search(page.url)
+    assert match is not None
+    expect(page.locator(".code")).to_have_text(match.group(1))
+    return match.group(1)
+
+
+def join_from_home(page: Any, name: str, typed_code: str) -> None:
+    """Join a room from the home page with the code as a person might type it."""
+    page.fill("#name", name)
+    page.fill("#code", typed_code)
+    page.click("form[data-submit=join] button")
+    expect(page).to_have_url(ROOM_URL)
+    expect(page.locator(".seatlist")).to_contain_text(name)
+
+
+def seat_online(page: Any, name: str) -> None:
+    """Wait until the lobby shows ``name`` seated and online."""
+    expect(page.locator(".seatlist li", has_text=name).locator(".dot.on")).to_be_visible()
+
+
+def hand(page: Any) -> list[str]:
+    """The names of the cards in this player's hand, as shown (without "just taken")."""
+    labels: list[str] = page.locator(".hand .card").evaluate_all(
+        "cards => cards.map(card => card.getAttribute('aria-label'))"
+    )
+    return [label.removesuffix(", just taken") for label in labels]
+
+
+def my_turn(page: Any) -> None:
+    expect(page.locator(".status.mine")).to_be_visible()
+
+
+def take(page: Any, pile: int, hand_after: int = 6) -> str:
+    """Take the top card of ``pile`` by clicking it; returns that card's name."""
+    my_turn(page)
+    label = page.locator(f'.pile[data-pile="{pile}"]').get_attribute("aria-label")
+    assert label is not None
+    taken = label.split(": ", 1)[1].rsplit(", ", 1)[0]
+    page.click(f'.pile[data-pile="{pile}"]')
+    expect(page.locator(".hand .card")).to_have_count(hand_after)
+    expect(page.locator(".status.mine")).to_contain_text("discard")
+    return taken
+
+
+def discard(page: Any, index: int = 0, hand_after: int | None = 5) -> str:
+    """Discard the card at ``index`` of the hand as shown by clicking it; returns its name.
+
+    ``hand_after`` None: the discard ends the round, so the hand gives way to the results.
+    """
+    card = page.locator(".hand .card").nth(index)
+    name = card.get_attribute("aria-label")
+    assert name is not None
+    card.click()
+    if hand_after is not None:
+        expect(page.locator(".hand .card")).to_have_count(hand_after)
+    return name.replace(", just taken", "")
+
+
+def discard_top_is(page: Any, name: str) -> None:
+    """Wait until the discard pile shows ``name`` on top."""
+    expect(page.locator(".pile.discard")).to_have_attribute(
+        "aria-label", re.compile(rf"^Discard pile: {re.escape(name)}, ")
+    )
