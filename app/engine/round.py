@@ -103,6 +103,9 @@ class Round:
         self.ending: Ending | None = None
         self.turns = 0
         self.actions: list[Action] = []
+        # The cards each action moved, parallel to ``actions`` (empty for a knock). Every one of
+        # them was face up when it moved, so this log is public: bots build observations from it.
+        self.moved: list[tuple[Card, ...]] = []
         self._begin_turn()
 
     # What everyone can see.
@@ -226,8 +229,12 @@ class Round:
         self.actions.append(action)
         if isinstance(action, Take):
             hand = self.hands[action.seat]
-            for pile in action.piles:
-                hand.append((self.discard if pile == DISCARD_PILE else self.piles[pile]).pop())
+            taken = tuple(
+                (self.discard if pile == DISCARD_PILE else self.piles[pile]).pop()
+                for pile in action.piles
+            )
+            hand.extend(taken)
+            self.moved.append(taken)
             self.step = Step.DISCARD
             self.pending = len(action.piles)
         elif isinstance(action, Discard):
@@ -235,6 +242,7 @@ class Round:
             for card in action.cards:
                 hand.remove(card)
             self.discard.extend(action.cards)
+            self.moved.append(tuple(action.cards))
             self.step = Step.TAKE
             self.pending = 0
             if self.knocker is not None:
@@ -244,6 +252,7 @@ class Round:
                     return
             self._next_turn()
         else:
+            self.moved.append(())
             self.knocker = action.seat
             self.final_turns = self.players - 1
             self._next_turn()
