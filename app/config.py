@@ -95,6 +95,26 @@ class Settings(BaseSettings):
     room_idle_seconds: float = Field(
         900.0, gt=0, description="Seconds a room with nobody connected is kept in memory."
     )
+    bot_delay_seconds: float = Field(
+        1.0,
+        ge=0,
+        le=30,
+        description="Seconds a bot, or a bot standing in for an absent player, waits before "
+        "playing, so that people can follow its moves.",
+    )
+    bot_workers: int = Field(
+        1,
+        ge=0,
+        le=16,
+        description="Worker processes bots think in, so the server never waits on them; "
+        "0 thinks in the server's own process.",
+    )
+    standin_seconds: float = Field(
+        10.0,
+        ge=0,
+        le=600,
+        description="Seconds a player may be away on their turn before a bot plays it for them.",
+    )
 
     # Operations.
     log_level: Literal["debug", "info", "warning", "error"] = Field(

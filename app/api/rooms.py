@@ -28,6 +28,7 @@ CLOSE_ORIGIN = 4003
 CLOSE_NO_ROOM = 4004
 CLOSE_TOO_MANY = 4029
 RAW_SEND = "spectrum.raw_send"
+RAW_RECEIVE = "spectrum.raw_receive"
 CLOSE_WAIT_SECONDS = 10.0
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH * 4)]
@@ -73,6 +74,7 @@ class LobbyPlayer(BaseModel):
     name: str
     connected: bool
     host: bool
+    bot: str | None = Field(description="The level of a computer player; null for a person.")
 
 
 class RoomInfo(BaseModel):
@@ -154,7 +156,11 @@ async def room_info(request: Request, code: str) -> RoomInfo:
         settings=state.settings,
         players=[
             LobbyPlayer(
-                seat=index, name=seat.name, connected=online[index], host=index == state.host
+                seat=index,
+                name=seat.name,
+                connected=online[index],
+                host=index == state.host,
+                bot=seat.bot,
             )
             for index, seat in enumerate(state.seats)
         ],
@@ -245,7 +251,7 @@ async def _serve(
 
 
 class KeepRawSend:
-    """ASGI middleware keeping the server's send callable in WebSocket scopes."""
+    """ASGI middleware keeping the server's send and receive callables in WebSocket scopes."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -253,6 +259,7 @@ class KeepRawSend:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
             scope[RAW_SEND] = send
+            scope[RAW_RECEIVE] = receive
         await self.app(scope, receive, send)
 
 
@@ -261,14 +268,15 @@ async def _read(
 ) -> None:
     bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
     limit = settings.max_message_bytes
+    receive = websocket.scope.get(RAW_RECEIVE, websocket.receive)
     while True:
         if connection.closing is None:
-            message = await websocket.receive()
+            message = await receive()
         else:
             # Closing: what the client still sends is ignored while its close frame (queued
             # behind anything it has not read yet) makes its way, for a bounded time.
             try:
-                message = await asyncio.wait_for(websocket.receive(), CLOSE_WAIT_SECONDS)
+                message = await asyncio.wait_for(receive(), CLOSE_WAIT_SECONDS)
             except TimeoutError:
                 return
         if message["type"] == "websocket.disconnect":

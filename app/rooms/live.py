@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import random
 import secrets
 import time
 import uuid
@@ -18,16 +19,19 @@ from typing import Any
 
 import orjson
 
-from app.engine.actions import Action, Discard, Knock, Take
-from app.engine.cards import parse_card
+from app.engine.actions import Action, Discard, Knock, Take, action_to_dict
+from app.engine.bots import Level
+from app.engine.cards import card_ids, parse_card
 from app.engine.errors import IllegalAction
 from app.engine.greedy import greedy_turn
+from app.engine.observation import Observation, observe
 from app.rooms import protocol
 from app.rooms.connection import Connection
 from app.rooms.patch import diff
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState, Status
 from app.rooms.store import FinishedRound, NullStore, RoomStore
+from app.rooms.thinking import Thinker
 from app.rooms.views import View, ViewBuilder
 
 log = logging.getLogger(__name__)
@@ -49,6 +53,12 @@ class RoomConfig:
     ready_seconds: float = 30.0
     idle_seconds: float = 900.0
     max_queue: int = 256
+    bot_delay_seconds: float = 1.0
+    standin_seconds: float = 10.0
+
+
+# The level of the bot that plays for a player who is away.
+STANDIN_LEVEL = Level.STRONG
 
 
 def _join_ops(shared: bytes, private: list[dict[str, Any]]) -> bytes:
@@ -70,12 +80,14 @@ class LiveRoom:
         on_idle: Callable[[LiveRoom], None],
         store: RoomStore | None = None,
         on_action: Callable[[float, bool], None] | None = None,
+        thinker: Thinker | None = None,
     ) -> None:
         self.state = state
         self.config = config
         self.on_idle = on_idle
         self.store: RoomStore = store or NullStore()
         self.on_action = on_action
+        self.thinker = thinker or Thinker(workers=0)
         self.views = ViewBuilder()
         self.connections: list[Connection] = []
         self.lock = asyncio.Lock()
@@ -86,6 +98,14 @@ class LiveRoom:
         self._ready_timer: asyncio.TimerHandle | None = None
         self._idle_timer: asyncio.TimerHandle | None = None
         self.closed = False
+        # Seats a bot plays for: their player missed two turns in a row, or was away.
+        self.idle: set[int] = set()
+        self.stood_in: set[int] = set()
+        self.missed: dict[int, int] = {}
+        self._auto_timer: asyncio.TimerHandle | None = None
+        self._auto_key: tuple[Any, ...] | None = None
+        self._hints: dict[int, tuple[tuple[Any, ...], dict[str, Any]]] = {}
+        self.rng = random.Random(secrets.randbits(64))
         # The match and number of rounds already written to the history and announced.
         self._announced = (state.match_id, len(state.match.results) if state.match else 0)
         self.public: View = self._build_public()
@@ -99,12 +119,20 @@ class LiveRoom:
     # Presence.
 
     def presence(self) -> list[bool]:
-        """Whether each seat has a connection open."""
-        online = [False] * len(self.state.seats)
+        """Whether each seat is at the table: a connection open, or a bot."""
+        online = [seat.bot is not None for seat in self.state.seats]
         for connection in self.connections:
             if connection.seat is not None:
                 online[connection.seat] = True
         return online
+
+    def people_here(self) -> set[int]:
+        """The seats of players who have a connection open."""
+        return {c.seat for c in self.connections if c.seat is not None}
+
+    def standins(self) -> set[int]:
+        """Seats of players a bot plays for: away when their turn came, or idle twice running."""
+        return self.idle | self.stood_in
 
     def spectators(self) -> int:
         """How many connections watch without a seat."""
@@ -118,6 +146,7 @@ class LiveRoom:
                     if older.seat == connection.seat:
                         older.close(CLOSE_REPLACED, "this seat was opened in another tab or device")
                 self.connections = [c for c in self.connections if c.seat != connection.seat]
+                self._came_back(connection.seat)
             # Everyone else hears of the arrival by patch; the newcomer starts from a state.
             self.connections.append(connection)
             if self._idle_timer is not None:
@@ -144,15 +173,21 @@ class LiveRoom:
                 self._schedule_idle()
 
     def _pass_host_if_away(self) -> None:
-        online = self.presence()
-        seats = len(online)
-        if not seats or online[self.state.host]:
+        here = self.people_here()
+        seats = len(self.state.seats)
+        if not seats or self.state.host in here:
             return
         for step in range(1, seats):
             candidate = (self.state.host + step) % seats
-            if online[candidate]:
+            if candidate in here:
                 self.state.pass_host(candidate)
                 return
+
+    def _came_back(self, seat: int) -> None:
+        """A player acts or reconnects: no bot plays for them any more."""
+        self.idle.discard(seat)
+        self.stood_in.discard(seat)
+        self.missed.pop(seat, None)
 
     def send_state(self, connection: Connection) -> None:
         """Queue a full state for one connection."""
@@ -169,6 +204,9 @@ class LiveRoom:
         if isinstance(message, protocol.Resync):
             async with self.lock:
                 self.send_state(connection)
+            return
+        if isinstance(message, protocol.HintRequest):
+            await self._answer_hint(connection, message.id)
             return
         started = time.perf_counter()
         async with self.lock:
@@ -197,32 +235,35 @@ class LiveRoom:
             return seat
 
     async def _save(self) -> None:
-        """Make the new events durable and write newly finished rounds, before announcing."""
-        await self.store.save_events(self.state)
+        """Make the new events and any newly finished rounds durable, before announcing."""
+        await self.store.save(self.state, self._finished_rounds())
+
+    def _finished_rounds(self) -> list[FinishedRound]:
+        """Rounds finished since the last save, as the history keeps them."""
         state, match = self.state, self.state.match
         if match is None:
-            return
+            return []
         announced_match, announced = self._announced
         start = announced if announced_match == state.match_id else 0
         if len(match.results) == start:
-            return
+            return []
         self._announced = (state.match_id, len(match.results))
         names = tuple(seat.name for seat in state.seats)
         places = tuple(match.places())
-        for result in match.results[start:]:
-            await self.store.save_round(
-                FinishedRound(
-                    match_id=state.match_id or "",
-                    room_code=state.code,
-                    settings=state.settings.model_dump(),
-                    started_at=state.match_started_at or now_ms(),
-                    names=names,
-                    result=result,
-                    ended_at=now_ms(),
-                    final=match.finished and result is match.results[-1],
-                    places=places,
-                )
+        return [
+            FinishedRound(
+                match_id=state.match_id or "",
+                room_code=state.code,
+                settings=state.settings.model_dump(),
+                started_at=state.match_started_at or now_ms(),
+                names=names,
+                result=result,
+                ended_at=now_ms(),
+                final=match.finished and result is match.results[-1],
+                places=places,
             )
+            for result in match.results[start:]
+        ]
 
     async def resave_finished_rounds(self) -> None:
         """Write the current match's finished rounds again (after a restart; stored once)."""
@@ -254,6 +295,13 @@ class LiveRoom:
             case protocol.Leave():
                 state.leave(self._seat(seat))
                 self._unseat(self._seat(seat), None, "")
+            case protocol.AddBot(level=level):
+                state.add_bot(seat, level)
+            case protocol.RemoveBot(seat=target):
+                state.remove_bot(seat, target)
+                self._unseat(target, None, "")
+            case protocol.Back():
+                self._came_back(self._seat(seat))
             case protocol.Hello():
                 raise IllegalAction("bad_message", "hello is only the first message")
             case _:
@@ -267,6 +315,44 @@ class LiveRoom:
 
     def _play(self, connection: Connection, action: Action) -> None:
         self.state.play(connection.seat, action, now_ms())
+        self._came_back(action.seat)
+
+    async def _answer_hint(self, connection: Connection, message_id: object) -> None:
+        """Send the asker the strong bot's suggestion, worked out once per position."""
+        async with self.lock:
+            try:
+                seat, key, observation = self._hint_position(connection.seat)
+            except IllegalAction as error:
+                connection.push(protocol.error_frame(error.code, error.message, message_id))
+                return
+            cached = self._hints.get(seat)
+        if cached is not None and cached[0] == key:
+            advice = cached[1]
+        else:
+            decision = await self.thinker.decide(Level.STRONG, observation, 0)
+            advice = {
+                "actions": [action_to_dict(action) for action in decision.actions],
+                "aim": card_ids(decision.aim),
+                "points": decision.points,
+                "reason": decision.reason,
+                "text": decision.hint,
+            }
+            self._hints[seat] = (key, advice)
+        connection.push(protocol.hint_frame(message_id, advice))
+
+    def _hint_position(self, seat: int | None) -> tuple[int, tuple[Any, ...], Observation]:
+        """The asker's seat, a key for the position, and what the seat may know of it."""
+        state, match = self.state, self.state.match
+        if not state.settings.hints:
+            raise IllegalAction("hints_off", "the host has switched hints off")
+        seat = self._seat(seat)
+        if state.status is not Status.PLAYING or match is None or match.round is None:
+            raise IllegalAction("no_round", "no round is being played")
+        current = match.round
+        if current.turn != seat:
+            raise IllegalAction("not_your_turn", "hints are for your own turn")
+        key = (state.match_id, current.number, current.turns, current.step, current.pending)
+        return seat, key, observe(current, seat)
 
     def _settings(self, changes: dict[str, Any]) -> RoomSettings:
         try:
@@ -288,13 +374,14 @@ class LiveRoom:
         self._pass_host_if_away()
 
     def _deal_when_all_ready(self) -> None:
-        """Deal when every connected player is ready (nobody connected: the timer decides)."""
-        online = self.presence()
+        """Deal when every connected player is ready; bots always are, and nobody connected
+        leaves it to the timer."""
+        here = self.people_here()
         seats = self.state.seats
         if (
             self.state.status is Status.ROUND_OVER
-            and any(online)
-            and all(seat.ready for seat, here in zip(seats, online, strict=True) if here)
+            and here
+            and all(seats[seat].ready for seat in here)
         ):
             self.state.deal(now_ms())
 
@@ -304,7 +391,8 @@ class LiveRoom:
         """Set or clear the turn and ready deadlines to match the new state."""
         state = self.state
         match = state.match
-        anyone = any(self.presence())
+        anyone = bool(self.people_here())
+        self._schedule_bot(anyone)
         if state.status is Status.PLAYING and match and match.round and state.settings.turn_seconds:
             key = (state.match_id, match.round.number, match.round.turns)
             if not anyone:
@@ -332,6 +420,63 @@ class LiveRoom:
                 self._ready_timer.cancel()
                 self._ready_timer = None
 
+    def _schedule_bot(self, anyone: bool) -> None:
+        """When a bot is to play this turn (its own seat, or for an absent player), let it."""
+        state, match = self.state, self.state.match
+        current = match.round if match else None
+        key: tuple[Any, ...] | None = None
+        delay = self.config.bot_delay_seconds
+        if anyone and state.status is Status.PLAYING and current is not None:
+            seat = current.turn
+            if state.is_bot(seat) or seat in self.standins():
+                key = (state.match_id, current.number, current.turns, current.step)
+            elif seat not in self.people_here():
+                # Away on their turn: a short grace first, for a dropped connection to return.
+                key = (state.match_id, current.number, current.turns, current.step, "away")
+                delay = max(delay, self.config.standin_seconds)
+        if key == self._auto_key:
+            return
+        if self._auto_timer is not None:
+            self._auto_timer.cancel()
+            self._auto_timer = None
+        self._auto_key = key
+        if key is not None:
+            self._auto_timer = asyncio.get_running_loop().call_later(
+                delay, self._spawn, self._bot_plays, key
+            )
+
+    async def _bot_plays(self, key: tuple[Any, ...]) -> None:
+        async with self.lock:
+            if self.closed or key != self._auto_key:
+                return
+            match = self.state.match
+            assert match is not None
+            assert match.round is not None
+            seat = match.round.turn
+            level = self.state.seats[seat].bot or STANDIN_LEVEL
+            observation = observe(match.round, seat)
+            seed = self.rng.getrandbits(64)
+        # The bot thinks outside the lock; if the table moved on meanwhile, its move is dropped.
+        try:
+            actions: tuple[Action, ...] = (
+                await self.thinker.decide(level, observation, seed)
+            ).actions
+        except Exception:  # a bot must never stop the table: the greedy move stands in
+            log.exception("bot of seat %d failed; playing the greedy move", seat)
+            actions = ()
+        async with self.lock:
+            if self.closed or key != self._auto_key:
+                return
+            self._auto_timer = self._auto_key = None
+            assert match.round is not None
+            for action in actions or tuple(greedy_turn(match.round, seat)):
+                self.state.play(seat, action, now_ms(), auto=True)
+            if not self.state.is_bot(seat) and seat not in self.people_here():
+                self.stood_in.add(seat)
+            await self._save()
+            self._after_change()
+            self.publish()
+
     def _clear_turn_timer(self) -> None:
         if self._turn_timer is not None:
             self._turn_timer.cancel()
@@ -353,6 +498,10 @@ class LiveRoom:
             seat = match.round.turn
             for action in greedy_turn(match.round, seat):
                 self.state.play(seat, action, now_ms(), auto=True)
+            if not self.state.is_bot(seat) and seat not in self.standins():
+                self.missed[seat] = self.missed.get(seat, 0) + 1
+                if self.missed[seat] >= 2:
+                    self.idle.add(seat)
             self.turn_deadline = None
             await self._save()
             self._after_change()
@@ -385,7 +534,7 @@ class LiveRoom:
     def close(self, code: int, reason: str) -> None:
         """Stop the room's timers and close every connection."""
         self.closed = True
-        for timer in (self._turn_timer, self._ready_timer, self._idle_timer):
+        for timer in (self._turn_timer, self._ready_timer, self._idle_timer, self._auto_timer):
             if timer is not None:
                 timer.cancel()
         for connection in self.connections:
@@ -395,7 +544,12 @@ class LiveRoom:
 
     def _build_public(self) -> View:
         return self.views.public(
-            self.state, self.presence(), self.spectators(), self.turn_deadline, self.ready_deadline
+            self.state,
+            self.presence(),
+            self.standins(),
+            self.spectators(),
+            self.turn_deadline,
+            self.ready_deadline,
         )
 
     def publish(self, sender: Connection | None = None, ack: object = None) -> None:

@@ -92,6 +92,32 @@ class Leave(_Message):
     type: Literal["leave"]
 
 
+class AddBot(_Message):
+    """The host seats a computer player in the lobby."""
+
+    type: Literal["add_bot"]
+    level: Literal["easy", "normal", "strong"] = "normal"
+
+
+class RemoveBot(_Message):
+    """The host removes a computer player from the lobby."""
+
+    type: Literal["remove_bot"]
+    seat: int
+
+
+class HintRequest(_Message):
+    """Ask, on one's turn, for the suggested move and why."""
+
+    type: Literal["hint"]
+
+
+class Back(_Message):
+    """A player a bot has been standing in for takes their seat back."""
+
+    type: Literal["back"]
+
+
 ClientMessage = Annotated[
     Hello
     | Resync
@@ -103,7 +129,11 @@ ClientMessage = Annotated[
     | Kick
     | ChangeSettings
     | Rematch
-    | Leave,
+    | Leave
+    | AddBot
+    | RemoveBot
+    | HintRequest
+    | Back,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
@@ -174,6 +204,11 @@ def peek_id(text: str | bytes) -> object:
 def error_frame(code: str, message: str, message_id: object = None) -> bytes:
     """An error answering one client message."""
     return orjson.dumps({"type": "error", "code": code, "message": message, "id": message_id})
+
+
+def hint_frame(message_id: object, hint: dict[str, Any]) -> bytes:
+    """A suggested move, for the player who asked alone."""
+    return orjson.dumps({"type": "hint", "id": message_id, **hint})
 
 
 def state_frame(version: int, state: dict[str, Any], server_time: int) -> bytes:

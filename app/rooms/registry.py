@@ -13,6 +13,7 @@ from app.rooms.live import CLOSE_ROOM_GONE, LiveRoom, RoomConfig, now_ms
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.rooms.store import NullStore, RoomStore
+from app.rooms.thinking import Thinker
 
 # No 0/O, 1/I/L or U/V look-alikes: easy to read aloud and to type from a phone.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTWXYZ"
@@ -74,11 +75,13 @@ class RoomRegistry:
         max_rooms: int,
         store: RoomStore | None = None,
         on_action: Callable[[float, bool], None] | None = None,
+        thinker: Thinker | None = None,
     ) -> None:
         self.config = config
         self.max_rooms = max_rooms
         self.store: RoomStore = store or NullStore()
         self.on_action = on_action
+        self.thinker = thinker or Thinker(workers=0)
         self.rooms: dict[str, LiveRoom] = {}
         self.connections_by_address: Counter[str] = Counter()
 
@@ -92,15 +95,15 @@ class RoomRegistry:
         state = RoomState(code, settings, now_ms())
         token = new_token()
         state.join(host_name, hash_token(token), now_ms())
-        room = LiveRoom(state, self.config, self.drop, self.store, self.on_action)
+        room = LiveRoom(state, self.config, self.drop, self.store, self.on_action, self.thinker)
         self.rooms[code] = room
-        await self.store.save_events(state)
+        await self.store.save(state)
         return room, token
 
     async def restore(self, states: list[RoomState]) -> None:
         """Hold again the rooms rebuilt after a restart, and make sure their rounds are saved."""
         for state in states:
-            room = LiveRoom(state, self.config, self.drop, self.store, self.on_action)
+            room = LiveRoom(state, self.config, self.drop, self.store, self.on_action, self.thinker)
             self.rooms[state.code] = room
             await room.resave_finished_rounds()
 

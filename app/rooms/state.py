@@ -36,6 +36,7 @@ class Seat:
     name: str
     token_hash: str
     ready: bool = False
+    bot: str | None = None  # the level of a computer player; None for a person
 
 
 def clean_name(name: str) -> str:
@@ -73,11 +74,15 @@ class RoomState:
     # Reading.
 
     def seat_of(self, token_hash: str) -> int | None:
-        """The seat holding a token, if any."""
+        """The seat holding a token, if any (bots hold none)."""
         for index, seat in enumerate(self.seats):
-            if seat.token_hash == token_hash:
+            if seat.bot is None and seat.token_hash == token_hash:
                 return index
         return None
+
+    def is_bot(self, seat: int) -> bool:
+        """Whether a computer player sits there."""
+        return self.seats[seat].bot is not None
 
     def totals(self) -> list[int]:
         """Each seat's total in the current match (zeros before one starts)."""
@@ -103,6 +108,30 @@ class RoomState:
         self.record({"type": "join", "name": name, "token_hash": token_hash, "at": at})
         return len(self.seats) - 1
 
+    def add_bot(self, by: int | None, level: str) -> int:
+        """The host seats a computer player of ``level`` in the lobby; returns its seat."""
+        self._check_host(by, "add bots")
+        self._check_lobby("add bots")
+        if len(self.seats) >= self.settings.max_players:
+            raise IllegalAction("room_full", "every seat is taken")
+        taken = {seat.name for seat in self.seats}
+        base = f"{level.capitalize()} bot"
+        name = next(
+            candidate
+            for candidate in (base, *(f"{base} {n}" for n in range(2, 8)))
+            if candidate not in taken
+        )
+        self.record({"type": "join", "name": name, "token_hash": "", "bot": level})
+        return len(self.seats) - 1
+
+    def remove_bot(self, by: int | None, seat: object) -> None:
+        """The host removes a computer player from the lobby."""
+        self._check_host(by, "remove bots")
+        self._check_lobby("remove bots")
+        if type(seat) is not int or not 0 <= seat < len(self.seats) or not self.is_bot(seat):
+            raise IllegalAction("no_such_bot", f"there is no bot in seat {seat!r}")
+        self.record({"type": "leave", "seat": seat})
+
     def leave(self, seat: int) -> None:
         """A player gives up their seat in the lobby."""
         self._check_lobby("leave")
@@ -116,6 +145,8 @@ class RoomState:
             raise IllegalAction("no_such_seat", f"there is no seat {seat!r}")
         if seat == by:
             raise IllegalAction("bad_kick", "the host cannot kick themselves; leave instead")
+        if self.is_bot(seat):
+            raise IllegalAction("bad_kick", "that is a bot; remove it instead")
         self.record({"type": "leave", "seat": seat})
 
     def change_settings(self, by: int | None, settings: RoomSettings) -> None:
@@ -201,7 +232,7 @@ class RoomState:
         """Change the state as ``event`` says; events are applied in the order recorded."""
         kind = event["type"]
         if kind == "join":
-            self.seats.append(Seat(event["name"], event["token_hash"]))
+            self.seats.append(Seat(event["name"], event["token_hash"], bot=event.get("bot")))
         elif kind == "leave":
             del self.seats[event["seat"]]
             if event["seat"] < self.host:

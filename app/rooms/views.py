@@ -22,23 +22,44 @@ def _top(cards: list[Card]) -> str | None:
     return CARD_IDS[cards[-1]] if cards else None
 
 
-def round_view(current: Round, deadline: int | None) -> View:
+_FIELDS = ("number", "dealer", "turn", "step", "pending", "piles", "discard", "knocker",
+           "final_turns", "deadline", "commitment", "ending")  # fmt: skip
+
+
+def _pile(cards: list[Card], cache: dict[tuple[int, int], View]) -> View:
+    """A pile as its face-up top and count; the same object while neither changes."""
+    key = (cards[-1] if cards else -1, len(cards))
+    view = cache.get(key)
+    if view is None:
+        if len(cache) > 512:
+            cache.clear()
+        view = cache[key] = {"top": _top(cards), "count": len(cards)}
+    return view
+
+
+def round_view(current: Round, deadline: int | None, piles: dict[tuple[int, int], View]) -> View:
     """The public face of a round: piles by top card and count, whose turn, the knock."""
     ended = current.ending is not None
-    return {
-        "number": current.number,
-        "dealer": current.dealer,
-        "turn": None if ended else current.turn,
-        "step": None if ended else current.step.value,
-        "pending": current.pending,
-        "piles": [{"top": _top(pile), "count": len(pile)} for pile in current.piles[:DRAW_PILES]],
-        "discard": {"top": _top(current.discard), "count": len(current.discard)},
-        "knocker": current.knocker,
-        "final_turns": current.final_turns if current.knocker is not None else None,
-        "deadline": None if ended else deadline,
-        "commitment": current.commitment,
-        "ending": current.ending.value if current.ending else None,
-    }
+    return dict(
+        zip(
+            _FIELDS,
+            (
+                current.number,
+                current.dealer,
+                None if ended else current.turn,
+                None if ended else current.step.value,
+                current.pending,
+                [_pile(pile, piles) for pile in current.piles[:DRAW_PILES]],
+                _pile(current.discard, piles),
+                current.knocker,
+                current.final_turns if current.knocker is not None else None,
+                None if ended else deadline,
+                current.commitment,
+                current.ending.value if current.ending else None,
+            ),
+            strict=True,
+        )
+    )
 
 
 def result_view(result: RoundResult) -> View:
@@ -64,19 +85,26 @@ def settings_view(settings: RoomSettings) -> View:
     return settings.model_dump()
 
 
+_PLAYER_FIELDS = ("name", "connected", "host", "total", "series", "place", "cards", "ready", "bot",
+                  "standin")  # fmt: skip
+
+
 class ViewBuilder:
     """Builds a room's views, reusing the parts that did not change since the last build."""
 
     def __init__(self) -> None:
         self._settings: tuple[RoomSettings, View] | None = None
-        self._results: dict[int, View] = {}
-        self._results_match: str | None = None
+        self._results: list[View] = []
+        self._results_key: tuple[str | None, int] = (None, 0)
         self._private: dict[int, tuple[tuple[Card, ...], View]] = {}
+        self._players: list[tuple[tuple[Any, ...], View]] = []
+        self._piles: dict[tuple[int, int], View] = {}
 
     def public(
         self,
         state: RoomState,
         connected: list[bool],
+        standins: set[int],
         spectators: int,
         deadline: int | None,
         ready_deadline: int | None,
@@ -88,19 +116,24 @@ class ViewBuilder:
         standing = places(totals) if match else [None] * len(totals)
         current = match.round if match else None
         players = [
-            {
-                "seat": index,
-                "name": seat.name,
-                "connected": connected[index],
-                "host": index == state.host,
-                "total": totals[index],
-                "series": series[index],
-                "place": standing[index],
-                "cards": len(current.hands[index]) if current else 0,
-                "ready": seat.ready,
-            }
+            self._player(
+                index,
+                (
+                    seat.name,
+                    connected[index],
+                    index == state.host,
+                    totals[index],
+                    series[index],
+                    standing[index],
+                    len(current.hands[index]) if current else 0,
+                    seat.ready,
+                    seat.bot,
+                    index in standins,
+                ),
+            )
             for index, seat in enumerate(state.seats)
         ]
+        del self._players[len(players) :]
         return {
             "code": state.code,
             "status": state.status.value,
@@ -109,10 +142,22 @@ class ViewBuilder:
             "settings": self._settings_view(state.settings),
             "players": players,
             "spectators": spectators,
-            "round": round_view(current, deadline) if current else None,
+            "round": round_view(current, deadline, self._piles) if current else None,
             "results": self._result_views(state),
             "ready_deadline": ready_deadline,
         }
+
+    def _player(self, index: int, values: tuple[Any, ...]) -> View:
+        """A seat as everyone sees it; the same object while nothing about it changes."""
+        if index < len(self._players) and self._players[index][0] == values:
+            return self._players[index][1]
+        view = dict(zip(_PLAYER_FIELDS, values, strict=True))
+        view = {"seat": index, **view}
+        if index < len(self._players):
+            self._players[index] = (values, view)
+        else:
+            self._players.append((values, view))
+        return view
 
     def private(self, state: RoomState, seat: int | None) -> View:
         """The part of the view only ``seat`` sees: its own hand and the hand's score."""
@@ -139,15 +184,12 @@ class ViewBuilder:
         return self._settings[1]
 
     def _result_views(self, state: RoomState) -> list[View]:
+        """Finished rounds; the same list object until a round ends or a match starts."""
         match = state.match
-        if match is None:
-            return []
-        if state.match_id != self._results_match:
-            self._results, self._results_match = {}, state.match_id
-        views = []
-        for result in match.results:
-            view = self._results.get(result.number)
-            if view is None:
-                view = self._results[result.number] = result_view(result)
-            views.append(view)
-        return views
+        count = len(match.results) if match else 0
+        if (state.match_id, count) != self._results_key:
+            previous = self._results if state.match_id == self._results_key[0] else []
+            done = match.results if match else []
+            self._results = previous + [result_view(result) for result in done[len(previous) :]]
+            self._results_key = (state.match_id, count)
+        return self._results

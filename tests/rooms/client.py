@@ -131,8 +131,10 @@ class Client:
 
     def _take(self, frame: dict[str, Any]) -> None:
         kind = frame["type"]
-        if kind == "error":
-            self.errors.append(frame)
+        if kind in ("error", "hint"):
+            # Answers to one message, outside the versioned stream of states and patches.
+            if kind == "error":
+                self.errors.append(frame)
             if frame.get("id") is not None:
                 self.answers[frame["id"]] = frame
             return

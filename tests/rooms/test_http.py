@@ -68,7 +68,9 @@ def test_create_without_settings_uses_the_defaults(rooms_server: Server) -> None
     info = get_room(rooms_server, room["code"]).json()
     assert info["settings"] == DEFAULTS
     assert info["status"] == "lobby"
-    assert info["players"] == [{"seat": 0, "name": "Ann", "connected": False, "host": True}]
+    assert info["players"] == [
+        {"seat": 0, "name": "Ann", "connected": False, "host": True, "bot": None}
+    ]
     assert info["spectators"] == 0
 
 
@@ -311,8 +313,8 @@ async def test_room_info_shows_presence_host_and_spectators(rooms_server: Server
     await watcher.connect()
     info = get_room(rooms_server, room["code"]).json()
     assert info["players"] == [
-        {"seat": 0, "name": "Ann", "connected": True, "host": True},
-        {"seat": 1, "name": "Bob", "connected": False, "host": False},
+        {"seat": 0, "name": "Ann", "connected": True, "host": True, "bot": None},
+        {"seat": 1, "name": "Bob", "connected": False, "host": False, "bot": None},
     ]
     assert info["spectators"] == 1
     await watcher.close()

@@ -1,0 +1,203 @@
+"""Bots at the table, a bot standing in for an absent player, and hints, over real sockets."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.rooms.client import Client, Refused, create_room, join_room
+from tests.rooms.conftest import FAST
+from tests.server import Server, running_server
+
+
+@pytest.fixture(scope="module")
+def bot_server() -> Iterator[Server]:
+    """Bots play at once; a player away on their turn is stood in for after half a second."""
+    with running_server(**{**FAST, "BOT_DELAY_SECONDS": "0", "STANDIN_SECONDS": "0.5"}) as server:
+        yield server
+
+
+async def lobby_with(server: Server, **settings: object) -> tuple[dict[str, object], Client]:
+    room = create_room(server, "Ann", turn_seconds=0, **settings)
+    host = Client(server, str(room["code"]), str(room["token"]))
+    await host.connect()
+    return room, host
+
+
+async def test_the_host_seats_and_removes_bots(bot_server: Server) -> None:
+    _room, host = await lobby_with(bot_server, max_players=4)
+    for level in ("easy", "normal", "strong"):
+        await host.act("add_bot", level=level)
+    players = host.state["players"]  # type: ignore[index]
+    assert [player["bot"] for player in players] == [None, "easy", "normal", "strong"]
+    assert [player["name"] for player in players[1:]] == ["Easy bot", "Normal bot", "Strong bot"]
+    assert all(player["connected"] for player in players)
+    with pytest.raises(Refused) as refused:
+        await host.act("add_bot", level="strong")
+    assert refused.value.code == "room_full"
+    with pytest.raises(Refused) as refused:
+        await host.act("kick", seat=1)
+    assert refused.value.code == "bad_kick"
+    with pytest.raises(Refused) as refused:
+        await host.act("remove_bot", seat=0)
+    assert refused.value.code == "no_such_bot"
+    await host.act("remove_bot", seat=2)
+    assert [p["name"] for p in host.state["players"]] == ["Ann", "Easy bot", "Strong bot"]  # type: ignore[index]
+    await host.act("add_bot", level="strong")
+    assert host.state["players"][3]["name"] == "Strong bot 2"  # type: ignore[index]
+    await host.close()
+
+
+async def test_a_guest_cannot_add_bots(bot_server: Server) -> None:
+    room, host = await lobby_with(bot_server)
+    bob = Client(
+        bot_server, str(room["code"]), join_room(bot_server, str(room["code"]), "Bob")["token"]
+    )
+    await bob.connect()
+    with pytest.raises(Refused) as refused:
+        await bob.act("add_bot", level="easy")
+    assert refused.value.code == "not_host"
+    await host.close()
+    await bob.close()
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{}, {"multi_pickup": True}, {"ten_card": True}, {"ten_card": True, "multi_pickup": True}],
+    ids=["standard", "multi", "ten", "ten-multi"],
+)
+async def test_one_person_plays_a_whole_match_against_bots(
+    bot_server: Server, settings: dict[str, object]
+) -> None:
+    _room, host = await lobby_with(bot_server, rounds=2, **settings)
+    for level in ("easy", "normal", "strong"):
+        await host.act("add_bot", level=level)
+    await host.act("start")
+    rng = random.Random(8)
+    while host.state["status"] != "finished":  # type: ignore[index]
+        state = await host.wait_for(
+            lambda s: s["status"] in ("round_over", "finished") or host.my_turn(), timeout=30
+        )
+        if state["status"] == "round_over":
+            await host.act("ready")
+            await host.wait_for(lambda s: s["status"] != "round_over")
+        elif state["status"] == "playing":
+            await host.play(host.random_move(rng, knock_chance=0.02))
+    results = host.state["results"]  # type: ignore[index]
+    assert len(results) == 2
+    assert all(len(result["hands"]) == 4 for result in results)
+    before, fresh = await host.resync()
+    assert before == fresh
+    await host.close()
+
+
+async def test_a_bot_stands_in_for_an_absent_player_until_they_return(bot_server: Server) -> None:
+    room = create_room(bot_server, "Ann", rounds=3, turn_seconds=0)
+    bob_seat = join_room(bot_server, str(room["code"]), "Bob")
+    ann = Client(bot_server, str(room["code"]), str(room["token"]))
+    bob = Client(bot_server, str(room["code"]), bob_seat["token"])
+    await ann.connect()
+    await bob.connect()
+    await ann.act("start")
+    await bob.wait_for(lambda s: s["status"] == "playing")
+    await bob.close()
+    await ann.wait_for(lambda s: not s["players"][1]["connected"])
+    assert not ann.state["players"][1]["standin"]  # type: ignore[index]
+    # Bob's turns are played for him once his grace is over: Ann keeps getting her turn back.
+    for _ in range(3):
+        await ann.wait_for(lambda s: ann.my_turn(), timeout=10)
+        await ann.act("take", piles=[0])
+        await ann.play({"type": "discard", "cards": [ann.state["you"]["hand"][-1]]})  # type: ignore[index]
+    await ann.wait_for(lambda s: s["players"][1]["standin"])
+    assert ann.state["players"][1]["cards"] == 5  # type: ignore[index]
+    bob = Client(bot_server, str(room["code"]), bob_seat["token"])
+    await bob.connect()
+    state = await ann.wait_for(lambda s: s["players"][1]["connected"])
+    assert not state["players"][1]["standin"]
+    assert len(bob.state["you"]["hand"]) in (5, 6)  # type: ignore[index]
+    await ann.close()
+    await bob.close()
+
+
+async def test_two_missed_deadlines_bring_a_stand_in_until_back() -> None:
+    settings = {**FAST, "BOT_DELAY_SECONDS": "0", "STANDIN_SECONDS": "60"}
+    with running_server(**settings) as server:
+        room = create_room(server, "Ann", rounds=3, turn_seconds=1)
+        bob_seat = join_room(server, str(room["code"]), "Bob")
+        ann = Client(server, str(room["code"]), str(room["token"]))
+        bob = Client(server, str(room["code"]), bob_seat["token"])
+        await ann.connect()
+        await bob.connect()
+        await ann.act("start")
+        # Ann plays her turns; Bob, connected, never does: the timer plays two of his turns,
+        # then a bot stands in for him.
+        while not ann.state["players"][1]["standin"]:  # type: ignore[index]
+            await ann.wait_for(lambda s: ann.my_turn() or s["players"][1]["standin"], timeout=10)
+            if ann.my_turn():
+                await ann.act("take", piles=[1])
+                await ann.play({"type": "discard", "cards": [ann.state["you"]["hand"][0]]})  # type: ignore[index]
+        assert bob.state is not None
+        await bob.wait_for(lambda s: s["players"][1]["standin"])
+        await bob.act("back")
+        await ann.wait_for(lambda s: not s["players"][1]["standin"])
+        await ann.close()
+        await bob.close()
+
+
+async def test_hints_answer_only_the_asker_with_a_legal_move(bot_server: Server) -> None:
+    room = create_room(bot_server, "Ann", rounds=1, turn_seconds=0)
+    bob_seat = join_room(bot_server, str(room["code"]), "Bob")
+    ann = Client(bot_server, str(room["code"]), str(room["token"]))
+    bob = Client(bot_server, str(room["code"]), bob_seat["token"])
+    watcher = Client(bot_server, str(room["code"]))
+    for client in (ann, bob, watcher):
+        await client.connect()
+    await ann.act("start")
+    await ann.wait_for(lambda s: s["status"] == "playing")
+    await bob.wait_for(lambda s: s["status"] == "playing")
+    mover, other = (ann, bob) if ann.my_turn() else (bob, ann)
+    frames_before = len(other.frames)
+    advice = await answer(mover, {"type": "hint", "id": "h1"})
+    assert advice["type"] == "hint"
+    again = await answer(mover, {"type": "hint", "id": "h2"})
+    assert {key: value for key, value in again.items() if key != "id"} == {
+        key: value for key, value in advice.items() if key != "id"
+    }
+    assert "points" in advice["text"]
+    assert isinstance(advice["points"], int)
+    assert advice["aim"]
+    for client, code in ((other, "not_your_turn"), (watcher, "not_a_player")):
+        assert (await answer(client, {"type": "hint", "id": "x"}))["code"] == code
+    for action in advice["actions"]:
+        fields = {key: value for key, value in action.items() if key != "seat"}
+        await mover.play(fields)
+    await asyncio.sleep(0.2)
+    assert not any('"type":"hint"' in frame for frame in other.frames[frames_before:])
+    for client in (ann, bob, watcher):
+        await client.close()
+
+
+async def test_the_host_can_switch_hints_off(bot_server: Server) -> None:
+    room, host = await lobby_with(bot_server, rounds=1, hints=False)
+    bob = Client(
+        bot_server, str(room["code"]), join_room(bot_server, str(room["code"]), "Bob")["token"]
+    )
+    await bob.connect()
+    await host.act("start")
+    for client in (host, bob):
+        await client.wait_for(lambda s: s["status"] == "playing")
+        assert (await answer(client, {"type": "hint", "id": "no"}))["code"] == "hints_off"
+    await host.close()
+    await bob.close()
+
+
+async def answer(client: Client, message: dict[str, object]) -> dict[str, Any]:
+    """Send a message with an id and wait for the frame that answers it (hint or error)."""
+    message_id = message["id"]
+    await client.send(message)
+    await client.wait_for(lambda s: message_id in client.answers)
+    return client.answers.pop(message_id)
