@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -10,7 +13,7 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.api import health, history, rooms, score
+from app.api import health, history, pages, rooms, score
 from app.api.errors import (
     ApiError,
     api_error_handler,
@@ -22,11 +25,31 @@ from app.limits import BodySizeLimit
 from app.metrics import Metrics
 from app.rooms.live import RoomConfig
 from app.rooms.registry import RoomRegistry, WindowLimiter
+from app.rooms.thinking import Thinker
 from app.storage.db import make_engine, make_sessions
 from app.storage.store import DatabaseStore
 
 CLOSE_RESTART = 1012
+FULL_COLLECTION_SECONDS = 600.0
 log = logging.getLogger(__name__)
+
+
+async def collect_garbage_now_and_then(seconds: float) -> None:
+    """Full garbage collections on a schedule instead of when CPython's heuristic fires.
+
+    With thousands of connections the heap holds millions of objects; an automatic full
+    collection then stops every room for hundreds of milliseconds, repeatedly while rooms are
+    being created. Young generations are still collected as usual (a few milliseconds).
+    """
+    while True:
+        await asyncio.sleep(seconds)
+        started = time.perf_counter()
+        found = gc.collect()
+        log.info(
+            "full garbage collection: %d objects in %.0f ms",
+            found,
+            (time.perf_counter() - started) * 1000,
+        )
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -39,15 +62,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             ready_seconds=settings.ready_seconds,
             idle_seconds=settings.room_idle_seconds,
             max_queue=settings.send_queue_frames,
+            bot_delay_seconds=settings.bot_delay_seconds,
+            standin_seconds=settings.standin_seconds,
         ),
         max_rooms=settings.max_rooms,
         store=store,
+        thinker=Thinker(settings.bot_workers),
     )
     metrics = Metrics(registry, store)
     registry.on_action = metrics.observe_action
 
     @asynccontextmanager
     async def lifespan(application: FastAPI) -> AsyncIterator[None]:
+        gc.freeze()  # what importing created lives as long as the process
+        gc.set_threshold(*gc.get_threshold()[:2], 1_000_000_000)
+        collector = asyncio.create_task(collect_garbage_now_and_then(FULL_COLLECTION_SECONDS))
         store.start()
         try:
             await registry.restore(await store.restore())
@@ -56,7 +85,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if registry.rooms:
             log.info("restored %d rooms", len(registry.rooms))
         yield
+        collector.cancel()
         registry.close_all(CLOSE_RESTART, "the server is restarting")
+        registry.thinker.close()
         await store.stop()
         await engine.dispose()
 
@@ -81,6 +112,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         application.include_router(module.router)
     if settings.metrics:
         application.include_router(health.metrics_router)
+    pages.mount_client(application)
     application.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     application.add_middleware(rooms.KeepRawSend)
     return application
