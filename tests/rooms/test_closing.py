@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
+import socket
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from websockets.asyncio.client import connect
-from websockets.exceptions import ConnectionClosed
+from websockets.client import ClientProtocol
+from websockets.frames import Close, Opcode
+from websockets.protocol import State
+from websockets.uri import parse_uri
 
 from tests.rooms.client import Client, close_all, closed_with, create_room, join_room, try_connect
 from tests.rooms.conftest import FAST
@@ -198,23 +200,52 @@ async def test_no_hello_in_time_closes_4002(allowing_server: Server) -> None:
     assert reason
 
 
+RESYNCS = 40_000
+
+
+async def _stalled_socket(server: Server, code: str) -> tuple[socket.socket, ClientProtocol]:
+    """A WebSocket over a plain socket that reads only when told, handshake done."""
+    sock = socket.create_connection(("127.0.0.1", server.port))
+    client = ClientProtocol(parse_uri(f"{server.ws_url}/ws/rooms/{code}"))
+    client.send_request(client.connect())
+    sock.sendall(b"".join(client.data_to_send()))
+    while client.state is State.CONNECTING and client.handshake_exc is None:
+        client.receive_data(await asyncio.to_thread(sock.recv, 65536))
+    assert client.state is State.OPEN, client.handshake_exc
+    client.events_received()  # the handshake's response
+    return sock, client
+
+
 async def test_a_client_that_falls_behind_is_closed_4008(allowing_server: Server) -> None:
-    """A client that stops reading while asking for states is closed, then resyncs."""
+    """A client that asks for states and never reads them is closed, then can resync."""
     room = create_room(allowing_server)
-    async with connect(
-        f"{allowing_server.ws_url}/ws/rooms/{room['code']}", compression=None, max_queue=1
-    ) as ws:
-        await ws.send(json.dumps({"type": "hello", "token": room["token"]}))
-        with contextlib.suppress(ConnectionClosed):
-            for _ in range(80_000):  # far more than the socket buffers hold
-                await ws.send('{"type":"resync"}')
-        with contextlib.suppress(ConnectionClosed):
-            while True:
-                await asyncio.wait_for(ws.recv(), 10)
-        rcvd = ws.protocol.close_rcvd
-    assert rcvd is not None
-    assert rcvd.code == 4008
-    assert rcvd.reason
+    sock, client = await _stalled_socket(allowing_server, room["code"])
+    try:
+        client.send_text(json.dumps({"type": "hello", "token": room["token"]}).encode())
+        for _ in range(RESYNCS):  # each answered by a whole state: far more than buffers hold
+            client.send_text(b'{"type":"resync"}')
+        await asyncio.to_thread(sock.sendall, b"".join(client.data_to_send()))
+        await asyncio.sleep(1)  # not reading: the server's sends back up
+        close: Close | None = None
+        texts = 0
+        sock.settimeout(10)
+        while close is None:
+            data = await asyncio.to_thread(sock.recv, 1 << 20)
+            if not data:
+                break
+            client.receive_data(data)
+            await asyncio.to_thread(sock.sendall, b"".join(client.data_to_send()))  # pongs
+            for event in client.events_received():
+                if event.opcode is Opcode.TEXT:
+                    texts += 1
+                elif event.opcode is Opcode.CLOSE:
+                    close = Close.parse(event.data)
+    finally:
+        sock.close()
+    assert close is not None, f"no close frame after {texts} frames"
+    assert close.code == 4008
+    assert close.reason
+    assert 1 <= texts < RESYNCS + 1  # cut off before every state went out
     again = Client(allowing_server, room["code"], room["token"])
     await again.connect()
     assert again.seat == 0
