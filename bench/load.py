@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import random
 import signal
@@ -155,7 +156,9 @@ class Room:
         state = self.players[0].state
         status = state.get("status")
         if status == "round_over":
-            waiting = [p for p in self.players if not p.state["players"][p.state["you"]["seat"]]["ready"]]
+            waiting = [
+                p for p in self.players if not p.state["players"][p.state["you"]["seat"]]["ready"]
+            ]
             return (waiting[0], {"type": "ready"}) if waiting else None
         if status == "finished":
             return self.players[0], {"type": "rematch"}
@@ -167,7 +170,10 @@ class Room:
             return None
         current, you = mover.state["round"], mover.state["you"]
         if current["step"] == "discard":
-            return mover, {"type": "discard", "cards": self.rng.sample(you["hand"], current["pending"])}
+            return mover, {
+                "type": "discard",
+                "cards": self.rng.sample(you["hand"], current["pending"]),
+            }
         if current["knocker"] is None and self.rng.random() < 0.03:
             return mover, {"type": "knock"}
         piles = [index for index, pile in enumerate(current["piles"]) if pile["count"]]
@@ -214,9 +220,15 @@ class Bench:
         async with httpx.AsyncClient(base_url=self.url, timeout=60) as http:
             for index in range(rooms):
                 if self.game:
-                    created = (await http.post("/api/rooms", json={
-                        "name": "P0", "settings": {"rounds": 3, "turn_seconds": 0},
-                    })).json()
+                    created = (
+                        await http.post(
+                            "/api/rooms",
+                            json={
+                                "name": "P0",
+                                "settings": {"rounds": 5, "turn_seconds": 0},
+                            },
+                        )
+                    ).json()
                     room = Room(self, created["code"], True)
                     tokens = [created["token"]]
                     for seat in range(1, players):
@@ -283,7 +295,7 @@ def rss_bytes(pid: int) -> int:
 class Server:
     """A server process on the server core."""
 
-    def __init__(self, game: bool, port: int, folder: str) -> None:
+    def __init__(self, game: bool, port: int, folder: str, flush_ms: int = 10) -> None:
         self.game = game
         self.port = port
         env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port)}
@@ -296,16 +308,39 @@ class Server:
                 MESSAGE_BURST="1000",
                 MAX_ROOMS="100000",
                 LOG_LEVEL="warning",
+                JOURNAL_FLUSH_MS=str(flush_ms),
             )
-            subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT,
-                           env=env, check=True, capture_output=True)
+            subprocess.run(
+                [sys.executable, "-m", "alembic", "upgrade", "head"],
+                cwd=ROOT,
+                env=env,
+                check=True,
+                capture_output=True,
+            )
             command = [sys.executable, "-m", "app"]
         else:
             command = [
-                sys.executable, "-m", "uvicorn", "bench.floor:app", "--host", "127.0.0.1",
-                "--port", str(port), "--loop", "uvloop", "--http", "httptools",
-                "--ws", "websockets-sansio", "--ws-per-message-deflate", "false",
-                "--no-access-log", "--log-level", "warning", "--lifespan", "on",
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "bench.floor:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--loop",
+                "uvloop",
+                "--http",
+                "httptools",
+                "--ws",
+                "websockets-sansio",
+                "--ws-per-message-deflate",
+                "false",
+                "--no-access-log",
+                "--log-level",
+                "warning",
+                "--lifespan",
+                "on",
             ]
         self.process = subprocess.Popen(command, cwd=ROOT, env=env, preexec_fn=_pin_server)
         self.url = f"http://127.0.0.1:{port}"
@@ -342,7 +377,9 @@ class Result:
     cpu_per_action_us: float
     cpu_per_message_us: float
     p50_ms: float
+    p90_ms: float
     p99_ms: float
+    max_ms: float
     rss_per_player_kb: float
     rss_per_room_kb: float
     actions: int
@@ -354,17 +391,31 @@ class Result:
     state_bytes: float
 
 
-async def measure(game: bool, rooms: int, players: int, seconds: float, rate: float,
-                  reply_bytes: int, state_bytes: int) -> Result:
+async def measure(
+    game: bool,
+    rooms: int,
+    players: int,
+    seconds: float,
+    rate: float,
+    reply_bytes: int,
+    state_bytes: int,
+    flush_ms: int = 10,
+) -> Result:
     """Start a server, load it, measure a window, stop it."""
     with tempfile.TemporaryDirectory() as folder:
-        server = Server(game, free_port(), folder)
+        server = Server(game, free_port(), folder, flush_ms)
         try:
             await asyncio.sleep(0.5)
             base_rss = rss_bytes(server.process.pid)
-            bench = Bench(server.url, server.url.replace("http", "ws"), game, reply_bytes,
-                          state_bytes)
+            bench = Bench(
+                server.url, server.url.replace("http", "ws"), game, reply_bytes, state_bytes
+            )
             await bench.setup(rooms, players)
+            # The generator's own garbage collections would pause its clients and show up as
+            # server latency: collect once now, then not while measuring.
+            gc.collect()
+            gc.freeze()
+            gc.disable()
             await bench.run(min(3.0, seconds), rate)  # warm up
             loaded_rss = rss_bytes(server.process.pid)
             bench.stats = Stats()
@@ -378,6 +429,8 @@ async def measure(game: bool, rooms: int, players: int, seconds: float, rate: fl
                 ]
             await bench.close()
         finally:
+            gc.enable()
+            gc.unfreeze()
             server.stop()
     latencies = sorted(stats.latencies) or [0.0]
     grown = max(0, loaded_rss - base_rss)
@@ -385,7 +438,9 @@ async def measure(game: bool, rooms: int, players: int, seconds: float, rate: fl
         cpu_per_action_us=used / max(stats.actions, 1) * 1e6,
         cpu_per_message_us=used / max(stats.delivered, 1) * 1e6,
         p50_ms=latencies[len(latencies) // 2] * 1000,
+        p90_ms=latencies[int(len(latencies) * 0.9)] * 1000,
         p99_ms=latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))] * 1000,
+        max_ms=latencies[-1] * 1000,
         rss_per_player_kb=grown / (rooms * players) / 1024,
         rss_per_room_kb=grown / rooms / 1024,
         actions=stats.actions,
@@ -398,17 +453,55 @@ async def measure(game: bool, rooms: int, players: int, seconds: float, rate: fl
     )
 
 
+def describe(rooms: int, players: int, game: Result, floor: Result) -> str:
+    """One line comparing the game server with the bare relay."""
+
+    def ratio(value: float, base: float) -> float:
+        return value / max(base, 1e-9)
+
+    return (
+        f"R={rooms:5d} P={players} "
+        f"| CPU/action {game.cpu_per_action_us:7.1f} us (floor {floor.cpu_per_action_us:6.1f}, "
+        f"x{ratio(game.cpu_per_action_us, floor.cpu_per_action_us):.2f}) "
+        f"| CPU/message {game.cpu_per_message_us:6.1f} us "
+        f"(floor {floor.cpu_per_message_us:5.1f}, "
+        f"x{ratio(game.cpu_per_message_us, floor.cpu_per_message_us):.2f}) "
+        f"| p50 {game.p50_ms:5.1f} ms p99 {game.p99_ms:6.1f} ms "
+        f"(floor {floor.p50_ms:4.1f}/{floor.p99_ms:5.1f}) "
+        f"| RSS/player {game.rss_per_player_kb:5.1f} KB /room {game.rss_per_room_kb:6.1f} KB "
+        f"(floor {floor.rss_per_player_kb:4.1f}/{floor.rss_per_room_kb:5.1f}) "
+        f"| patch {game.patch_bytes:.0f} B, state {game.state_bytes:.0f} B "
+        f"(1/{ratio(game.state_bytes, game.patch_bytes):.1f}) "
+        f"| actions {game.actions} errors {game.errors} late {game.late} closed {game.closed}"
+    )
+
+
 def median_result(results: list[Result]) -> Result:
     """Each figure's median over repeats; counts summed."""
+
     def middle(name: str) -> float:
         return float(statistics.median(getattr(result, name) for result in results))
 
     return Result(
-        **{name: middle(name) for name in ("cpu_per_action_us", "cpu_per_message_us", "p50_ms",
-                                           "p99_ms", "rss_per_player_kb", "rss_per_room_kb",
-                                           "patch_bytes", "state_bytes")},
-        **{name: sum(getattr(result, name) for result in results)
-           for name in ("actions", "delivered", "errors", "late", "closed")},
+        **{
+            name: middle(name)
+            for name in (
+                "cpu_per_action_us",
+                "cpu_per_message_us",
+                "p50_ms",
+                "p90_ms",
+                "p99_ms",
+                "max_ms",
+                "rss_per_player_kb",
+                "rss_per_room_kb",
+                "patch_bytes",
+                "state_bytes",
+            )
+        },
+        **{
+            name: sum(getattr(result, name) for result in results)
+            for name in ("actions", "delivered", "errors", "late", "closed")
+        },
     )
 
 
@@ -419,42 +512,53 @@ async def main_async(arguments: argparse.Namespace) -> list[dict[str, Any]]:
         for players in arguments.players:
             games, floors = [], []
             for _ in range(arguments.repeats):
-                game = await measure(True, rooms, players, arguments.seconds, arguments.rate,
-                                     reply_bytes, state_bytes)
+                game = await measure(
+                    True,
+                    rooms,
+                    players,
+                    arguments.seconds,
+                    arguments.rate,
+                    reply_bytes,
+                    state_bytes,
+                    arguments.flush_ms,
+                )
                 games.append(game)
                 reply_bytes = int(game.patch_bytes) or reply_bytes
                 state_bytes = int(game.state_bytes) or state_bytes
-                floors.append(await measure(False, rooms, players, arguments.seconds,
-                                            arguments.rate, reply_bytes, state_bytes))
+                floors.append(
+                    await measure(
+                        False,
+                        rooms,
+                        players,
+                        arguments.seconds,
+                        arguments.rate,
+                        reply_bytes,
+                        state_bytes,
+                    )
+                )
             game, floor = median_result(games), median_result(floors)
             row = {"rooms": rooms, "players": players, "game": vars(game), "floor": vars(floor)}
             rows.append(row)
-            print(
-                f"R={rooms:5d} P={players} | CPU/action {game.cpu_per_action_us:7.1f} us "
-                f"(floor {floor.cpu_per_action_us:6.1f}, x{game.cpu_per_action_us / max(floor.cpu_per_action_us, 1e-9):.2f}) "
-                f"| CPU/message {game.cpu_per_message_us:6.1f} us (floor {floor.cpu_per_message_us:5.1f}, "
-                f"x{game.cpu_per_message_us / max(floor.cpu_per_message_us, 1e-9):.2f}) "
-                f"| p50 {game.p50_ms:5.1f} ms p99 {game.p99_ms:6.1f} ms (floor {floor.p50_ms:4.1f}/{floor.p99_ms:5.1f}) "
-                f"| RSS/player {game.rss_per_player_kb:5.1f} KB /room {game.rss_per_room_kb:6.1f} KB "
-                f"(floor {floor.rss_per_player_kb:4.1f}/{floor.rss_per_room_kb:5.1f}) "
-                f"| patch {game.patch_bytes:.0f} B, state {game.state_bytes:.0f} B "
-                f"(1/{game.state_bytes / max(game.patch_bytes, 1):.1f}) "
-                f"| actions {game.actions} errors {game.errors} late {game.late} closed {game.closed}",
-                flush=True,
-            )
+            print(describe(rooms, players, game, floor), flush=True)
     return rows
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--rooms", type=lambda text: [int(x) for x in text.split(",")],
-                        default=[10, 100, 500, 1000])
-    parser.add_argument("--players", type=lambda text: [int(x) for x in text.split(",")],
-                        default=[2, 4, 6])
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--rooms", type=lambda text: [int(x) for x in text.split(",")], default=[10, 100, 500, 1000]
+    )
+    parser.add_argument(
+        "--players", type=lambda text: [int(x) for x in text.split(",")], default=[2, 4, 6]
+    )
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--rate", type=float, default=1.0, help="actions per room per second")
     parser.add_argument("--repeats", type=int, default=2)
+    parser.add_argument(
+        "--flush-ms", type=int, default=10, help="the game server's JOURNAL_FLUSH_MS"
+    )
     parser.add_argument("--json", type=Path, help="write the figures here as JSON")
     arguments = parser.parse_args()
     os.sched_setaffinity(0, {CLIENT_CORE})

@@ -27,17 +27,31 @@ async def record(
             bench = load.Bench(server.url, server.url.replace("http", "ws"), True)
             await bench.setup(rooms, players)
             await bench.run(2, 1.0)
-            spy = subprocess.Popen(
-                ["py-spy", "record", "-p", str(server.process.pid), "-d", str(int(seconds)),
-                 "-r", "250", "-f", "raw", "-o", str(output), "--nonblocking",
-                 *(["--native"] if native else [])],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            spy = await asyncio.create_subprocess_exec(
+                *[
+                    "py-spy",
+                    "record",
+                    "-p",
+                    str(server.process.pid),
+                    "-d",
+                    str(int(seconds)),
+                    "-r",
+                    "250",
+                    "-f",
+                    "raw",
+                    "-o",
+                    str(output),
+                    "--nonblocking",
+                    *(["--native"] if native else []),
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
             cpu = load.cpu_seconds(server.process.pid)
             bench.stats = load.Stats()
             await bench.run(seconds, 1.0)
             used = load.cpu_seconds(server.process.pid) - cpu
-            spy.wait()
+            await spy.wait()
             await bench.close()
             return used / max(bench.stats.actions, 1) * 1e6
         finally:

@@ -1,0 +1,168 @@
+"""The room's own cost per action, without sockets or a database: parse, apply, views, patches.
+
+Run: .venv/bin/python -m bench.room [--players 4] [--actions 20000] [--profile]
+     .venv/bin/python -m bench.room --sizes [--players 4] [--actions N] [--turn-seconds 60]
+Connections are stand-ins whose send does nothing; storage keeps nothing.
+
+With --sizes it instead plays whole matches and compares every patch a player receives with
+the full state it updates (that player's state just after the patch, as a resync would send it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import os
+import pstats
+import random
+import statistics
+import time
+from typing import Any
+
+import orjson
+
+from app.rooms import protocol
+from app.rooms.connection import Connection
+from app.rooms.live import LiveRoom, RoomConfig
+from app.rooms.registry import hash_token
+from app.rooms.settings import RoomSettings
+from app.rooms.state import RoomState
+
+
+async def _discard(message: dict[str, Any]) -> None:
+    return None
+
+
+def next_message(room: LiveRoom, rng: random.Random) -> tuple[int, bytes]:
+    """The seat that acts next and its message, as a client would send it."""
+    state = room.state
+    if state.status.value == "round_over":
+        seat = next(i for i, s in enumerate(state.seats) if not s.ready)
+        return seat, b'{"type":"ready"}'
+    if state.status.value == "finished":
+        return 0, b'{"type":"rematch"}'
+    current = state.match.round  # type: ignore[union-attr]
+    seat = current.turn
+    action = current.random_action(rng, knock_chance=0.03)
+    message = {"take": lambda: {"type": "take", "piles": list(getattr(action, "piles", []))}}
+    kind = type(action).__name__.lower()
+    if kind == "take":
+        body = message["take"]()
+    elif kind == "discard":
+        from app.engine.cards import card_ids
+
+        body = {"type": "discard", "cards": card_ids(action.cards)}  # type: ignore[attr-defined]
+    else:
+        body = {"type": "knock"}
+    return seat, orjson.dumps(body)
+
+
+async def run(players: int, actions: int, profile: bool) -> None:
+    state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=0), 0)
+    for seat in range(players):
+        state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
+    room = LiveRoom(state, RoomConfig(), lambda room: None)
+    connections = [Connection(_discard, seat, "here", 256) for seat in range(players)]
+    for connection in connections:
+        await room.attach(connection)
+    await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
+    rng = random.Random(1)
+    plan = []
+    profiler = cProfile.Profile() if profile else None
+    started = time.perf_counter()
+    if profiler:
+        profiler.enable()
+    for _ in range(actions):
+        seat, raw = next_message(room, rng)
+        plan.append(raw)
+        await room.handle(connections[seat], protocol.parse_message(raw))
+    if profiler:
+        profiler.disable()
+    elapsed = time.perf_counter() - started
+    print(
+        f"{players} players: {elapsed / actions * 1e6:.1f} us per action (parse, apply, "
+        f"views, patches, frames for {players} connections)"
+    )
+    if profiler:
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
+
+
+class Recorder:
+    """A send that keeps the size of every frame and the text of the last one."""
+
+    def __init__(self) -> None:
+        self.sizes: list[int] = []
+        self.last = ""
+
+    async def __call__(self, message: dict[str, Any]) -> None:
+        text = message.get("text", "")
+        self.sizes.append(len(text.encode()))
+        self.last = text
+
+
+async def sizes(players: int, actions: int, turn_seconds: int) -> None:
+    """Bytes of each patch against the bytes of the full state it brings up to date."""
+    state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=turn_seconds), 0)
+    for seat in range(players):
+        state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
+    room = LiveRoom(state, RoomConfig(), lambda room: None)
+    recorders = [Recorder() for _ in range(players)]
+    connections = [Connection(recorders[seat], seat, "here", 1 << 20) for seat in range(players)]
+    for connection in connections:
+        await room.attach(connection)
+    await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
+    rng = random.Random(1)
+    patches: list[int] = []
+    states: list[int] = []
+    ratios: list[float] = []
+    samples: dict[str, list[str]] = {}
+    for _ in range(actions):
+        seat, raw = next_message(room, rng)
+        kind = orjson.loads(raw)["type"]
+        before = [len(r.sizes) for r in recorders]
+        await room.handle(connections[seat], protocol.parse_message(raw))
+        for index, (recorder, connection) in enumerate(zip(recorders, connections, strict=True)):
+            if len(recorder.sizes) == before[index]:
+                continue
+            patch = recorder.sizes[-1]
+            full = len(
+                protocol.state_frame(connection.version, {**room.public, "you": connection.you}, 0)
+            )
+            patches.append(patch)
+            states.append(full)
+            ratios.append(patch / full)
+            samples.setdefault(kind, []).append(recorder.last)
+    quartiles = statistics.quantiles(ratios, n=10)
+    print(
+        f"{players} players, turn timer {turn_seconds} s, "
+        f"{len(patches)} patches over {actions} actions: "
+        f"patch mean {statistics.mean(patches):.0f} B (median {statistics.median(patches):.0f}), "
+        f"full state mean {statistics.mean(states):.0f} B; patch/state median "
+        f"1/{1 / statistics.median(ratios):.1f}, p90 1/{1 / quartiles[8]:.1f}, "
+        f"mean of patches / mean of states "
+        f"1/{statistics.mean(states) / statistics.mean(patches):.1f}"
+    )
+    for kind, texts in sorted(samples.items()):
+        typical = sorted(texts, key=len)[len(texts) // 2]
+        print(f"  typical patch after {kind} ({len(typical)} B): {typical}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--actions", type=int, default=20000)
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--sizes", action="store_true")
+    parser.add_argument("--turn-seconds", type=int, default=60, help="with --sizes")
+    arguments = parser.parse_args()
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {0})
+    if arguments.sizes:
+        asyncio.run(sizes(arguments.players, arguments.actions, arguments.turn_seconds))
+        return
+    asyncio.run(run(arguments.players, arguments.actions, arguments.profile))
+
+
+if __name__ == "__main__":
+    main()
