@@ -1,0 +1,75 @@
+"""The browser client as the server serves it: its pages, its files, its size and QR codes."""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.server import Server, running_server
+
+FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
+CLIENT_BUDGET_BYTES = 60 * 1024
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    with running_server() as started:
+        yield started
+
+
+def client_files() -> list[Path]:
+    return sorted(path for path in FRONTEND.rglob("*") if path.is_file())
+
+
+def test_the_whole_client_is_under_60_kb_gzipped() -> None:
+    files = client_files()
+    assert any(path.suffix == ".js" for path in files)
+    total = sum(len(gzip.compress(path.read_bytes(), 9)) for path in files)
+    assert total < CLIENT_BUDGET_BYTES, f"{total} bytes gzipped"
+
+
+def test_the_client_fetches_nothing_from_elsewhere() -> None:
+    remote = re.compile(r"""(?:src|href|import|from|url\()\s*=?\s*["'(]?\s*(?:https?:)?//""")
+    for path in client_files():
+        if path.suffix in {".html", ".js", ".css"}:
+            assert not remote.search(path.read_text()), path
+
+
+CLIENT_PATHS = ["/", "/r/ABCD-EFGH", "/history", "/matches/x1", "/players/Ann", "/calculator"]
+
+
+@pytest.mark.parametrize("path", [*CLIENT_PATHS, "/rules"])
+def test_every_client_path_serves_the_page(server: Server, path: str) -> None:
+    response = httpx.get(server.url + path)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    assert response.text == (FRONTEND / "index.html").read_text()
+
+
+def test_client_files_are_served_with_their_types(server: Server) -> None:
+    script = httpx.get(server.url + "/static/js/app.js")
+    assert script.status_code == 200
+    assert "javascript" in script.headers["content-type"]
+    assert script.content == (FRONTEND / "js" / "app.js").read_bytes()
+    style = httpx.get(server.url + "/static/css/app.css")
+    assert style.headers["content-type"].startswith("text/css")
+    assert httpx.get(server.url + "/static/js/nothing.js").status_code == 404
+    assert httpx.get(server.url + "/static/../app/config.py").status_code == 404
+
+
+def test_a_room_link_comes_as_an_svg_qr_code(server: Server) -> None:
+    room = httpx.post(server.url + "/api/rooms", json={"name": "Ann"}).json()
+    response = httpx.get(f"{server.url}/api/rooms/{room['code']}/qr.svg")
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "image/svg+xml"
+    assert response.text.startswith("<svg")
+    assert f"Link to room {room['code']}" in response.text
+    assert room["token"] not in response.text
+    missing = httpx.get(f"{server.url}/api/rooms/2222-2222/qr.svg")
+    assert missing.status_code == 404
+    assert missing.json()["code"] == "no_room"
