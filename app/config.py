@@ -55,7 +55,8 @@ class Settings(BaseSettings):
         10,
         ge=0,
         le=1000,
-        description="Milliseconds live-room changes are gathered before one database write.",
+        description="Least milliseconds between two database writes of live-room changes; "
+        "what comes meanwhile goes into the next write.",
     )
 
     # Limits.

@@ -391,7 +391,7 @@ class Result:
     state_bytes: float
 
 
-async def measure(
+async def measure_server(
     game: bool,
     rooms: int,
     players: int,
@@ -508,34 +508,22 @@ def median_result(results: list[Result]) -> Result:
 async def main_async(arguments: argparse.Namespace) -> list[dict[str, Any]]:
     rows = []
     reply_bytes, state_bytes = 400, 2000
+
+    async def measure(game: bool, rooms: int, players: int, sizes: tuple[int, int]) -> Result:
+        return await measure_server(
+            game, rooms, players, arguments.seconds, arguments.rate, *sizes, arguments.flush_ms
+        )
+
     for rooms in arguments.rooms:
         for players in arguments.players:
             games, floors = [], []
             for _ in range(arguments.repeats):
-                game = await measure(
-                    True,
-                    rooms,
-                    players,
-                    arguments.seconds,
-                    arguments.rate,
-                    reply_bytes,
-                    state_bytes,
-                    arguments.flush_ms,
-                )
+                # The floor sends messages of the sizes the game server just sent.
+                game = await measure(True, rooms, players, (reply_bytes, state_bytes))
                 games.append(game)
                 reply_bytes = int(game.patch_bytes) or reply_bytes
                 state_bytes = int(game.state_bytes) or state_bytes
-                floors.append(
-                    await measure(
-                        False,
-                        rooms,
-                        players,
-                        arguments.seconds,
-                        arguments.rate,
-                        reply_bytes,
-                        state_bytes,
-                    )
-                )
+                floors.append(await measure(False, rooms, players, (reply_bytes, state_bytes)))
             game, floor = median_result(games), median_result(floors)
             row = {"rooms": rooms, "players": players, "game": vars(game), "floor": vars(floor)}
             rows.append(row)

@@ -1,7 +1,9 @@
 """The database behind rooms: a journal of live-room events, and the match history.
 
-Events and finished rounds are gathered for ``journal_flush_ms`` and written in one transaction,
-and the rooms that wrote them wait for that commit before announcing the change: what players
+Events and finished rounds are written in one transaction as soon as they come, but no sooner
+than ``journal_flush_ms`` after the previous write began: a quiet server writes at once, a busy
+one gathers what comes meanwhile into one transaction. The rooms that wrote them wait for that
+commit before announcing the change: what players
 saw survives a SIGKILL, and a round is stored before its results are shown. When the database is
 unreachable, play goes on: the writes wait in memory, in order, and are retried until they are
 written; ``/readyz`` reports the backlog.
@@ -41,6 +43,7 @@ class DatabaseStore:
         self._waiters: list[asyncio.Future[bool]] = []
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._last_write = float("-inf")
         self.failing = False
         self.rounds_saved = 0
         self.save_failures = 0
@@ -113,8 +116,11 @@ class DatabaseStore:
         while True:
             await self._wakeup.wait()
             self._wakeup.clear()
-            if self.flush_seconds:
-                await asyncio.sleep(self.flush_seconds)
+            loop = asyncio.get_running_loop()
+            wait = self._last_write + self.flush_seconds - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._last_write = loop.time()
             batch, waiters = self._ops, self._waiters
             self._ops, self._waiters = [], []
             if not batch:
