@@ -83,6 +83,17 @@ def fill_chance(chances: float) -> float:
     return 1.0 - math.exp(-chances) if chances > 0 else 0.0
 
 
+def _all_filled(held: int, rates: Sequence[tuple[float, float]], turns: float) -> float:
+    """The chance that each of five slots not in the bit mask ``held`` is filled in ``turns``,
+    given each slot's (rate per turn, chance at once)."""
+    chance = 1.0
+    for slot in range(5):
+        if not held >> slot & 1:
+            rate, lump = rates[slot]
+            chance *= fill_chance(rate * turns + lump)
+    return chance
+
+
 def _grid_chance(total: float, missing: int) -> float:
     """The chance to fill ``missing`` slots from a missing-by-missing grid worth ``total``."""
     chance = 1.0
@@ -197,14 +208,7 @@ class Outlook:
         # One complete property.
         for prop in range(3):
             seen = _mask(columns[prop])
-            missing = 5 - seen.bit_count()
-            turns = turns_for[missing]
-            chance = 1.0
-            by_value = self.by_value[prop]
-            for value in range(5):
-                if not seen >> value & 1:
-                    rate, lump = by_value[value]
-                    chance *= fill_chance(rate * turns + lump)
+            chance = _all_filled(seen, self.by_value[prop], turns_for[5 - seen.bit_count()])
             reach[1] = max(reach[1], chance)
         # Two complete properties.
         for index, (first, second, _) in enumerate(PAIRS):
@@ -232,14 +236,7 @@ class Outlook:
                 if slot >= 0:
                     covers[family] |= 1 << slot
         for family, covered in enumerate(covers):
-            missing = 5 - covered.bit_count()
-            turns = turns_for[missing]
-            chance = 1.0
-            slots = self.by_slot[family]
-            for slot in range(5):
-                if not covered >> slot & 1:
-                    rate, lump = slots[slot]
-                    chance *= fill_chance(rate * turns + lump)
+            chance = _all_filled(covered, self.by_slot[family], turns_for[5 - covered.bit_count()])
             reach[3] = max(reach[3], chance)
             if chance > THIRD_WORTH_CHECKING:
                 reach[4] = max(reach[4], self._third_chance(family, hand))
