@@ -24,7 +24,8 @@ from app.engine.bots import Level
 from app.engine.cards import card_ids, parse_card
 from app.engine.errors import IllegalAction
 from app.engine.greedy import greedy_turn
-from app.engine.observation import Observation, observe
+from app.engine.observation import observe
+from app.engine.round import Round
 from app.rooms import protocol
 from app.rooms.connection import Connection
 from app.rooms.patch import diff
@@ -321,27 +322,28 @@ class LiveRoom:
         """Send the asker the strong bot's suggestion, worked out once per position."""
         async with self.lock:
             try:
-                seat, key, observation = self._hint_position(connection.seat)
+                seat, key, current = self._hint_position(connection.seat)
             except IllegalAction as error:
                 connection.push(protocol.error_frame(error.code, error.message, message_id))
                 return
             cached = self._hints.get(seat)
-        if cached is not None and cached[0] == key:
-            advice = cached[1]
-        else:
-            decision = await self.thinker.decide(Level.STRONG, observation, 0)
-            advice = {
-                "actions": [action_to_dict(action) for action in decision.actions],
-                "aim": card_ids(decision.aim),
-                "points": decision.points,
-                "reason": decision.reason,
-                "text": decision.hint,
-            }
-            self._hints[seat] = (key, advice)
+            if cached is not None and cached[0] == key:
+                connection.push(protocol.hint_frame(message_id, cached[1]))
+                return
+            observation = observe(current, seat)
+        decision = await self.thinker.decide(Level.STRONG, observation, 0)
+        advice = {
+            "actions": [action_to_dict(action) for action in decision.actions],
+            "aim": card_ids(decision.aim),
+            "points": decision.points,
+            "reason": decision.reason,
+            "text": decision.hint,
+        }
+        self._hints[seat] = (key, advice)
         connection.push(protocol.hint_frame(message_id, advice))
 
-    def _hint_position(self, seat: int | None) -> tuple[int, tuple[Any, ...], Observation]:
-        """The asker's seat, a key for the position, and what the seat may know of it."""
+    def _hint_position(self, seat: int | None) -> tuple[int, tuple[Any, ...], Round]:
+        """The asker's seat, a key for the position, and the round being played."""
         state, match = self.state, self.state.match
         if not state.settings.hints:
             raise IllegalAction("hints_off", "the host has switched hints off")
@@ -352,7 +354,7 @@ class LiveRoom:
         if current.turn != seat:
             raise IllegalAction("not_your_turn", "hints are for your own turn")
         key = (state.match_id, current.number, current.turns, current.step, current.pending)
-        return seat, key, observe(current, seat)
+        return seat, key, current
 
     def _settings(self, changes: dict[str, Any]) -> RoomSettings:
         try:
@@ -391,8 +393,9 @@ class LiveRoom:
         """Set or clear the turn and ready deadlines to match the new state."""
         state = self.state
         match = state.match
-        anyone = bool(self.people_here())
-        self._schedule_bot(anyone)
+        here = self.people_here()
+        anyone = bool(here)
+        self._schedule_bot(here)
         if state.status is Status.PLAYING and match and match.round and state.settings.turn_seconds:
             key = (state.match_id, match.round.number, match.round.turns)
             if not anyone:
@@ -420,17 +423,18 @@ class LiveRoom:
                 self._ready_timer.cancel()
                 self._ready_timer = None
 
-    def _schedule_bot(self, anyone: bool) -> None:
-        """When a bot is to play this turn (its own seat, or for an absent player), let it."""
+    def _schedule_bot(self, here: set[int]) -> None:
+        """When a bot is to play this turn (its own seat, or for an absent player), let it;
+        ``here`` holds the seats of the people connected."""
         state, match = self.state, self.state.match
         current = match.round if match else None
         key: tuple[Any, ...] | None = None
         delay = self.config.bot_delay_seconds
-        if anyone and state.status is Status.PLAYING and current is not None:
+        if here and state.status is Status.PLAYING and current is not None:
             seat = current.turn
             if state.is_bot(seat) or seat in self.standins():
                 key = (state.match_id, current.number, current.turns, current.step)
-            elif seat not in self.people_here():
+            elif seat not in here:
                 # Away on their turn: a short grace first, for a dropped connection to return.
                 key = (state.match_id, current.number, current.turns, current.step, "away")
                 delay = max(delay, self.config.standin_seconds)

@@ -99,6 +99,7 @@ class ViewBuilder:
         self._private: dict[int, tuple[tuple[Card, ...], View]] = {}
         self._players: list[tuple[tuple[Any, ...], View]] = []
         self._piles: dict[tuple[int, int], View] = {}
+        self._standing: tuple[list[int], list[int]] = ([], [])
 
     def public(
         self,
@@ -113,7 +114,7 @@ class ViewBuilder:
         match = state.match
         totals = state.totals()
         series = state.series()
-        standing = places(totals) if match else [None] * len(totals)
+        standing = self._places(totals) if match else [None] * len(totals)
         current = match.round if match else None
         players = [
             self._player(
@@ -147,12 +148,17 @@ class ViewBuilder:
             "ready_deadline": ready_deadline,
         }
 
+    def _places(self, totals: list[int]) -> list[int]:
+        """Each seat's place; worked out again only when the totals change (at a round's end)."""
+        if self._standing[0] != totals:
+            self._standing = (totals, places(totals))
+        return self._standing[1]
+
     def _player(self, index: int, values: tuple[Any, ...]) -> View:
         """A seat as everyone sees it; the same object while nothing about it changes."""
         if index < len(self._players) and self._players[index][0] == values:
             return self._players[index][1]
-        view = dict(zip(_PLAYER_FIELDS, values, strict=True))
-        view = {"seat": index, **view}
+        view = {"seat": index, **dict(zip(_PLAYER_FIELDS, values, strict=True))}
         if index < len(self._players):
             self._players[index] = (values, view)
         else:
