@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
 
 DATABASE_SCHEMES = ("sqlite+aiosqlite://", "postgresql+asyncpg://")
 
@@ -52,11 +54,12 @@ class Settings(BaseSettings):
         60, ge=0, le=3600, description="Seconds the container waits for the database at start."
     )
     journal_flush_ms: int = Field(
-        10,
+        0,
         ge=0,
         le=1000,
         description="Least milliseconds between two database writes of live-room changes; "
-        "what comes meanwhile goes into the next write.",
+        "what comes meanwhile goes into the next write. At 0 a write starts as soon as the "
+        "previous one is done.",
     )
 
     # Limits.
@@ -151,6 +154,17 @@ class Settings(BaseSettings):
     def _check_database_url(cls, value: str) -> str:
         if not value.startswith(DATABASE_SCHEMES):
             raise ValueError(f"must start with {' or '.join(DATABASE_SCHEMES)}")
+        try:
+            database = make_url(value).database
+        except (ArgumentError, ValueError):
+            raise ValueError("is not a database URL") from None
+        if value.startswith("sqlite") and (
+            database in (None, "", ":memory:") or "mode=memory" in value
+        ):
+            raise ValueError(
+                "an in-memory SQLite database loses every round when the server stops; "
+                "name a file, as in sqlite+aiosqlite:///./spectrum.db"
+            )
         return value
 
     @model_validator(mode="after")

@@ -2,13 +2,16 @@
 
 This is the hottest write of the server (every accepted action), so it skips the ORM and the
 connection pool: one connection is kept for it, and each batch is one transaction of plain
-statements (a fraction of the CPU of going through SQLAlchemy's async adapters). Every
-statement is idempotent, so a batch can be written again after a failure.
+statements (a fraction of the CPU of going through SQLAlchemy's async adapters). Every statement
+is idempotent, so a batch can be written again after a failure.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import sqlite3
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -82,6 +85,77 @@ def _text(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
+Plan = list[tuple[str, list[tuple[Any, ...]]]]
+
+
+class _SqliteWriter:
+    """The journal's own connection to the SQLite file, written from the event loop's thread.
+
+    A transaction of a few rows takes tens of microseconds; handing it to another thread and
+    back would cost more than it does. Only the checkpoints that copy the write-ahead log into
+    the database file (and wait for the disk) are left to a thread of their own, so that no
+    commit waits for the disk.
+    """
+
+    CHECKPOINT_EVERY = 256  # commits
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.connection: sqlite3.Connection | None = None
+        self.thread = ThreadPoolExecutor(1, thread_name_prefix="journal checkpoint")
+        self.commits = 0
+        self.checkpoint: asyncio.Future[None] | None = None
+
+    def _connect(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        # Another writer (a backup, say) makes a write fail fast rather than stall every room;
+        # the batch is kept and written later.
+        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON",
+                       "busy_timeout=20", "wal_autocheckpoint=0"):  # fmt: skip
+            connection.execute(f"PRAGMA {pragma}")
+        return connection
+
+    def write(self, plan: Plan) -> None:
+        """Run the plan as one transaction."""
+        try:
+            if self.connection is None:
+                self.connection = self._connect()
+            connection = self.connection
+            connection.execute("BEGIN IMMEDIATE")
+            for statement, rows in plan:
+                connection.executemany(_STATEMENTS[statement], rows)
+            connection.execute("COMMIT")
+        except BaseException:
+            self._drop()
+            raise
+        self.commits += 1
+        if self.commits % self.CHECKPOINT_EVERY == 0 and (
+            self.checkpoint is None or self.checkpoint.done()
+        ):
+            loop = asyncio.get_running_loop()
+            self.checkpoint = loop.run_in_executor(self.thread, self._checkpoint)
+
+    def _checkpoint(self) -> None:
+        """Copy the log into the database file without holding up writers (own thread)."""
+        with contextlib.closing(sqlite3.connect(self.path, isolation_level=None)) as connection:
+            connection.execute("PRAGMA busy_timeout=1000")
+            connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+    async def close(self) -> None:
+        """Wait for a running checkpoint; drop the connection (rolling back a transaction)."""
+        if self.checkpoint is not None:
+            with contextlib.suppress(Exception):
+                await self.checkpoint
+            self.checkpoint = None
+        self._drop()
+
+    def _drop(self) -> None:
+        connection, self.connection = self.connection, None
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                connection.close()
+
+
 class JournalWriter:
     """One connection, kept, that writes batches as single transactions."""
 
@@ -90,15 +164,16 @@ class JournalWriter:
         self.sqlite = engine.dialect.name == "sqlite"
         self.sql = _STATEMENTS if self.sqlite else {k: _numbered(v) for k, v in _STATEMENTS.items()}
         self.connection: AsyncConnection | None = None
+        self._sqlite = _SqliteWriter(engine.url.database or "") if self.sqlite else None
 
     def _time(self, milliseconds: int) -> Any:
         """A timestamp as the driver takes it (SQLite: SQLAlchemy's text form, in UTC)."""
         moment = datetime.fromtimestamp(milliseconds / 1000, tz=UTC)
         return moment.strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else moment
 
-    def plan(self, batch: list[Op]) -> list[tuple[str, list[tuple[Any, ...]]]]:
+    def plan(self, batch: list[Op]) -> Plan:
         """The batch as (statement, rows) in order; consecutive rows of one statement merged."""
-        plan: list[tuple[str, list[tuple[Any, ...]]]] = []
+        plan: Plan = []
 
         def add(statement: str, rows: list[tuple[Any, ...]]) -> None:
             if plan and plan[-1][0] == statement:
@@ -142,31 +217,37 @@ class JournalWriter:
         if finished.final:
             add("ended", [(ended, match_id)])
 
+    @property
+    def inline(self) -> bool:
+        """Whether batches are written in the caller's thread (``write_inline``), not awaited."""
+        return self._sqlite is not None
+
+    def write_inline(self, batch: list[Op]) -> None:
+        """Write the batch in one transaction, here and now (SQLite)."""
+        assert self._sqlite is not None
+        self._sqlite.write(self.plan(batch))
+
     async def write(self, batch: list[Op]) -> None:
         """Write the batch in one transaction; on failure the connection is dropped."""
         plan = self.plan(batch)
+        if self._sqlite is not None:
+            self._sqlite.write(plan)
+            return
         try:
             if self.connection is None:
                 self.connection = await self.engine.connect()
             driver: Any = (await self.connection.get_raw_connection()).driver_connection
-            if self.sqlite:
-                try:
-                    for statement, rows in plan:
-                        await driver.executemany(self.sql[statement], rows)
-                    await driver.commit()
-                except BaseException:
-                    await driver.rollback()
-                    raise
-            else:
-                async with driver.transaction():
-                    for statement, rows in plan:
-                        await driver.executemany(self.sql[statement], rows)
+            async with driver.transaction():
+                for statement, rows in plan:
+                    await driver.executemany(self.sql[statement], rows)
         except BaseException:
             await self.close()
             raise
 
     async def close(self) -> None:
         """Give the connection back (or drop it if it broke)."""
+        if self._sqlite is not None:
+            await self._sqlite.close()
         connection, self.connection = self.connection, None
         if connection is not None:
             with contextlib.suppress(Exception):

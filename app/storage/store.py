@@ -1,10 +1,11 @@
 """The database behind rooms: a journal of live-room events, and the match history.
 
 Events and finished rounds are written in one transaction as soon as they come, but no sooner
-than ``journal_flush_ms`` after the previous write began: a quiet server writes at once, a busy
-one gathers what comes meanwhile into one transaction. The rooms that wrote them wait for that
-commit before announcing the change: what players
-saw survives a SIGKILL, and a round is stored before its results are shown. When the database is
+than ``journal_flush_ms`` after the previous write began (0 by default) and never while the
+previous write is under way: what comes meanwhile goes into the next transaction, so a quiet
+server writes each change at once and a busy one writes many in one. The rooms that wrote them
+wait for that commit before announcing the change: what players saw survives a SIGKILL, and a
+round is stored before its results are shown. When the database is
 unreachable, play goes on: the writes wait in memory, in order, and are retried until they are
 written; ``/readyz`` reports the backlog.
 """
@@ -44,6 +45,8 @@ class DatabaseStore:
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._last_write = float("-inf")
+        self._attempt = 0
+        self._retry_at = float("-inf")
         self.failing = False
         self.rounds_saved = 0
         self.save_failures = 0
@@ -95,9 +98,15 @@ class DatabaseStore:
         self._ops.extend(rounds)
         if not self._ops:
             return
-        self._wakeup.set()
         if self.failing:
+            self._wakeup.set()
             return  # the database is away: play on, the writes wait in order
+        if self._journal.inline and not self.flush_seconds:
+            # SQLite is written in this thread: handing the write to the writer task and
+            # waiting for it would cost more than the write.
+            self._write()
+            return
+        self._wakeup.set()
         loop = asyncio.get_running_loop()
         waiter = loop.create_future()
         if not self._waiters:
@@ -112,39 +121,70 @@ class DatabaseStore:
         self._wakeup.set()
 
     async def _run(self) -> None:
-        attempt = 0
+        loop = asyncio.get_running_loop()
         while True:
             await self._wakeup.wait()
             self._wakeup.clear()
-            loop = asyncio.get_running_loop()
-            wait = self._last_write + self.flush_seconds - loop.time()
+            wait = max(self._last_write + self.flush_seconds, self._retry_at) - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)
+            if self._journal.inline:
+                self._write()
+                continue
             self._last_write = loop.time()
-            batch, waiters = self._ops, self._waiters
-            self._ops, self._waiters = [], []
+            batch, waiters = self._take()
             if not batch:
                 _resolve(waiters, True)
                 continue
             try:
                 await self._journal.write(batch)
             except Exception as error:  # any database failure: keep the batch and retry
-                self._ops = batch + self._ops
-                self.failing = True
-                self.save_failures += 1
-                self.last_error = f"{error.__class__.__name__}: {error}"
-                log.warning("database write failed, will retry: %s", self.last_error)
-                _resolve(waiters, False)
-                await asyncio.sleep(RETRY_SECONDS[min(attempt, len(RETRY_SECONDS) - 1)])
-                attempt += 1
-                self._wakeup.set()
-                continue
-            attempt = 0
-            if self.failing:
-                log.info("database writes resumed")
-            self.failing = False
-            self.rounds_saved += sum(isinstance(op, FinishedRound) for op in batch)
+                self._failed(batch, waiters, error)
+            else:
+                self._written(batch, waiters)
+
+    def _take(self) -> tuple[list[Op], list[asyncio.Future[bool]]]:
+        batch, waiters = self._ops, self._waiters
+        self._ops, self._waiters = [], []
+        return batch, waiters
+
+    def _write(self) -> None:
+        """Write everything queued, in this thread (SQLite)."""
+        self._last_write = asyncio.get_running_loop().time()
+        batch, waiters = self._take()
+        if not batch:
             _resolve(waiters, True)
+            return
+        try:
+            self._journal.write_inline(batch)
+        except Exception as error:  # any database failure: keep the batch and retry
+            self._failed(batch, waiters, error)
+        else:
+            self._written(batch, waiters)
+
+    def _failed(
+        self, batch: list[Op], waiters: list[asyncio.Future[bool]], error: Exception
+    ) -> None:
+        """Keep the batch ahead of what came since, and retry after a pause that grows."""
+        self._ops = batch + self._ops
+        self.failing = True
+        self.save_failures += 1
+        self.last_error = f"{error.__class__.__name__}: {error}"
+        log.warning("database write failed, will retry: %s", self.last_error)
+        pause = RETRY_SECONDS[min(self._attempt, len(RETRY_SECONDS) - 1)]
+        self._attempt += 1
+        self._retry_at = asyncio.get_running_loop().time() + pause
+        self._wakeup.set()
+        _resolve(waiters, False)
+
+    def _written(self, batch: list[Op], waiters: list[asyncio.Future[bool]]) -> None:
+        self._attempt = 0
+        self._retry_at = float("-inf")
+        if self.failing:
+            log.info("database writes resumed")
+        self.failing = False
+        self.rounds_saved += sum(isinstance(op, FinishedRound) for op in batch)
+        _resolve(waiters, True)
 
     # Reading.
 

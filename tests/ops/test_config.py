@@ -45,6 +45,8 @@ def start(**env: str) -> subprocess.CompletedProcess[str]:
     [
         ({"PORT": "70000"}, "PORT: Input should be less than or equal to 65535 (got '70000')"),
         ({"DATABASE_URL": "mysql://x"}, "DATABASE_URL: must start with sqlite+aiosqlite://"),
+        ({"DATABASE_URL": "sqlite+aiosqlite://"}, "DATABASE_URL: an in-memory SQLite database"),
+        ({"DATABASE_URL": "sqlite+aiosqlite:///:memory:"}, "loses every round"),
         ({"PUBLIC_URL": "example.org"}, "PUBLIC_URL: must start with http:// or https://"),
         ({"ALLOWED_ORIGINS": "example.org"}, "ALLOWED_ORIGINS: 'example.org' is not an origin"),
         ({"LOG_LEVEL": "loud"}, "LOG_LEVEL: Input should be 'debug', 'info', 'warning' or"),
