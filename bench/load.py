@@ -165,15 +165,15 @@ class Room:
         if status != "playing":
             return None
         turn = state["round"]["turn"]
-        mover = next((p for p in self.players if p.state["you"]["seat"] == turn), None)
+        if turn is None:
+            return None
+        mover = next((p for p in self.players if p.state["you"]["seat"] == turn["seat"]), None)
         if mover is None or mover.state["round"]["turn"] != turn:
             return None
         current, you = mover.state["round"], mover.state["you"]
-        if current["step"] == "discard":
-            return mover, {
-                "type": "discard",
-                "cards": self.rng.sample(you["hand"], current["pending"]),
-            }
+        if turn["pending"]:
+            cards = self.rng.sample(you["hand"], turn["pending"])
+            return mover, {"type": "discard", "cards": cards}
         if current["knocker"] is None and self.rng.random() < 0.03:
             return mover, {"type": "knock"}
         piles = [index for index, pile in enumerate(current["piles"]) if pile["count"]]

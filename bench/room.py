@@ -22,7 +22,7 @@ from typing import Any
 
 import orjson
 
-from app.rooms import protocol
+from app.rooms import live, protocol
 from app.rooms.connection import Connection
 from app.rooms.live import LiveRoom, RoomConfig
 from app.rooms.registry import hash_token
@@ -102,7 +102,13 @@ class Recorder:
 
 
 async def sizes(players: int, actions: int, turn_seconds: int) -> None:
-    """Bytes of each patch against the bytes of the full state it brings up to date."""
+    """Bytes of each patch against the bytes of the full state it brings up to date.
+
+    The room's clock moves 1 to 8 seconds between actions (so each turn has its own deadline)
+    and every message carries an id, as the browser client's do.
+    """
+    clock = [1_800_000_000_000]
+    live.now_ms = lambda: clock[0]  # type: ignore[assignment]
     state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=turn_seconds), 0)
     for seat in range(players):
         state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
@@ -117,9 +123,11 @@ async def sizes(players: int, actions: int, turn_seconds: int) -> None:
     states: list[int] = []
     ratios: list[float] = []
     samples: dict[str, list[str]] = {}
-    for _ in range(actions):
+    for number in range(actions):
         seat, raw = next_message(room, rng)
         kind = orjson.loads(raw)["type"]
+        raw = raw[:-1] + b',"id":%d}' % (number % 1000)
+        clock[0] += rng.randrange(1000, 8000)
         before = [len(r.sizes) for r in recorders]
         await room.handle(connections[seat], protocol.parse_message(raw))
         for index, (recorder, connection) in enumerate(zip(recorders, connections, strict=True)):

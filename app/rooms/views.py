@@ -22,8 +22,8 @@ def _top(cards: list[Card]) -> str | None:
     return CARD_IDS[cards[-1]] if cards else None
 
 
-_FIELDS = ("number", "dealer", "turn", "step", "pending", "piles", "discard", "knocker",
-           "final_turns", "deadline", "commitment", "ending")  # fmt: skip
+_FIELDS = ("number", "dealer", "turn", "piles", "discard", "knocker", "final_turns", "commitment",
+           "ending")  # fmt: skip
 
 
 def _pile(cards: list[Card], cache: dict[tuple[int, int], View]) -> View:
@@ -37,23 +37,28 @@ def _pile(cards: list[Card], cache: dict[tuple[int, int], View]) -> View:
     return view
 
 
+def turn_view(current: Round, deadline: int | None) -> View | None:
+    """Whose turn it is, how many cards they must discard (0 while they are to take or knock)
+    and when the timer plays for them; None once the round is over. A take changes only
+    ``pending``."""
+    if current.ending is not None:
+        return None
+    return {"seat": current.turn, "pending": current.pending, "deadline": deadline}
+
+
 def round_view(current: Round, deadline: int | None, piles: dict[tuple[int, int], View]) -> View:
     """The public face of a round: piles by top card and count, whose turn, the knock."""
-    ended = current.ending is not None
     return dict(
         zip(
             _FIELDS,
             (
                 current.number,
                 current.dealer,
-                None if ended else current.turn,
-                None if ended else current.step.value,
-                current.pending,
+                turn_view(current, deadline),
                 [_pile(pile, piles) for pile in current.piles[:DRAW_PILES]],
                 _pile(current.discard, piles),
                 current.knocker,
                 current.final_turns if current.knocker is not None else None,
-                None if ended else deadline,
                 current.commitment,
                 current.ending.value if current.ending else None,
             ),
@@ -85,8 +90,17 @@ def settings_view(settings: RoomSettings) -> View:
     return settings.model_dump()
 
 
-_PLAYER_FIELDS = ("name", "connected", "host", "total", "series", "place", "cards", "ready", "bot",
-                  "standin")  # fmt: skip
+_PLAYER_FIELDS = (
+    "name",
+    "connected",
+    "host",
+    "total",
+    "series",
+    "place",
+    "ready",
+    "bot",
+    "standin",
+)
 
 
 class ViewBuilder:
@@ -97,6 +111,7 @@ class ViewBuilder:
         self._results: list[View] = []
         self._results_key: tuple[str | None, int] = (None, 0)
         self._private: dict[int, tuple[tuple[Card, ...], View]] = {}
+        self._scored: dict[int, tuple[tuple[Card, ...], View]] = {}
         self._players: list[tuple[tuple[Any, ...], View]] = []
         self._piles: dict[tuple[int, int], View] = {}
         self._standing: tuple[list[int], list[int]] = ([], [])
@@ -126,7 +141,6 @@ class ViewBuilder:
                     totals[index],
                     series[index],
                     standing[index],
-                    len(current.hands[index]) if current else 0,
                     seat.ready,
                     seat.bot,
                     index in standins,
@@ -166,7 +180,11 @@ class ViewBuilder:
         return view
 
     def private(self, state: RoomState, seat: int | None) -> View:
-        """The part of the view only ``seat`` sees: its own hand and the hand's score."""
+        """The part of the view only ``seat`` sees: its own hand and the hand's score.
+
+        While the seat holds the cards it just took (they come last in its hand), the score is
+        still that of the hand it held before taking them: the same object, so no patch.
+        """
         match = state.match
         if seat is None or match is None or match.round is None:
             return {"seat": seat, "hand": [], "evaluation": None}
@@ -175,7 +193,13 @@ class ViewBuilder:
         cached = self._private.get(seat)
         if cached is not None and cached[0] == hand:
             return cached[1]
-        evaluation = score_cards(hand).as_dict() if len(hand) == current.variant.hand_size else None
+        scored = hand[: current.variant.hand_size]
+        kept = self._scored.get(seat)
+        if kept is not None and kept[0] == scored:
+            evaluation = kept[1]
+        else:
+            evaluation = score_cards(scored).as_dict()
+            self._scored[seat] = (scored, evaluation)
         view = {"seat": seat, "hand": [CARD_IDS[card] for card in hand], "evaluation": evaluation}
         self._private[seat] = (hand, view)
         return view
@@ -183,6 +207,7 @@ class ViewBuilder:
     def forget_private(self) -> None:
         """Drop cached private views (seats were renumbered)."""
         self._private.clear()
+        self._scored.clear()
 
     def _settings_view(self, settings: RoomSettings) -> View:
         if self._settings is None or self._settings[0] is not settings:

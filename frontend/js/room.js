@@ -7,7 +7,7 @@ import { delegate, html, render, store, toast } from './dom.js';
 import { lobbyView } from './lobby.js';
 import { resultsView } from './results.js';
 import { fieldValue } from './settings.js';
-import { clock, describe, predict, tableView, toggle } from './table.js';
+import { clock, describe, predict, sameTurn, tableView, toggle, turnOf } from './table.js';
 
 const KIND_ERRORS = {
   not_your_turn: 'It is not your turn yet.',
@@ -115,11 +115,11 @@ class RoomPage {
     if (!sameRound) {
       this.log = [];
       this.baseHand = [];
-    } else if (before.round.turn !== round.turn || before.round.step !== round.step || before.round.knocker !== round.knocker) {
+    } else if (!sameTurn(before.round, round) || before.round.knocker !== round.knocker) {
       const line = describe(before, state, (seat) => this.nameOf(seat));
       if (line) this.log = [line, ...this.log].slice(0, 3);
     }
-    if (!before || !sameRound || before.round.turn !== round?.turn || before.round.step !== round?.step) {
+    if (!before || !sameRound || !sameTurn(before.round, round)) {
       this.ui.piles = [];
       this.ui.cards = [];
       this.ui.knock = false;
@@ -157,7 +157,7 @@ class RoomPage {
     this.root.setAttribute('aria-busy', String(this.conn.pending.size > 0));
     render(this.root, this.view());
     const state = this.conn.state;
-    const mine = state?.status === 'playing' && state.you.seat != null && state.round.turn === state.you.seat;
+    const mine = state?.status === 'playing' && state.you.seat != null && turnOf(state.round).seat === state.you.seat;
     document.title = `${mine ? '● Your turn · ' : ''}Room ${this.code} · Spectrum Online`;
   }
 
@@ -177,16 +177,17 @@ class RoomPage {
   act(name, element, event) {
     const state = this.viewState();
     const round = state?.round;
-    const mine = round && state.status === 'playing' && round.turn === state.you.seat && state.you.seat != null;
+    const turn = turnOf(round);
+    const mine = round && state.status === 'playing' && turn.seat === state.you.seat && state.you.seat != null;
     const keyboard = event.detail === 0;
     switch (name) {
       case 'pile': {
         if (round && !mine && state.status === 'playing' && state.you.seat != null && !keyboard) {
-          toast(`Wait for your turn: ${this.nameOf(round.turn)} is playing.`);
-        } else if (mine && round.step === 'discard') {
+          toast(`Wait for your turn: ${this.nameOf(turn.seat)} is playing.`);
+        } else if (mine && turn.step === 'discard') {
           toast('First choose what to discard from your hand.');
         }
-        if (!mine || round.step !== 'take' || element.getAttribute('aria-disabled') === 'true') return;
+        if (!mine || turn.step !== 'take' || element.getAttribute('aria-disabled') === 'true') return;
         const index = Number(element.dataset.pile);
         if (state.settings.multi_pickup) {
           this.ui.piles = toggle(this.ui.piles, index, 5);
@@ -200,17 +201,17 @@ class RoomPage {
         if (this.ui.piles.length) this.take(this.ui.piles, keyboard);
         return;
       case 'card': {
-        if (!mine || round.step !== 'discard') return;
+        if (!mine || turn.step !== 'discard') return;
         const card = element.dataset.card;
-        if (round.pending === 1) this.discard([card], keyboard);
+        if (turn.pending === 1) this.discard([card], keyboard);
         else {
-          this.ui.cards = toggle(this.ui.cards, card, round.pending);
+          this.ui.cards = toggle(this.ui.cards, card, turn.pending);
           this.update();
         }
         return;
       }
       case 'discard':
-        if (mine && this.ui.cards.length === round.pending) this.discard(this.ui.cards, keyboard);
+        if (mine && this.ui.cards.length === turn.pending) this.discard(this.ui.cards, keyboard);
         return;
       case 'clear':
         this.ui.piles = [];

@@ -20,13 +20,10 @@ export function predict(state, action) {
   if (action.type === 'ready') {
     return { ...state, players: state.players.map((p) => (p.seat === state.you.seat ? { ...p, ready: true } : p)) };
   }
-  if (!state.round || state.status !== 'playing') return state;
+  if (!state.round?.turn || state.status !== 'playing') return state;
   const round = { ...state.round, piles: state.round.piles.map((pile) => ({ ...pile })), discard: { ...state.round.discard } };
   const you = { ...state.you, hand: [...state.you.hand] };
-  const next = { turn: (you.seat + 1) % state.players.length, step: 'take', pending: 0, deadline: null };
-  const cards = (change) =>
-    state.players.map((player) => (player.seat === you.seat ? { ...player, cards: player.cards + change } : player));
-  let players = state.players;
+  const next = { seat: (you.seat + 1) % state.players.length, pending: 0, deadline: null };
   if (action.type === 'take') {
     for (const index of action.piles) {
       const pile = index === 4 ? round.discard : round.piles[index];
@@ -34,29 +31,48 @@ export function predict(state, action) {
       pile.count -= 1;
       pile.top = pile.count ? undefined : null; // undefined: the card beneath is not known yet
     }
-    Object.assign(round, { step: 'discard', pending: action.piles.length });
-    you.evaluation = null;
-    players = cards(action.piles.length);
+    round.turn = { ...round.turn, pending: action.piles.length };
   } else if (action.type === 'discard') {
     you.hand = you.hand.filter((card) => !action.cards.includes(card));
     Object.assign(round.discard, { top: action.cards.at(-1), count: round.discard.count + action.cards.length });
     // The turn passes on, unless that was the last turn after a knock (the results will tell).
     const last = round.knocker != null && round.final_turns <= 1;
-    Object.assign(round, last ? { step: null, pending: 0 } : next);
+    round.turn = last ? null : next;
     if (round.knocker != null && !last) round.final_turns -= 1;
     you.evaluation = undefined;
-    players = cards(-action.cards.length);
   } else if (action.type === 'knock') {
-    Object.assign(round, next, { knocker: you.seat, final_turns: state.players.length - 1 });
+    Object.assign(round, { turn: next, knocker: you.seat, final_turns: state.players.length - 1 });
   }
-  return { ...state, round, you, players };
+  return { ...state, round, you };
+}
+
+/** Whose turn it is and its step: to take (nothing pending) or to discard; empty once the round is over. */
+export function turnOf(round) {
+  const turn = round?.turn;
+  return turn ? { ...turn, step: turn.pending ? 'discard' : 'take' } : NO_TURN;
+}
+const NO_TURN = Object.freeze({ seat: null, step: null, pending: 0, deadline: null });
+
+/** Whether two views of a round are at the same seat's turn and the same step of it. */
+export function sameTurn(before, after) {
+  const was = turnOf(before);
+  const now = turnOf(after);
+  return was.seat === now.seat && was.step === now.step;
+}
+
+/** How many cards a seat holds: a hand, and while discarding also what it just took. */
+export function holding(state, seat) {
+  if (!state.round) return 0;
+  const size = state.settings.ten_card ? 10 : 5;
+  const turn = turnOf(state.round);
+  return turn.seat === seat && turn.step === 'discard' ? size + turn.pending : size;
 }
 
 /** What the player on turn just did, from the public views before and after a change. */
 export function describe(before, after, name) {
-  const was = before.round;
-  const now = after.round;
-  const seat = was.turn;
+  const was = { ...before.round, ...turnOf(before.round) };
+  const now = { ...after.round, ...turnOf(after.round) };
+  const seat = was.seat;
   if (seat == null) return null;
   const who = name(seat);
   const taken = [];
@@ -65,11 +81,11 @@ export function describe(before, after, name) {
   });
   const tookDiscard = was.step === 'take' && now.step === 'discard' && now.discard.count < was.discard.count;
   if (tookDiscard && was.discard.top) taken.push(was.discard.top);
-  if (was.step === 'take' && now.step === 'discard' && now.turn === seat) {
+  if (was.step === 'take' && now.step === 'discard' && now.seat === seat) {
     return `${who} took ${taken.map(cardName).join(' and ')}`;
   }
   if (now.knocker === seat && was.knocker == null) return `${who} knocked`;
-  const moved = now.turn !== seat || now.step !== was.step || now.ending;
+  const moved = now.seat !== seat || now.step !== was.step || now.ending;
   if (!moved || now.discard.count === was.discard.count - taken.length) return null;
   const discarded = now.discard.top ? cardName(now.discard.top) : 'a card';
   // A whole turn in one change: a bot, a stand-in or the turn timer played it.
@@ -80,10 +96,11 @@ export function describe(before, after, name) {
 function seatsStrip(page, state) {
   const round = state.round;
   return html`<ol class="seats" aria-label="Players">${state.players.map((player) => {
-    const turn = round && round.turn === player.seat;
+    const turn = round && turnOf(round).seat === player.seat;
+    const cards = holding(state, player.seat);
     const facts = [
       player.connected ? 'online' : 'away',
-      plural(player.cards, 'card'),
+      plural(cards, 'card'),
       `${minus(player.total)} points`,
       round?.dealer === player.seat ? 'dealer' : '',
       round?.knocker === player.seat ? 'knocked' : '',
@@ -97,32 +114,33 @@ function seatsStrip(page, state) {
       <span class="who" aria-hidden="true">${player.name}</span>
       ${round?.knocker === player.seat ? html`<span class="badge warm" aria-hidden="true">knocked</span>` : ''}
       ${player.standin ? html`<span class="badge" aria-hidden="true">bot playing</span>` : ''}
-      <span class="cc" aria-hidden="true">${player.cards}</span><span class="pts" aria-hidden="true">${minus(player.total)} pts</span></li>`;
+      <span class="cc" aria-hidden="true">${cards}</span><span class="pts" aria-hidden="true">${minus(player.total)} pts</span></li>`;
   })}</ol>`;
 }
 
 export function tableView(page, state) {
   const round = state.round;
+  const turn = turnOf(round);
   const me = state.you.seat;
-  const mine = me != null && round.turn === me;
+  const mine = me != null && turn.seat === me;
   const multi = state.settings.multi_pickup;
-  const onTurn = state.players[round.turn];
+  const onTurn = turn.seat == null ? null : state.players[turn.seat];
   let status;
-  if (mine && round.step === 'take') status = multi ? 'Your turn: pick 1 to 5 piles' : 'Your turn: take a card';
-  else if (mine && round.step === 'discard') status = round.pending > 1 ? `Discard ${round.pending} cards` : 'Now discard a card';
+  if (mine && turn.step === 'take') status = multi ? 'Your turn: pick 1 to 5 piles' : 'Your turn: take a card';
+  else if (mine && turn.step === 'discard') status = turn.pending > 1 ? `Discard ${turn.pending} cards` : 'Now discard a card';
   else if (mine) status = 'Your turn…';
   else if (onTurn?.standin) status = `A bot is playing for ${onTurn.name}`;
-  else if (onTurn) status = `${onTurn.name} is ${round.step === 'discard' ? 'discarding' : 'playing'}${onTurn.connected ? '' : ' (away)'}`;
+  else if (onTurn) status = `${onTurn.name} is ${turn.step === 'discard' ? 'discarding' : 'playing'}${onTurn.connected ? '' : ' (away)'}`;
   else status = '…';
   const knocker = round.knocker != null ? state.players[round.knocker] : null;
   const lastTurns = knocker
     ? html`<span class="badge warm">${knocker.seat === me ? 'You' : knocker.name} knocked · ${plural(round.final_turns, 'turn')} left</span>`
     : '';
-  const left = round.deadline - page.conn.now();
-  const timer = round.deadline
-    ? html`<span class="timer ${left < 10500 ? 'low' : ''}" role="timer" aria-label="time left" data-deadline="${round.deadline}">${clock(left)}</span>`
+  const left = turn.deadline - page.conn.now();
+  const timer = turn.deadline
+    ? html`<span class="timer ${left < 10500 ? 'low' : ''}" role="timer" aria-label="time left" data-deadline="${turn.deadline}">${clock(left)}</span>`
     : '';
-  const canTake = mine && round.step === 'take';
+  const canTake = mine && turn.step === 'take';
   const piles = [...round.piles.map((pile, index) => [pile, index]), [round.discard, 4]].map(([pile, index]) => {
     const name = index === 4 ? 'Discard pile' : `Pile ${index + 1}`;
     const top = pile.top;
@@ -153,11 +171,14 @@ export function tableView(page, state) {
 }
 
 function handView(page, state, mine) {
-  const round = state.round;
+  const turn = turnOf(state.round);
   const you = state.you;
-  const step = mine ? round.step : null;
-  const picking = step === 'discard' && round.pending > 1;
-  const ordered = displayOrder(you, page.order);
+  const step = mine ? turn.step : null;
+  const picking = step === 'discard' && turn.pending > 1;
+  // While holding the cards just taken, the evaluation is still that of the hand before.
+  const full = you.hand.length === (state.settings.ten_card ? 10 : 5);
+  const evaluation = full ? you.evaluation : null;
+  const ordered = evaluation && !evaluation.hands ? evaluation.order : displayOrder(you, page.order);
   const fresh = page.baseHand.length && you.hand.length > page.baseHand.length ? new Set(you.hand.filter((card) => !page.baseHand.includes(card))) : new Set();
   const button = (card) => {
     const at = page.ui.cards.indexOf(card);
@@ -166,7 +187,6 @@ function handView(page, state, mine) {
       aria-label="${cardName(card)}${fresh.has(card) ? ', just taken' : ''}" aria-disabled="${String(step !== 'discard')}"
       ${picking ? html`aria-pressed="${String(at >= 0)}"` : ''}>${cardFace(card)}${at >= 0 ? html`<span class="pick" aria-hidden="true">${at + 1}</span>` : ''}</button>`;
   };
-  const evaluation = you.evaluation;
   let hand;
   if (evaluation?.hands) {
     hand = html`${evaluation.hands.map(
@@ -177,7 +197,7 @@ function handView(page, state, mine) {
     const many = you.hand.length > 5 ? 'many' : '';
     const line = evaluation
       ? html`<p class="score">${scoreLine(evaluation)}</p><p class="detail">${scoreDetail(evaluation)}</p>`
-      : html`<p class="score muted">${step === 'discard' ? (picking ? `Pick ${round.pending} cards to discard` : 'Tap a card to discard it') : '…'}</p>`;
+      : html`<p class="score muted">${step === 'discard' ? (picking ? `Pick ${turn.pending} cards to discard` : 'Tap a card to discard it') : '…'}</p>`;
     hand = html`<div class="hand ${many}" role="group" aria-label="Your hand${evaluation ? ', in its best order' : ''}">${ordered.map(button)}</div>${line}`;
   }
   return html`<div class="handbox">${hand}${actions(page, state, mine)}</div>`;
@@ -185,10 +205,11 @@ function handView(page, state, mine) {
 
 function actions(page, state, mine) {
   const round = state.round;
+  const turn = turnOf(round);
   if (!mine) return '';
   const hint = page.ui.hint;
   const help =
-    state.settings.hints && (round.step === 'take' || round.step === 'discard')
+    state.settings.hints && (turn.step === 'take' || turn.step === 'discard')
       ? hint
         ? html`<p class="hint hint-line" role="status">Hint: ${hint.text}</p>`
         : page.conn.pending.has(page.hintId)
@@ -201,7 +222,7 @@ function actions(page, state, mine) {
       <p class="hint">Knock with this hand${points != null ? ` (${minus(points)} points)` : ''}? Everyone else gets one more turn.</p>
       <button class="btn primary" data-act="knock-yes">Knock</button><button class="btn" data-act="knock-no">Not yet</button></div>`;
   }
-  if (round.step === 'take') {
+  if (turn.step === 'take') {
     const knock = round.knocker == null ? html`<button class="btn ${hint?.knock ? 'hinted' : ''}" data-act="knock">Knock</button>` : '';
     if (!state.settings.multi_pickup) {
       return html`<div class="actions"><p class="hint">Tap a pile to take its top card${knock ? ', or knock' : ''}.</p>${knock}${help}</div>`;
@@ -211,19 +232,18 @@ function actions(page, state, mine) {
       <button class="btn primary" data-act="take" ${count ? '' : 'disabled'}>Take ${count || ''} ${count === 1 ? 'card' : 'cards'}</button>
       ${count ? html`<button class="btn" data-act="clear">Clear</button>` : knock}${help}</div>`;
   }
-  if (round.step === 'discard') {
-    if (round.pending === 1) return help ? html`<div class="actions">${help}</div>` : '';
+  if (turn.step === 'discard') {
+    if (turn.pending === 1) return help ? html`<div class="actions">${help}</div>` : '';
     const count = page.ui.cards.length;
     return html`<div class="actions"><p class="hint">The last card you pick goes on top of the discard pile.</p>
-      <button class="btn primary" data-act="discard" ${count === round.pending ? '' : 'disabled'}>Discard ${count}/${round.pending}</button>
+      <button class="btn primary" data-act="discard" ${count === turn.pending ? '' : 'disabled'}>Discard ${count}/${turn.pending}</button>
       ${count ? html`<button class="btn" data-act="clear">Clear</button>` : ''}${help}</div>`;
   }
   return '';
 }
 
-/** The hand in its best order, or (while holding extra cards) in the last best order, new cards last. */
+/** The hand in the last best order, the cards just taken last. */
 function displayOrder(you, order) {
-  if (you.evaluation && !you.evaluation.hands) return you.evaluation.order;
   const rank = (card) => {
     const at = order.indexOf(card);
     return at < 0 ? order.length + you.hand.indexOf(card) : at;

@@ -240,7 +240,8 @@ class Client:
             state
             and state["status"] == "playing"
             and state["round"]
-            and state["round"]["turn"] == state["you"]["seat"]
+            and state["round"]["turn"] is not None
+            and state["round"]["turn"]["seat"] == state["you"]["seat"]
         )
 
     def random_move(self, rng: random.Random, knock_chance: float = 0.03) -> dict[str, Any]:
@@ -248,8 +249,8 @@ class Client:
         assert self.state is not None
         current = self.state["round"]
         settings = self.state["settings"]
-        if current["step"] == "discard":
-            cards = rng.sample(self.state["you"]["hand"], current["pending"])
+        if current["turn"]["pending"]:
+            cards = rng.sample(self.state["you"]["hand"], current["turn"]["pending"])
             return {"type": "discard", "cards": cards}
         if current["knocker"] is None and rng.random() < knock_chance:
             return {"type": "knock"}

@@ -113,7 +113,6 @@ async def test_a_bot_stands_in_for_an_absent_player_until_they_return(bot_server
         await ann.act("take", piles=[0])
         await ann.play({"type": "discard", "cards": [ann.state["you"]["hand"][-1]]})  # type: ignore[index]
     await ann.wait_for(lambda s: s["players"][1]["standin"])
-    assert ann.state["players"][1]["cards"] == 5  # type: ignore[index]
     bob = Client(bot_server, str(room["code"]), bob_seat["token"])
     await bob.connect()
     state = await ann.wait_for(lambda s: s["players"][1]["connected"])

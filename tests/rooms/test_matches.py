@@ -160,7 +160,6 @@ def test_match_ends_finished_with_one_result_per_round(played: Played) -> None:
     assert [result["number"] for result in final["results"]] == list(range(1, ROUNDS + 1))
     assert final["round"]["number"] == ROUNDS
     assert final["round"]["turn"] is None
-    assert final["round"]["step"] is None
     assert final["round"]["ending"] in ("knock", "exhausted")
     assert played.room_info["status"] == "finished"
 
@@ -326,7 +325,7 @@ def rounds_seen(client: Client, dealt: int) -> dict[tuple[str, int], Seen]:
         )
         if untouched and entry.first_tops is None:
             entry.dealer = current["dealer"]
-            entry.first_turn = current["turn"]
+            entry.first_turn = current["turn"]["seat"]
             entry.first_hand = list(state["you"]["hand"])
             entry.first_tops = [pile["top"] for pile in current["piles"]]
     return seen

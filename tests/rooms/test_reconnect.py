@@ -6,6 +6,8 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 
+from app.engine.cards import parse_card
+from app.engine.scoring import score_cards
 from tests.rooms.client import Client, State, api, close_all, open_table
 from tests.server import Server
 
@@ -46,7 +48,7 @@ async def test_reconnect_mid_turn_keeps_seat_hand_and_step(rooms_server: Server)
     for client in rest:
         state = await client.wait_for(away(seat))
         assert state["round"] == public_round
-        assert state["players"][seat]["cards"] == 6
+        assert state["round"]["turn"]["pending"] == 1  # the seat holds 6 cards
     back = Client(rooms_server, table.code, table.tokens[seat])
     await back.connect()
     assert back.version == 1
@@ -54,17 +56,18 @@ async def test_reconnect_mid_turn_keeps_seat_hand_and_step(rooms_server: Server)
     assert state is not None
     assert state["you"]["seat"] == seat
     assert state["you"]["hand"] == held
-    assert state["you"]["evaluation"] is None
-    assert state["round"]["turn"] == seat
-    assert state["round"]["step"] == "discard"
-    assert state["round"]["pending"] == 1
+    # Still the score of the hand held before taking, whose cards come first.
+    before_taking = [parse_card(card) for card in held[:5]]
+    assert state["you"]["evaluation"] == score_cards(before_taking).as_dict()
+    assert state["round"]["turn"]["seat"] == seat
+    assert state["round"]["turn"]["pending"] == 1
     assert state["players"][seat]["connected"] is True
     for client in rest:
         await client.wait_for(lambda s: s["players"][seat]["connected"] is True)
     await back.act("discard", cards=[held[0]])
     assert back.state is not None
     assert back.state["you"]["hand"] == held[1:]
-    assert back.state["round"]["turn"] == (seat + 1) % 3
+    assert back.state["round"]["turn"]["seat"] == (seat + 1) % 3
     assert back.state["round"]["discard"]["top"] == held[0]
     table.players[seat] = back
     await table.settle(back)

@@ -90,8 +90,8 @@ async def plays_on(table: Table) -> None:
         await mover.play(mover.random_move(random.Random(0), knock_chance=0))
         await table.settle(mover)
         assert mover.state is not None
-        assert mover.state["round"]["step"] == "discard"
-        assert mover.state["round"]["turn"] == turn
+        assert mover.state["round"]["turn"]["seat"] == turn
+        assert mover.state["round"]["turn"]["pending"] > 0
     for client in table.everyone:
         before, fresh = await client.resync()
         assert before == fresh

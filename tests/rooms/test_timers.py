@@ -53,24 +53,23 @@ async def test_the_turn_timer_plays_the_turn_of_a_player_who_does_not_move(
 ) -> None:
     table = await started(rooms_server, turn_seconds=1)
     first = round_of(table.host)
-    deadline = first["deadline"]
+    deadline = first["turn"]["deadline"]
     assert isinstance(deadline, int)
     assert deadline - await server_time(table.host) <= 1000, "at most turn_seconds ahead"
     mover = table.mover()
     seat = mover.seat
     assert seat is not None
-    state = await table.host.wait_for(lambda s: s["round"]["turn"] != seat)
+    state = await table.host.wait_for(lambda s: s["round"]["turn"]["seat"] != seat)
     current = state["round"]
-    assert current["turn"] == (seat + 1) % 2
-    assert current["step"] == "take"
+    assert current["turn"]["seat"] == (seat + 1) % 2
+    assert current["turn"]["pending"] == 0
     assert current["knocker"] is None, "the timer never knocks"
     assert current["discard"]["count"] == 1
     drawn = sum(p["count"] for p in first["piles"]) - sum(p["count"] for p in current["piles"])
     assert drawn == 1
-    assert state["players"][seat]["cards"] == 5
-    assert isinstance(current["deadline"], int)
-    assert current["deadline"] > deadline
-    await mover.wait_for(lambda s: s["round"]["turn"] != seat)
+    assert isinstance(current["turn"]["deadline"], int)
+    assert current["turn"]["deadline"] > deadline
+    await mover.wait_for(lambda s: s["round"]["turn"]["seat"] != seat)
     assert len(mover.state["you"]["hand"]) == 5  # type: ignore[index]
     assert mover.state["you"]["evaluation"] is not None  # type: ignore[index]
     await table.settle()
@@ -82,11 +81,11 @@ async def test_the_turn_timer_discards_for_a_player_who_took(rooms_server: Serve
     table = await started(rooms_server, turn_seconds=1)
     mover = table.mover()
     seat = mover.seat
-    deadline = round_of(mover)["deadline"]
+    deadline = round_of(mover)["turn"]["deadline"]
     await mover.act("take", piles=[3])
     held = list(mover.state["you"]["hand"])  # type: ignore[index]
-    assert round_of(mover)["deadline"] == deadline, "taking does not restart the turn's clock"
-    state = await mover.wait_for(lambda s: s["round"]["turn"] != seat)
+    assert round_of(mover)["turn"]["deadline"] == deadline, "taking does not restart the clock"
+    state = await mover.wait_for(lambda s: s["round"]["turn"]["seat"] != seat)
     hand = state["you"]["hand"]
     assert len(hand) == 5
     assert set(hand) < set(held)
@@ -99,12 +98,12 @@ async def test_the_turn_timer_discards_for_a_player_who_took(rooms_server: Serve
 
 async def test_the_turn_timer_goes_on_turn_after_turn(rooms_server: Server) -> None:
     table = await started(rooms_server, 3, turn_seconds=1)
-    deadlines = {round_of(table.host)["deadline"]}
-    turns = [round_of(table.host)["turn"]]
+    deadlines = {round_of(table.host)["turn"]["deadline"]}
+    turns = [round_of(table.host)["turn"]["seat"]]
     for _ in range(2):
-        state = await table.host.wait_for(lambda s, t=turns[-1]: s["round"]["turn"] != t)
-        turns.append(state["round"]["turn"])
-        deadlines.add(state["round"]["deadline"])
+        state = await table.host.wait_for(lambda s, t=turns[-1]: s["round"]["turn"]["seat"] != t)
+        turns.append(state["round"]["turn"]["seat"])
+        deadlines.add(state["round"]["turn"]["deadline"])
     assert turns == [1, 2, 0]
     assert len(deadlines) == 3
     await table.close()
@@ -117,29 +116,29 @@ async def test_the_turn_timer_pauses_while_no_player_is_connected(rooms_server: 
     for player in table.players:
         await player.close()
     state = await watcher.wait_for(lambda s: not any(p["connected"] for p in s["players"]))
-    assert state["round"]["deadline"] is None
+    assert state["round"]["turn"]["deadline"] is None
     await asyncio.sleep(1.3)  # longer than the turn
-    assert round_of(watcher)["turn"] == before["turn"]
+    assert round_of(watcher)["turn"]["seat"] == before["turn"]["seat"]
     assert round_of(watcher)["discard"]["count"] == 0
     back = Client(rooms_server, table.code, table.tokens[0])
     await back.connect()
     current = round_of(back)
-    assert current["turn"] == before["turn"]
-    assert current["step"] == "take"
+    assert current["turn"]["seat"] == before["turn"]["seat"]
+    assert current["turn"]["pending"] == 0
     assert current["discard"]["count"] == 0
-    assert isinstance(current["deadline"], int)
-    assert current["deadline"] > before["deadline"]
-    await back.wait_for(lambda s: s["round"]["turn"] != before["turn"])
+    assert isinstance(current["turn"]["deadline"], int)
+    assert current["turn"]["deadline"] > before["turn"]["deadline"]
+    await back.wait_for(lambda s: s["round"]["turn"]["seat"] != before["turn"]["seat"])
     await back.close()
     await watcher.close()
 
 
 async def test_no_deadline_without_a_turn_timer(rooms_server: Server) -> None:
     table = await started(rooms_server, turn_seconds=0)
-    assert round_of(table.host)["deadline"] is None
+    assert round_of(table.host)["turn"]["deadline"] is None
     mover = table.mover()
     await mover.act("knock")
-    assert round_of(mover)["deadline"] is None
+    assert round_of(mover)["turn"]["deadline"] is None
     await table.close()
 
 
@@ -166,14 +165,12 @@ async def test_the_next_round_is_dealt_after_the_ready_time(rooms_server: Server
     assert state["ready_deadline"] - await server_time(table.host) <= 2000
     assert state["round"]["ending"] == "knock"
     assert state["round"]["turn"] is None
-    assert state["round"]["step"] is None
-    assert state["round"]["deadline"] is None
     assert len(state["results"]) == 1
     for client in table.everyone:
         state = await client.wait_for(lambda s: s["status"] == "playing")
         assert state["round"]["number"] == 2
         assert state["round"]["dealer"] == 1
-        assert state["round"]["turn"] == 0
+        assert state["round"]["turn"]["seat"] == 0
         assert state["ready_deadline"] is None
     await all_agree(table)
     await table.close()
