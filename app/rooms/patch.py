@@ -44,13 +44,12 @@ def _diff(old: Any, new: Any, path: str, ops: list[Op]) -> None:
 
 
 def _diff_value(old: Any, new: Any, path: str, ops: list[Op]) -> None:
-    """Append operations for one member, if it changed."""
+    """Append operations for one member, if it changed (containers: member by member)."""
     if old is new:
         return
     kind = type(new)
     if kind in _CONTAINERS:
-        if not _same(old, new):
-            _diff(old, new, path, ops)
+        _diff(old, new, path, ops)
     elif type(old) is not kind or old != new:
         ops.append({"op": "replace", "path": path, "value": new})
 

@@ -114,7 +114,8 @@ class ViewBuilder:
         self._scored: dict[int, tuple[tuple[Card, ...], View]] = {}
         self._players: list[tuple[tuple[Any, ...], View]] = []
         self._piles: dict[tuple[int, int], View] = {}
-        self._standing: tuple[list[int], list[int]] = ([], [])
+        self._standing_key: tuple[Any, ...] = ()
+        self._standing: tuple[list[int], list[int], list[int | None]] = ([], [], [])
 
     def public(
         self,
@@ -127,9 +128,7 @@ class ViewBuilder:
     ) -> View:
         """The part of the view every connection shares."""
         match = state.match
-        totals = state.totals()
-        series = state.series()
-        standing = self._places(totals) if match else [None] * len(totals)
+        totals, series, standing = self._standings(state)
         current = match.round if match else None
         players = [
             self._player(
@@ -162,11 +161,18 @@ class ViewBuilder:
             "ready_deadline": ready_deadline,
         }
 
-    def _places(self, totals: list[int]) -> list[int]:
-        """Each seat's place; worked out again only when the totals change (at a round's end)."""
-        if self._standing[0] != totals:
-            self._standing = (totals, places(totals))
-        return self._standing[1]
+    def _standings(self, state: RoomState) -> tuple[list[int], list[int], list[int | None]]:
+        """Each seat's match total, total across matches and place; worked out again only when
+        they can change: a round ends, a match starts, a seat is taken or left."""
+        match = state.match
+        key = (state.match_id, len(match.results) if match else -1, len(state.seats),
+               id(state.series_base))  # fmt: skip
+        if key != self._standing_key:
+            totals = state.totals()
+            standing: list[int | None] = list(places(totals)) if match else [None] * len(totals)
+            self._standing = (totals, state.series(), standing)
+            self._standing_key = key
+        return self._standing
 
     def _player(self, index: int, values: tuple[Any, ...]) -> View:
         """A seat as everyone sees it; the same object while nothing about it changes."""
