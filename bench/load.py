@@ -225,7 +225,7 @@ class Bench:
                             "/api/rooms",
                             json={
                                 "name": "P0",
-                                "settings": {"rounds": 5, "turn_seconds": 0},
+                                "settings": {"rounds": 5, "turn_seconds": 60},
                             },
                         )
                     ).json()
