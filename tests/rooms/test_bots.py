@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.rooms.client import Client, Refused, create_room, join_room
+from tests.rooms.client import Client, Refused, create_room, open_table
 from tests.rooms.conftest import FAST
 from tests.server import Server, running_server
 
@@ -21,15 +21,15 @@ def bot_server() -> Iterator[Server]:
         yield server
 
 
-async def lobby_with(server: Server, **settings: object) -> tuple[dict[str, object], Client]:
+async def lobby_with(server: Server, **settings: object) -> Client:
     room = create_room(server, "Ann", turn_seconds=0, **settings)
     host = Client(server, str(room["code"]), str(room["token"]))
     await host.connect()
-    return room, host
+    return host
 
 
 async def test_the_host_seats_and_removes_bots(bot_server: Server) -> None:
-    _room, host = await lobby_with(bot_server, max_players=4)
+    host = await lobby_with(bot_server, max_players=4)
     for level in ("easy", "normal", "strong"):
         await host.act("add_bot", level=level)
     players = host.state["players"]  # type: ignore[index]
@@ -53,16 +53,11 @@ async def test_the_host_seats_and_removes_bots(bot_server: Server) -> None:
 
 
 async def test_a_guest_cannot_add_bots(bot_server: Server) -> None:
-    room, host = await lobby_with(bot_server)
-    bob = Client(
-        bot_server, str(room["code"]), join_room(bot_server, str(room["code"]), "Bob")["token"]
-    )
-    await bob.connect()
+    table = await open_table(bot_server, 2, turn_seconds=0)
     with pytest.raises(Refused) as refused:
-        await bob.act("add_bot", level="easy")
+        await table.players[1].act("add_bot", level="easy")
     assert refused.value.code == "not_host"
-    await host.close()
-    await bob.close()
+    await table.close()
 
 
 @pytest.mark.parametrize(
@@ -73,7 +68,7 @@ async def test_a_guest_cannot_add_bots(bot_server: Server) -> None:
 async def test_one_person_plays_a_whole_match_against_bots(
     bot_server: Server, settings: dict[str, object]
 ) -> None:
-    _room, host = await lobby_with(bot_server, rounds=2, **settings)
+    host = await lobby_with(bot_server, rounds=2, **settings)
     for level in ("easy", "normal", "strong"):
         await host.act("add_bot", level=level)
     await host.act("start")
@@ -96,12 +91,8 @@ async def test_one_person_plays_a_whole_match_against_bots(
 
 
 async def test_a_bot_stands_in_for_an_absent_player_until_they_return(bot_server: Server) -> None:
-    room = create_room(bot_server, "Ann", rounds=3, turn_seconds=0)
-    bob_seat = join_room(bot_server, str(room["code"]), "Bob")
-    ann = Client(bot_server, str(room["code"]), str(room["token"]))
-    bob = Client(bot_server, str(room["code"]), bob_seat["token"])
-    await ann.connect()
-    await bob.connect()
+    table = await open_table(bot_server, 2, rounds=3, turn_seconds=0)
+    ann, bob = table.players
     await ann.act("start")
     await bob.wait_for(lambda s: s["status"] == "playing")
     await bob.close()
@@ -113,7 +104,7 @@ async def test_a_bot_stands_in_for_an_absent_player_until_they_return(bot_server
         await ann.act("take", piles=[0])
         await ann.play({"type": "discard", "cards": [ann.state["you"]["hand"][-1]]})  # type: ignore[index]
     await ann.wait_for(lambda s: s["players"][1]["standin"])
-    bob = Client(bot_server, str(room["code"]), bob_seat["token"])
+    bob = Client(bot_server, table.code, table.tokens[1])
     await bob.connect()
     state = await ann.wait_for(lambda s: s["players"][1]["connected"])
     assert not state["players"][1]["standin"]
@@ -125,12 +116,8 @@ async def test_a_bot_stands_in_for_an_absent_player_until_they_return(bot_server
 async def test_two_missed_deadlines_bring_a_stand_in_until_back() -> None:
     settings = {**FAST, "BOT_DELAY_SECONDS": "0", "STANDIN_SECONDS": "60"}
     with running_server(**settings) as server:
-        room = create_room(server, "Ann", rounds=3, turn_seconds=1)
-        bob_seat = join_room(server, str(room["code"]), "Bob")
-        ann = Client(server, str(room["code"]), str(room["token"]))
-        bob = Client(server, str(room["code"]), bob_seat["token"])
-        await ann.connect()
-        await bob.connect()
+        table = await open_table(server, 2, rounds=3, turn_seconds=1)
+        ann, bob = table.players
         await ann.act("start")
         # Ann plays her turns; Bob, connected, never does: the timer plays two of his turns,
         # then a bot stands in for him.
@@ -148,13 +135,9 @@ async def test_two_missed_deadlines_bring_a_stand_in_until_back() -> None:
 
 
 async def test_hints_answer_only_the_asker_with_a_legal_move(bot_server: Server) -> None:
-    room = create_room(bot_server, "Ann", rounds=1, turn_seconds=0)
-    bob_seat = join_room(bot_server, str(room["code"]), "Bob")
-    ann = Client(bot_server, str(room["code"]), str(room["token"]))
-    bob = Client(bot_server, str(room["code"]), bob_seat["token"])
-    watcher = Client(bot_server, str(room["code"]))
-    for client in (ann, bob, watcher):
-        await client.connect()
+    table = await open_table(bot_server, 2, spectators=1, rounds=1, turn_seconds=0)
+    ann, bob = table.players
+    (watcher,) = table.spectators
     await ann.act("start")
     await ann.wait_for(lambda s: s["status"] == "playing")
     await bob.wait_for(lambda s: s["status"] == "playing")
@@ -181,17 +164,12 @@ async def test_hints_answer_only_the_asker_with_a_legal_move(bot_server: Server)
 
 
 async def test_the_host_can_switch_hints_off(bot_server: Server) -> None:
-    room, host = await lobby_with(bot_server, rounds=1, hints=False)
-    bob = Client(
-        bot_server, str(room["code"]), join_room(bot_server, str(room["code"]), "Bob")["token"]
-    )
-    await bob.connect()
-    await host.act("start")
-    for client in (host, bob):
+    table = await open_table(bot_server, 2, rounds=1, turn_seconds=0, hints=False)
+    await table.host.act("start")
+    for client in table.players:
         await client.wait_for(lambda s: s["status"] == "playing")
         assert (await answer(client, {"type": "hint", "id": "no"}))["code"] == "hints_off"
-    await host.close()
-    await bob.close()
+    await table.close()
 
 
 async def answer(client: Client, message: dict[str, object]) -> dict[str, Any]:
