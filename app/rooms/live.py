@@ -154,9 +154,7 @@ class LiveRoom:
                 self._idle_timer.cancel()
                 self._idle_timer = None
             self._pass_host_if_away()
-            await self._save()
-            self._after_change()
-            self.publish()
+            await self._announce()
             self.send_state(connection)
 
     async def detach(self, connection: Connection) -> None:
@@ -167,9 +165,7 @@ class LiveRoom:
             self.connections.remove(connection)
             self._pass_host_if_away()
             self._deal_when_all_ready()
-            await self._save()
-            self._after_change()
-            self.publish()
+            await self._announce()
             if not self.connections:
                 self._schedule_idle()
 
@@ -219,9 +215,7 @@ class LiveRoom:
                 connection.push(protocol.error_frame(error.code, error.message, message.id))
                 accepted = False
             else:
-                await self._save()
-                self._after_change()
-                self.publish(connection, message.id)
+                await self._announce(connection, message.id)
                 accepted = True
         if self.on_action is not None:
             self.on_action(time.perf_counter() - started, accepted)
@@ -230,14 +224,18 @@ class LiveRoom:
         """Seat a new player (from the HTTP join); returns the seat."""
         async with self.lock:
             seat = self.state.join(name, token_hash, now_ms())
-            await self._save()
-            self._after_change()
-            self.publish()
+            await self._announce()
             return seat
 
     async def _save(self) -> None:
         """Make the new events and any newly finished rounds durable, before announcing."""
         await self.store.save(self.state, self._finished_rounds())
+
+    async def _announce(self, sender: Connection | None = None, ack: object = None) -> None:
+        """After a change: make it durable, set the timers it calls for, tell every connection."""
+        await self._save()
+        self._after_change()
+        self.publish(sender, ack)
 
     def _finished_rounds(self) -> list[FinishedRound]:
         """Rounds finished since the last save, as the history keeps them."""
@@ -453,12 +451,9 @@ class LiveRoom:
         async with self.lock:
             if self.closed or key != self._auto_key:
                 return
-            match = self.state.match
-            assert match is not None
-            assert match.round is not None
-            seat = match.round.turn
+            current, seat = self._on_turn()
             level = self.state.seats[seat].bot or STANDIN_LEVEL
-            observation = observe(match.round, seat)
+            observation = observe(current, seat)
             seed = self.rng.getrandbits(64)
         # The bot thinks outside the lock; if the table moved on meanwhile, its move is dropped.
         try:
@@ -472,14 +467,11 @@ class LiveRoom:
             if self.closed or key != self._auto_key:
                 return
             self._auto_timer = self._auto_key = None
-            assert match.round is not None
-            for action in actions or tuple(greedy_turn(match.round, seat)):
+            for action in actions or tuple(greedy_turn(current, seat)):
                 self.state.play(seat, action, now_ms(), auto=True)
             if not self.state.is_bot(seat) and seat not in self.people_here():
                 self.stood_in.add(seat)
-            await self._save()
-            self._after_change()
-            self.publish()
+            await self._announce()
 
     def _clear_turn_timer(self) -> None:
         if self._turn_timer is not None:
@@ -487,6 +479,13 @@ class LiveRoom:
             self._turn_timer = None
         self.turn_deadline = None
         self._timed_turn = None
+
+    def _on_turn(self) -> tuple[Round, int]:
+        """The round being played and the seat on turn (for a timer that rings mid-round)."""
+        match = self.state.match
+        assert match is not None
+        assert match.round is not None
+        return match.round, match.round.turn
 
     def _spawn(self, job: Callable[[Any], Any], key: Any) -> None:
         task = asyncio.get_running_loop().create_task(job(key))
@@ -496,20 +495,15 @@ class LiveRoom:
         async with self.lock:
             if self.closed or key != self._timed_turn:
                 return
-            match = self.state.match
-            assert match is not None
-            assert match.round is not None
-            seat = match.round.turn
-            for action in greedy_turn(match.round, seat):
+            current, seat = self._on_turn()
+            for action in greedy_turn(current, seat):
                 self.state.play(seat, action, now_ms(), auto=True)
             if not self.state.is_bot(seat) and seat not in self.standins():
                 self.missed[seat] = self.missed.get(seat, 0) + 1
                 if self.missed[seat] >= 2:
                     self.idle.add(seat)
             self.turn_deadline = None
-            await self._save()
-            self._after_change()
-            self.publish()
+            await self._announce()
 
     async def _ready_expired(self, number: int) -> None:
         async with self.lock:
@@ -519,9 +513,7 @@ class LiveRoom:
             if len(match.results) != number:
                 return
             self.state.deal(now_ms())
-            await self._save()
-            self._after_change()
-            self.publish()
+            await self._announce()
 
     def _schedule_idle(self) -> None:
         if self._idle_timer is None and not self.closed:
