@@ -161,15 +161,16 @@ class JournalWriter:
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
-        self.sqlite = engine.dialect.name == "sqlite"
-        self.sql = _STATEMENTS if self.sqlite else {k: _numbered(v) for k, v in _STATEMENTS.items()}
+        sqlite = engine.dialect.name == "sqlite"
+        self._sqlite = _SqliteWriter(engine.url.database or "") if sqlite else None
+        # PostgreSQL, through asyncpg: the statements with numbered placeholders.
+        self.sql = {name: _numbered(statement) for name, statement in _STATEMENTS.items()}
         self.connection: AsyncConnection | None = None
-        self._sqlite = _SqliteWriter(engine.url.database or "") if self.sqlite else None
 
     def _time(self, milliseconds: int) -> Any:
         """A timestamp as the driver takes it (SQLite: SQLAlchemy's text form, in UTC)."""
         moment = datetime.fromtimestamp(milliseconds / 1000, tz=UTC)
-        return moment.strftime("%Y-%m-%d %H:%M:%S.%f") if self.sqlite else moment
+        return moment.strftime("%Y-%m-%d %H:%M:%S.%f") if self.inline else moment
 
     def plan(self, batch: list[Op]) -> Plan:
         """The batch as (statement, rows) in order; consecutive rows of one statement merged."""
@@ -219,13 +220,8 @@ class JournalWriter:
 
     @property
     def inline(self) -> bool:
-        """Whether batches are written in the caller's thread (``write_inline``), not awaited."""
+        """Whether ``write`` runs in the caller's thread and never suspends (SQLite)."""
         return self._sqlite is not None
-
-    def write_inline(self, batch: list[Op]) -> None:
-        """Write the batch in one transaction, here and now (SQLite)."""
-        assert self._sqlite is not None
-        self._sqlite.write(self.plan(batch))
 
     async def write(self, batch: list[Op]) -> None:
         """Write the batch in one transaction; on failure the connection is dropped."""

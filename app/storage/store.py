@@ -104,7 +104,7 @@ class DatabaseStore:
         if self._journal.inline and not self.flush_seconds:
             # SQLite is written in this thread: handing the write to the writer task and
             # waiting for it would cost more than the write.
-            self._write()
+            await self._write()
             return
         self._wakeup.set()
         loop = asyncio.get_running_loop()
@@ -128,35 +128,18 @@ class DatabaseStore:
             wait = max(self._last_write + self.flush_seconds, self._retry_at) - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)
-            if self._journal.inline:
-                self._write()
-                continue
-            self._last_write = loop.time()
-            batch, waiters = self._take()
-            if not batch:
-                _resolve(waiters, True)
-                continue
-            try:
-                await self._journal.write(batch)
-            except Exception as error:  # any database failure: keep the batch and retry
-                self._failed(batch, waiters, error)
-            else:
-                self._written(batch, waiters)
+            await self._write()
 
-    def _take(self) -> tuple[list[Op], list[asyncio.Future[bool]]]:
+    async def _write(self) -> None:
+        """Write everything queued in one transaction (with SQLite, without suspending)."""
+        self._last_write = asyncio.get_running_loop().time()
         batch, waiters = self._ops, self._waiters
         self._ops, self._waiters = [], []
-        return batch, waiters
-
-    def _write(self) -> None:
-        """Write everything queued, in this thread (SQLite)."""
-        self._last_write = asyncio.get_running_loop().time()
-        batch, waiters = self._take()
         if not batch:
             _resolve(waiters, True)
             return
         try:
-            self._journal.write_inline(batch)
+            await self._journal.write(batch)
         except Exception as error:  # any database failure: keep the batch and retry
             self._failed(batch, waiters, error)
         else:
