@@ -155,11 +155,11 @@ class Settings(BaseSettings):
         if not value.startswith(DATABASE_SCHEMES):
             raise ValueError(f"must start with {' or '.join(DATABASE_SCHEMES)}")
         try:
-            database = make_url(value).database
+            url = make_url(value)
         except (ArgumentError, ValueError):
             raise ValueError("is not a database URL") from None
-        if value.startswith("sqlite") and (
-            database in (None, "", ":memory:") or "mode=memory" in value
+        if url.get_backend_name() == "sqlite" and (
+            url.database in (None, "", ":memory:") or "mode=memory" in value
         ):
             raise ValueError(
                 "an in-memory SQLite database loses every round when the server stops; "
