@@ -7,7 +7,7 @@ import { delegate, html, render, store, toast } from './dom.js';
 import { lobbyView } from './lobby.js';
 import { resultsView } from './results.js';
 import { fieldValue } from './settings.js';
-import { clock, describe, predict, sameTurn, tableView, toggle, turnOf } from './table.js';
+import { clock, describe, handSize, predict, sameTurn, tableView, toggle, turnOf } from './table.js';
 
 const KIND_ERRORS = {
   not_your_turn: 'It is not your turn yet.',
@@ -125,8 +125,7 @@ class RoomPage {
       this.ui.knock = false;
       this.ui.hint = null;
     }
-    const size = state.settings.ten_card ? 10 : 5;
-    if (state.you.hand.length === size) this.baseHand = [...state.you.hand];
+    if (state.you.hand.length === handSize(state.settings)) this.baseHand = [...state.you.hand];
     const evaluation = state.you.evaluation;
     if (evaluation) this.order = evaluation.hands ? evaluation.hands.flatMap((hand) => hand.order) : evaluation.order;
     this.seen = { match_id: state.match_id, round: round && structuredClone(round) };

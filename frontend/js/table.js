@@ -60,12 +60,14 @@ export function sameTurn(before, after) {
   return was.seat === now.seat && was.step === now.step;
 }
 
+/** How many cards make a hand: 5, or 10 in the 10-card game. */
+export const handSize = (settings) => (settings.ten_card ? 10 : 5);
+
 /** How many cards a seat holds: a hand, and while discarding also what it just took. */
 export function holding(state, seat) {
   if (!state.round) return 0;
-  const size = state.settings.ten_card ? 10 : 5;
   const turn = turnOf(state.round);
-  return turn.seat === seat && turn.step === 'discard' ? size + turn.pending : size;
+  return handSize(state.settings) + (turn.seat === seat ? turn.pending : 0);
 }
 
 /** What the player on turn just did, from the public views before and after a change. */
@@ -176,7 +178,7 @@ function handView(page, state, mine) {
   const step = mine ? turn.step : null;
   const picking = step === 'discard' && turn.pending > 1;
   // While holding the cards just taken, the evaluation is still that of the hand before.
-  const full = you.hand.length === (state.settings.ten_card ? 10 : 5);
+  const full = you.hand.length === handSize(state.settings);
   const evaluation = full ? you.evaluation : null;
   const ordered = evaluation && !evaluation.hands ? evaluation.order : displayOrder(you, page.order);
   const fresh = page.baseHand.length && you.hand.length > page.baseHand.length ? new Set(you.hand.filter((card) => !page.baseHand.includes(card))) : new Set();
