@@ -12,65 +12,65 @@ from typing import Any
 import orjson
 
 Op = dict[str, Any]
-_CONTAINERS = (dict, list)
 
 
 def _pointer(key: str) -> str:
     return key.replace("~", "~0").replace("/", "~1") if "~" in key or "/" in key else key
 
 
-def _same(old: Any, new: Any) -> bool:
-    """Equal as JSON: equal, and no 1 standing for true or 1.0 anywhere inside."""
-    return type(old) is type(new) and old == new and orjson.dumps(old) == orjson.dumps(new)
+_MISSING = object()
 
 
 def diff(old: Any, new: Any, path: str = "") -> list[Op]:
     """The operations that turn ``old`` into ``new``."""
     ops: list[Op] = []
-    if not _same(old, new):
-        _diff(old, new, path, ops)
+    _diff_value(old, new, path, ops)
     return ops
 
 
-def _diff(old: Any, new: Any, path: str, ops: list[Op]) -> None:
-    """Append the operations that turn ``old`` into ``new``, which differ."""
-    kind = type(new)
-    if kind is not type(old) or kind not in _CONTAINERS:
-        ops.append({"op": "replace", "path": path, "value": new})
-    elif kind is dict:
-        _diff_dict(old, new, path, ops)
-    else:
-        _diff_list(old, new, path, ops)
-
-
 def _diff_value(old: Any, new: Any, path: str, ops: list[Op]) -> None:
-    """Append operations for one member, if it changed (containers: member by member)."""
+    """Append the operations that turn ``old`` into ``new`` (none if they are equal as JSON).
+
+    Values of different types always differ: 1 and true, or 0 and 0.0, compare equal in Python
+    but not in JSON.
+    """
     if old is new:
         return
     kind = type(new)
-    if kind in _CONTAINERS:
-        _diff(old, new, path, ops)
-    elif type(old) is not kind or old != new:
+    if kind is not type(old):
+        ops.append({"op": "replace", "path": path, "value": new})
+    elif kind is dict:
+        _diff_dict(old, new, path, ops)
+    elif kind is list:
+        _diff_list(old, new, path, ops)
+    elif old != new:
         ops.append({"op": "replace", "path": path, "value": new})
 
 
 def _diff_dict(old: dict[str, Any], new: dict[str, Any], path: str, ops: list[Op]) -> None:
     before = len(ops)
-    for key in old:
-        if key not in new:
-            ops.append({"op": "remove", "path": f"{path}/{_pointer(key)}"})
+    kept = 0
     for key, value in new.items():
-        if key in old:
-            previous = old[key]
-            if previous is value or (
-                type(value) not in _CONTAINERS
-                and type(previous) is type(value)
-                and previous == value
-            ):
-                continue
-            _diff_value(previous, value, f"{path}/{_pointer(key)}", ops)
-        else:
+        previous = old.get(key, _MISSING)
+        if previous is _MISSING:
             ops.append({"op": "add", "path": f"{path}/{_pointer(key)}", "value": value})
+            continue
+        kept += 1
+        if previous is value:
+            continue
+        kind = type(value)
+        if kind is not type(previous):
+            ops.append({"op": "replace", "path": f"{path}/{_pointer(key)}", "value": value})
+        elif kind is dict:
+            _diff_dict(previous, value, f"{path}/{_pointer(key)}", ops)
+        elif kind is list:
+            _diff_list(previous, value, f"{path}/{_pointer(key)}", ops)
+        elif previous != value:
+            ops.append({"op": "replace", "path": f"{path}/{_pointer(key)}", "value": value})
+    if kept < len(old):
+        for key in old:
+            if key not in new:
+                ops.append({"op": "remove", "path": f"{path}/{_pointer(key)}"})
     if path and len(ops) - before > 1:
         # A pile whose top and count both changed: one replace of it says it more briefly.
         whole = {"op": "replace", "path": path, "value": new}
@@ -80,10 +80,17 @@ def _diff_dict(old: dict[str, Any], new: dict[str, Any], path: str, ops: list[Op
 
 
 def _diff_list(old: list[Any], new: list[Any], path: str, ops: list[Op]) -> None:
-    common = min(len(old), len(new))
     changes: list[Op] = []
-    for index in range(common):
-        _diff_value(old[index], new[index], f"{path}/{index}", changes)
+    for index, (previous, value) in enumerate(zip(old, new, strict=False)):
+        if previous is value:
+            continue
+        kind = type(value)
+        if kind is type(previous) and kind is not dict and kind is not list:
+            if previous != value:
+                changes.append({"op": "replace", "path": f"{path}/{index}", "value": value})
+        else:
+            _diff_value(previous, value, f"{path}/{index}", changes)
+    common = min(len(old), len(new))
     for index in range(common, len(new)):
         changes.append({"op": "add", "path": f"{path}/{index}", "value": new[index]})
     for index in range(len(old) - 1, common - 1, -1):
