@@ -210,12 +210,12 @@ class LiveRoom:
             if connection not in self.connections:
                 return
             try:
-                self._dispatch(connection, message)
+                within_round = self._dispatch(connection, message)
             except IllegalAction as error:
                 connection.push(protocol.error_frame(error.code, error.message, message.id))
                 accepted = False
             else:
-                await self._announce(connection, message.id)
+                await self._announce(connection, message.id, within_round)
                 accepted = True
         if self.on_action is not None:
             self.on_action(time.perf_counter() - started, accepted)
@@ -231,11 +231,17 @@ class LiveRoom:
         """Make the new events and any newly finished rounds durable, before announcing."""
         await self.store.save(self.state, self._finished_rounds())
 
-    async def _announce(self, sender: Connection | None = None, ack: object = None) -> None:
-        """After a change: make it durable, set the timers it calls for, tell every connection."""
+    async def _announce(
+        self, sender: Connection | None = None, ack: object = None, within_round: bool = False
+    ) -> None:
+        """After a change: make it durable, set the timers it calls for, tell every connection.
+
+        ``within_round``: the change was a move that left the round going and changed nothing
+        else everyone sees (see ``publish``).
+        """
         await self._save()
         self._after_change()
-        self.publish(sender, ack)
+        self.publish(sender, ack, within_round)
 
     def _finished_rounds(self) -> list[FinishedRound]:
         """Rounds finished since the last save, as the history keeps them."""
@@ -270,15 +276,17 @@ class LiveRoom:
             self._announced = (self.state.match_id, 0)
             await self._save()
 
-    def _dispatch(self, connection: Connection, message: protocol.ClientMessage) -> None:
+    def _dispatch(self, connection: Connection, message: protocol.ClientMessage) -> bool:
+        """Apply the message to the state; True if it was a move that changed only the round."""
         state, seat, at = self.state, connection.seat, now_ms()
         match message:
             case protocol.TakeMessage(piles=piles):
-                self._play(connection, Take(self._seat(seat), tuple(piles)))
+                return self._play(connection, Take(self._seat(seat), tuple(piles)))
             case protocol.DiscardMessage(cards=cards):
-                self._play(connection, Discard(self._seat(seat), tuple(map(parse_card, cards))))
+                discarded = tuple(map(parse_card, cards))
+                return self._play(connection, Discard(self._seat(seat), discarded))
             case protocol.KnockMessage():
-                self._play(connection, Knock(self._seat(seat)))
+                return self._play(connection, Knock(self._seat(seat)))
             case protocol.Ready():
                 state.mark_ready(seat)
                 self._deal_when_all_ready()
@@ -305,6 +313,7 @@ class LiveRoom:
                 raise IllegalAction("bad_message", "hello is only the first message")
             case _:
                 raise IllegalAction("bad_message", f"{message.type} is not handled here")
+        return False
 
     @staticmethod
     def _seat(seat: int | None) -> int:
@@ -312,9 +321,12 @@ class LiveRoom:
             raise IllegalAction("not_a_player", "spectators cannot do that; join a seat first")
         return seat
 
-    def _play(self, connection: Connection, action: Action) -> None:
+    def _play(self, connection: Connection, action: Action) -> bool:
+        """Play a move; True if it left the round going and nobody's stand-in changed."""
         self.state.play(connection.seat, action, now_ms())
+        stood_in = action.seat in self.idle or action.seat in self.stood_in
         self._came_back(action.seat)
+        return self.state.status is Status.PLAYING and not stood_in
 
     async def _answer_hint(self, connection: Connection, message_id: object) -> None:
         """Send the asker the strong bot's suggestion, worked out once per position."""
@@ -548,11 +560,23 @@ class LiveRoom:
             self.ready_deadline,
         )
 
-    def publish(self, sender: Connection | None = None, ack: object = None) -> None:
-        """Send every connection what changed since the last publish."""
-        public = self._build_public()
-        ops = diff(self.public, public)
-        self.public = public
+    def publish(
+        self, sender: Connection | None = None, ack: object = None, within_round: bool = False
+    ) -> None:
+        """Send every connection what changed since the last publish.
+
+        ``within_round``: only the round's public face can have changed (a move that left the
+        round going), so only it is rebuilt and compared: the most frequent change, at a
+        fraction of the cost of the whole view.
+        """
+        if within_round:
+            before, after = self.public["round"], self.views.round(self.state, self.turn_deadline)
+            ops = diff(before, after, "/round")
+            self.public["round"] = after
+        else:
+            public = self._build_public()
+            ops = diff(self.public, public)
+            self.public = public
         shared = orjson.dumps(ops) if ops else b"[]"
         for connection in self.connections:
             if connection.you is None:

@@ -127,9 +127,7 @@ class ViewBuilder:
         ready_deadline: int | None,
     ) -> View:
         """The part of the view every connection shares."""
-        match = state.match
         totals, series, standing = self._standings(state)
-        current = match.round if match else None
         players = [
             self._player(
                 index,
@@ -156,10 +154,16 @@ class ViewBuilder:
             "settings": self._settings_view(state.settings),
             "players": players,
             "spectators": spectators,
-            "round": round_view(current, deadline, self._piles) if current else None,
+            "round": self.round(state, deadline),
             "results": self._result_views(state),
             "ready_deadline": ready_deadline,
         }
+
+    def round(self, state: RoomState, deadline: int | None) -> View | None:
+        """The public face of the round being played or last played, if any."""
+        match = state.match
+        current = match.round if match else None
+        return round_view(current, deadline, self._piles) if current else None
 
     def _standings(self, state: RoomState) -> tuple[list[int], list[int], list[int | None]]:
         """Each seat's match total, total across matches and place; worked out again only when

@@ -134,6 +134,31 @@ async def test_two_missed_deadlines_bring_a_stand_in_until_back() -> None:
         await bob.close()
 
 
+async def test_a_stood_in_player_who_moves_is_back_for_everyone() -> None:
+    settings = {**FAST, "BOT_DELAY_SECONDS": "30", "STANDIN_SECONDS": "60"}
+    with running_server(**settings) as server:
+        table = await open_table(server, 2, rounds=3, turn_seconds=1)
+        ann, bob = table.players
+        await ann.act("start")
+        while not ann.state["players"][1]["standin"]:  # type: ignore[index]
+            await ann.wait_for(lambda s: ann.my_turn() or s["players"][1]["standin"], timeout=10)
+            if ann.my_turn():
+                await ann.act("take", piles=[1])
+                await ann.play({"type": "discard", "cards": [ann.state["you"]["hand"][0]]})  # type: ignore[index]
+        # The bot waits 30 s before it plays for Bob: Bob's own move on his turn comes first,
+        # and that move alone tells everyone he is back.
+        await bob.wait_for(lambda s: bob.my_turn(), timeout=10)
+        await bob.act("take", piles=[1])
+        # Before his turn timer plays the rest of his turn: the take's own patch said it.
+        for client in (ann, bob):
+            before, fresh = await client.resync()
+            assert before == fresh
+            assert not before["players"][1]["standin"]
+            assert before["round"]["turn"]["pending"] > 0
+        await ann.close()
+        await bob.close()
+
+
 async def test_hints_answer_only_the_asker_with_a_legal_move(bot_server: Server) -> None:
     table = await open_table(bot_server, 2, spectators=1, rounds=1, turn_seconds=0)
     ann, bob = table.players

@@ -1,0 +1,91 @@
+"""A move that leaves the round going rebuilds only the round's public face.
+
+Whole matches are played in a room driven directly (no sockets): after every message the view
+the room holds, which resyncs and newcomers are sent, must equal a view built from scratch, and
+every connection's patched document must equal it too. Stand-ins come and go along the way.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import jsonpatch
+import orjson
+import pytest
+
+from app.engine.actions import action_to_dict
+from app.rooms import protocol
+from app.rooms.connection import Connection
+from app.rooms.live import LiveRoom, RoomConfig
+from app.rooms.registry import hash_token
+from app.rooms.settings import RoomSettings
+from app.rooms.state import RoomState, Status
+
+
+class Follower:
+    """A connection's send that keeps the document its frames add up to."""
+
+    def __init__(self) -> None:
+        self.document: dict[str, Any] | None = None
+
+    async def __call__(self, message: dict[str, Any]) -> None:
+        frame = orjson.loads(message["text"])
+        if frame["type"] == "state":
+            self.document = frame["state"]
+        elif frame["type"] == "patch":
+            self.document = jsonpatch.apply_patch(self.document, frame["ops"])
+
+
+def _message(room: LiveRoom, rng: random.Random) -> tuple[int, bytes]:
+    state = room.state
+    if state.status is Status.ROUND_OVER:
+        return next(i for i, seat in enumerate(state.seats) if not seat.ready), b'{"type":"ready"}'
+    assert state.match is not None
+    assert state.match.round is not None
+    current = state.match.round
+    action = action_to_dict(current.random_action(rng, knock_chance=0.05))
+    del action["seat"]
+    return current.turn, orjson.dumps(action)
+
+
+@pytest.mark.parametrize(
+    ("players", "multi_pickup", "ten_card"),
+    [(2, False, False), (4, True, False), (3, False, True), (6, False, False)],
+)
+async def test_the_view_after_every_move_equals_one_built_from_scratch(
+    players: int, multi_pickup: bool, ten_card: bool
+) -> None:
+    settings = RoomSettings(rounds=3, turn_seconds=60, multi_pickup=multi_pickup, ten_card=ten_card)
+    state = RoomState("ABCD-EFGH", settings, 0)
+    for seat in range(players):
+        state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
+    room = LiveRoom(state, RoomConfig(bot_delay_seconds=3600), lambda room: None)
+    followers = [Follower() for _ in range(players + 1)]
+    seats: list[int | None] = [*range(players), None]
+    connections = [
+        Connection(follower, seat, "here", 1 << 20)
+        for follower, seat in zip(followers, seats, strict=True)
+    ]
+    for connection in connections:
+        await room.attach(connection)
+    await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
+    rng = random.Random(players)
+    moves = stood_in = 0
+    while room.state.status is not Status.FINISHED:
+        playing = room.state.status is Status.PLAYING
+        away = (moves // 40) % 2 == 1
+        if playing and away and room._on_turn()[1] == 1:
+            # Seat 1 is away for a while: the turn timer plays its turns, and after two a bot
+            # stands in for it, until its player's own next move.
+            await room._turn_expired(room._timed_turn)  # type: ignore[arg-type]
+            stood_in += 1 in room.standins()
+        else:
+            seat, raw = _message(room, rng)
+            await room.handle(connections[seat], protocol.parse_message(raw))
+        moves += 1
+        fresh = room._build_public()
+        assert room.public == fresh
+        for follower, connection in zip(followers, connections, strict=True):
+            assert follower.document == {**fresh, "you": connection.you}
+    assert stood_in > 0
