@@ -2,18 +2,24 @@
 
 This is the hottest write of the server (every accepted action), so it skips the ORM and the
 connection pool: one connection is kept for it, and each batch is one transaction of plain
-statements (a fraction of the CPU of going through SQLAlchemy's async adapters). Every statement
-is idempotent, so a batch can be written again after a failure.
+statements (a fraction of the CPU of going through SQLAlchemy's async adapters). With SQLite,
+the events themselves are appended to segment files beside the database (``eventlog.py``) and
+folded into it in the background; everything else is written to the database at once. Every
+statement is idempotent, and events are numbered, so a batch can be written again after a
+failure.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import sqlite3
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -22,6 +28,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from app.engine.cards import card_ids
 from app.rooms.state import Event
 from app.rooms.store import FinishedRound
+from app.storage.eventlog import SEGMENT_BYTES, EventLog, LoggedEvents, folder_for, read_segment
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(slots=True)
@@ -35,9 +44,10 @@ class NewRoom:
 
 @dataclass(slots=True)
 class Events:
-    """Events of a room, numbered from ``first``."""
+    """Events of a room (created at ``created_at``), numbered from ``first``."""
 
     code: str
+    created_at: int
     first: int
     events: list[Event]
 
@@ -73,6 +83,13 @@ _STATEMENTS = {
     "total": "UPDATE match_seats SET total = ?, place = ? WHERE match_id = ? AND seat = ? "
     "AND ? >= (SELECT rounds_played FROM matches WHERE id = ?)",
 }
+# Folding a segment: events of a room that is gone, or of an earlier room with the same code,
+# are left out.
+_FOLD = (
+    "INSERT INTO live_room_events (code, seq, event) SELECT ?, ?, ? WHERE EXISTS "
+    "(SELECT 1 FROM live_rooms WHERE code = ? AND created_at = ?) ON CONFLICT DO NOTHING"
+)
+FOLD_ROWS = 256  # per transaction, so that the journal's own writes never wait long
 
 
 def _numbered(statement: str) -> str:
@@ -89,22 +106,77 @@ Plan = list[tuple[str, list[tuple[Any, ...]]]]
 
 
 class _SqliteWriter:
-    """The journal's own connection to the SQLite file, written from the event loop's thread.
+    """The journal's own connection to the SQLite file, written from the event loop's thread,
+    and its event log.
 
     A transaction of a few rows takes tens of microseconds; handing it to another thread and
-    back would cost more than it does. Only the checkpoints that copy the write-ahead log into
-    the database file (and wait for the disk) are left to a thread of their own, so that no
-    commit waits for the disk.
+    back would cost more than it does. Events, the bulk of what is written, cost less still:
+    one append to the open segment of the event log. The checkpoints that copy the write-ahead
+    log into the database file (and wait for the disk) and the folding of full segments into
+    the database are left to a thread of their own, so that no write waits for them.
     """
 
     CHECKPOINT_EVERY = 256  # commits
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, segment_bytes: int = SEGMENT_BYTES) -> None:
         self.path = path
         self.connection: sqlite3.Connection | None = None
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="journal checkpoint")
         self.commits = 0
         self.checkpoint: asyncio.Future[None] | None = None
+        self.log = EventLog(folder_for(path), segment_bytes)
+        self.folding: asyncio.Future[None] | None = None
+        self.fold_again = False
+        self.fold_failures = 0
+
+    def append(self, batch: list[Events]) -> None:
+        """Append events to the log; fold what is in closed segments when one fills up, and
+        on the first append (segments a previous run left)."""
+        first = self.folding is None
+        full = self.log.append(
+            [LoggedEvents(op.code, op.created_at, op.first, op.events) for op in batch]
+        )
+        if full or first:
+            self._fold_soon()
+
+    def _fold_soon(self, *_: Any) -> None:
+        """Fold the closed segments now, or as soon as the fold under way is over."""
+        if self.folding is not None and not self.folding.done():
+            self.fold_again = True
+            return
+        self.fold_again = False
+        loop = asyncio.get_running_loop()
+        self.folding = loop.run_in_executor(self.thread, self.fold, self.log.closed())
+        self.folding.add_done_callback(self._fold_after)
+
+    def _fold_after(self, _: asyncio.Future[None]) -> None:
+        if self.fold_again:
+            self._fold_soon()
+
+    def fold(self, segments: list[Path]) -> None:
+        """Copy closed segments' events into the database, then delete them (own thread).
+
+        A segment that cannot be folded now stays, and is folded with the next; until then the
+        journal's readers read it too.
+        """
+        try:
+            with contextlib.closing(sqlite3.connect(self.path, isolation_level=None)) as connection:
+                connection.execute("PRAGMA busy_timeout=1000")
+                for segment in segments:
+                    rows = [
+                        (e.code, e.first + n, _text(event), e.code, e.created_at)
+                        for e in read_segment(segment)
+                        for n, event in enumerate(e.events)
+                    ]
+                    for start in range(0, len(rows), FOLD_ROWS):
+                        connection.execute("BEGIN IMMEDIATE")
+                        connection.executemany(_FOLD, rows[start : start + FOLD_ROWS])
+                        connection.execute("COMMIT")
+                    segment.unlink()
+                connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        except Exception:
+            self.fold_failures += 1
+            log.exception("event log segments could not be folded into the database yet")
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
@@ -142,12 +214,15 @@ class _SqliteWriter:
             connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     async def close(self) -> None:
-        """Wait for a running checkpoint; drop the connection (rolling back a transaction)."""
-        if self.checkpoint is not None:
-            with contextlib.suppress(Exception):
-                await self.checkpoint
-            self.checkpoint = None
+        """Wait for a running checkpoint or fold; drop the connection (rolling back a
+        transaction); close the event log's segment."""
+        for job in (self.checkpoint, self.folding):
+            if job is not None:
+                with contextlib.suppress(Exception):
+                    await job
+        self.checkpoint = self.folding = None
         self._drop()
+        self.log.close()
 
     def _drop(self) -> None:
         connection, self.connection = self.connection, None
@@ -159,10 +234,10 @@ class _SqliteWriter:
 class JournalWriter:
     """One connection, kept, that writes batches as single transactions."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
+    def __init__(self, engine: AsyncEngine, segment_bytes: int = SEGMENT_BYTES) -> None:
         self.engine = engine
         sqlite = engine.dialect.name == "sqlite"
-        self._sqlite = _SqliteWriter(engine.url.database or "") if sqlite else None
+        self._sqlite = _SqliteWriter(engine.url.database or "", segment_bytes) if sqlite else None
         # PostgreSQL, through asyncpg: the statements with numbered placeholders.
         self.sql = {name: _numbered(statement) for name, statement in _STATEMENTS.items()}
         self.connection: AsyncConnection | None = None
@@ -172,7 +247,7 @@ class JournalWriter:
         moment = datetime.fromtimestamp(milliseconds / 1000, tz=UTC)
         return moment.strftime("%Y-%m-%d %H:%M:%S.%f") if self.inline else moment
 
-    def plan(self, batch: list[Op]) -> Plan:
+    def plan(self, batch: Sequence[Op]) -> Plan:
         """The batch as (statement, rows) in order; consecutive rows of one statement merged."""
         plan: Plan = []
 
@@ -223,12 +298,26 @@ class JournalWriter:
         """Whether ``write`` runs in the caller's thread and never suspends (SQLite)."""
         return self._sqlite is not None
 
+    @property
+    def event_log(self) -> EventLog | None:
+        """Where events are appended (SQLite), or None (they go to the database)."""
+        return self._sqlite.log if self._sqlite is not None else None
+
     async def write(self, batch: list[Op]) -> None:
-        """Write the batch in one transaction; on failure the connection is dropped."""
-        plan = self.plan(batch)
+        """Write the batch in one transaction; on failure the connection is dropped.
+
+        With SQLite, everything but the events is committed first, then the events appended to
+        the event log: a room's first events never reach it before the room does.
+        """
         if self._sqlite is not None:
-            self._sqlite.write(plan)
+            events = [op for op in batch if isinstance(op, Events)]
+            rest = [op for op in batch if not isinstance(op, Events)]
+            if rest:
+                self._sqlite.write(self.plan(rest))
+            if events:
+                self._sqlite.append(events)
             return
+        plan = self.plan(batch)
         try:
             if self.connection is None:
                 self.connection = await self.engine.connect()

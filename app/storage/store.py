@@ -3,11 +3,12 @@
 Events and finished rounds are written in one transaction as soon as they come, but no sooner
 than ``journal_flush_ms`` after the previous write began (0 by default) and never while the
 previous write is under way: what comes meanwhile goes into the next transaction, so a quiet
-server writes each change at once and a busy one writes many in one. The rooms that wrote them
-wait for that commit before announcing the change: what players saw survives a SIGKILL, and a
-round is stored before its results are shown. When the database is
-unreachable, play goes on: the writes wait in memory, in order, and are retried until they are
-written; ``/readyz`` reports the backlog.
+server writes each change at once and a busy one writes many in one. With SQLite, the events
+go to the event log beside the database instead (one append; ``eventlog.py``), everything else
+to the database. The rooms that wrote them wait for that write before announcing the change:
+what players saw survives a SIGKILL, and a round is stored before its results are shown. When
+the database is unreachable, play goes on: the writes wait in memory, in order, and are retried
+until they are written; ``/readyz`` reports the backlog.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from app.rooms.settings import RoomSettings
 from app.rooms.state import Event, RoomState
 from app.rooms.store import FinishedRound
+from app.storage.eventlog import SEGMENT_BYTES, LoggedEvents, read_segment
 from app.storage.journal import Events, Forget, JournalWriter, NewRoom, Op
 from app.storage.models import LiveEventRecord, LiveRoomRecord
 
@@ -35,11 +37,17 @@ RETRY_SECONDS = (0.5, 1, 2, 5, 10)
 class DatabaseStore:
     """Rooms' events and finished rounds in an SQL database."""
 
-    def __init__(self, engine: AsyncEngine, flush_seconds: float, wait_seconds: float = 2.0):
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        flush_seconds: float,
+        wait_seconds: float = 2.0,
+        segment_bytes: int = SEGMENT_BYTES,
+    ):
         self.engine = engine
         self.flush_seconds = flush_seconds
         self.wait_seconds = wait_seconds
-        self._journal = JournalWriter(engine)
+        self._journal = JournalWriter(engine, segment_bytes)
         self._ops: list[Op] = []
         self._waiters: list[asyncio.Future[bool]] = []
         self._wakeup = asyncio.Event()
@@ -94,7 +102,7 @@ class DatabaseStore:
                 settings = state.initial_settings.model_dump()
                 self._ops.append(NewRoom(state.code, settings, state.created_at))
             if events:
-                self._ops.append(Events(state.code, first, events))
+                self._ops.append(Events(state.code, state.created_at, first, events))
         self._ops.extend(rounds)
         if not self._ops:
             return
@@ -172,34 +180,56 @@ class DatabaseStore:
     # Reading.
 
     async def restore(self) -> list[RoomState]:
-        """Every room the journal holds, rebuilt from its events."""
+        """Every room the journal holds, rebuilt from its events.
+
+        The event log's segments are read before the database: a segment folded into the
+        database and deleted meanwhile is then found there.
+        """
+        logged: list[LoggedEvents] = []
+        event_log = self._journal.event_log
+        if event_log is not None:
+            for segment in event_log.segments():
+                logged.extend(read_segment(segment))
         async with self.engine.connect() as connection:
             rooms = (
                 await connection.execute(
                     select(LiveRoomRecord.code, LiveRoomRecord.settings, LiveRoomRecord.created_at)
                 )
             ).all()
-            events: dict[str, list[Event]] = defaultdict(list)
+            numbered: dict[str, dict[int, Event]] = defaultdict(dict)
             result = await connection.execute(
-                select(LiveEventRecord.code, LiveEventRecord.event).order_by(
-                    LiveEventRecord.code, LiveEventRecord.seq
-                )
+                select(LiveEventRecord.code, LiveEventRecord.seq, LiveEventRecord.event)
             )
-            for code, event in result:
-                events[code].append(event)
+            for code, seq, event in result:
+                numbered[code][seq] = event
+        created = {code: created_at for code, _, created_at in rooms}
+        for batch in logged:
+            if created.get(batch.code) == batch.created_at:
+                for n, event in enumerate(batch.events):
+                    numbered[batch.code].setdefault(batch.first + n, event)
+        events = {code: _in_order(code, found) for code, found in numbered.items()}
         states = []
         for code, settings, created_at in rooms:
             try:
+                found = events.get(code, [])
                 states.append(
-                    RoomState.replay(
-                        code, RoomSettings.model_validate(settings), created_at, events[code]
-                    )
+                    RoomState.replay(code, RoomSettings.model_validate(settings), created_at, found)
                 )
             except Exception:  # a room that cannot be rebuilt must not stop the others
                 log.exception("room %s could not be restored", code)
         return states
 
     # The match history.
+
+
+def _in_order(code: str, numbered: dict[int, Event]) -> list[Event]:
+    """A room's events by number, up to the first one missing."""
+    events: list[Event] = []
+    while len(events) in numbered:
+        events.append(numbered[len(events)])
+    if len(events) < len(numbered):
+        log.error("room %s: events after #%d are missing; restored up to there", code, len(events))
+    return events
 
 
 def _resolve(waiters: list[asyncio.Future[bool]], value: bool) -> None:

@@ -1,5 +1,6 @@
-"""The SQLite journal: written in the server's own thread, checkpointed beside it, never blocking
-play on a database someone else has locked."""
+"""The SQLite journal: events appended to the event log and folded into the database beside
+play, everything else written in the server's own thread, checkpointed beside it, never
+blocking play on a database someone else has locked; and every room restored from both."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.storage.db import make_engine
+from app.storage.eventlog import folder_for
 from app.storage.store import DatabaseStore
 from tests.server import migrate
 
@@ -25,6 +27,23 @@ def events_in(path: Path, code: str) -> int:
     return int(row[0])
 
 
+def open_store(path: Path, segment_bytes: int = 8 << 20) -> DatabaseStore:
+    url = f"sqlite+aiosqlite:///{path}"
+    migrate(url)
+    store = DatabaseStore(make_engine(url), flush_seconds=0, segment_bytes=segment_bytes)
+    store.start()
+    return store
+
+
+async def close_store(store: DatabaseStore) -> None:
+    await store.stop()
+    await store.engine.dispose()
+
+
+def seated(state: RoomState) -> list[str]:
+    return [seat.name for seat in state.seats]
+
+
 def churn(state: RoomState, times: int) -> None:
     """Events: a player sits down and leaves again."""
     for n in range(times):
@@ -32,64 +51,114 @@ def churn(state: RoomState, times: int) -> None:
         state.leave(seat)
 
 
-async def test_checkpoints_copy_the_log_into_the_database_file(tmp_path: Path) -> None:
+async def test_events_are_folded_from_the_log_into_the_database_file(tmp_path: Path) -> None:
     path = tmp_path / "spectrum.db"
-    migrate(f"sqlite+aiosqlite:///{path}")
-    store = DatabaseStore(make_engine(f"sqlite+aiosqlite:///{path}"), flush_seconds=0)
-    store.start()
+    store = open_store(path, segment_bytes=4096)
     state = RoomState("ABCD-EFGH", RoomSettings(), 0)
+    segments = folder_for(str(path))
     try:
         for _ in range(300):
             churn(state, 1)
             await store.save(state)
-        assert events_in(path, state.code) == 600  # through the log, as any reader sees it
-        # The database file alone (without its write-ahead log) comes to hold them too.
+        assert len(list(segments.iterdir())) >= 1
+        # Full segments are folded in the background and deleted; the database file alone
+        # (without its write-ahead log) comes to hold their events.
         alone = tmp_path / "alone.db"
         deadline = time.monotonic() + 10
         while True:
             shutil.copyfile(path, alone)
-            written = events_in(alone, state.code)
-            if written >= 500:
+            folded = events_in(alone, state.code)
+            if folded >= 500 and len(list(segments.iterdir())) <= 2:
                 break
-            assert time.monotonic() < deadline, f"only {written} events checkpointed"
+            assert time.monotonic() < deadline, f"only {folded} events folded"
             await asyncio.sleep(0.05)
+        # Nothing lost or doubled between the log and the table.
+        (restored,) = await store.restore()
+        assert restored.event_count == 600
     finally:
-        await store.stop()
-        await store.engine.dispose()
+        await close_store(store)
+
+
+async def test_rooms_come_back_from_the_log_and_the_database_together(tmp_path: Path) -> None:
+    path = tmp_path / "spectrum.db"
+    store = open_store(path, segment_bytes=2048)
+    ann = RoomState("AAAA-AAAA", RoomSettings(), 1)
+    gone = RoomState("BBBB-BBBB", RoomSettings(), 2)
+    try:
+        for n in range(40):
+            ann.join(f"P{n}", hash_token(f"t{n}"), n)
+            ann.leave(0)
+            await store.save(ann)
+        gone.join("Old", hash_token("old"), 3)
+        await store.save(gone)
+        store.forget(gone.code)
+        await store.save(None)
+        # A later room given the same code: the events of the one forgotten are not its own.
+        again = RoomState("BBBB-BBBB", RoomSettings(rounds=3), 5)
+        again.join("New", hash_token("new"), 6)
+        await store.save(again)
+    finally:
+        await close_store(store)
+    # The server was killed in the middle of a write: the line it cut short is skipped.
+    (last, *_) = sorted(folder_for(str(path)).iterdir(), reverse=True)
+    with last.open("ab") as segment:
+        segment.write(b'{"code":"AAAA-AAAA","created_at":1,"first":80,"ev')
+    store = open_store(path, segment_bytes=2048)
+    try:
+        restored = {state.code: state for state in await store.restore()}
+        assert set(restored) == {"AAAA-AAAA", "BBBB-BBBB"}
+        assert restored["AAAA-AAAA"].event_count == 80
+        assert seated(restored["AAAA-AAAA"]) == []
+        assert seated(restored["BBBB-BBBB"]) == ["New"]
+        assert restored["BBBB-BBBB"].settings.rounds == 3
+        # The first write after a restart folds what the last run left, then deletes it.
+        ann = restored["AAAA-AAAA"]
+        ann.join("Late", hash_token("late"), 90)
+        await store.save(ann)
+        deadline = time.monotonic() + 10
+        while len(list(folder_for(str(path)).iterdir())) > 1:
+            assert time.monotonic() < deadline, "the earlier segments were not folded"
+            await asyncio.sleep(0.05)
+        assert events_in(path, "AAAA-AAAA") == 80
+        assert events_in(path, "BBBB-BBBB") == 1
+        again = {state.code: state for state in await store.restore()}
+        assert again["AAAA-AAAA"].event_count == 81
+        assert seated(again["AAAA-AAAA"]) == ["Late"]
+        assert seated(again["BBBB-BBBB"]) == ["New"]
+    finally:
+        await close_store(store)
 
 
 async def test_a_database_locked_by_another_writer_does_not_hold_up_play(tmp_path: Path) -> None:
     path = tmp_path / "spectrum.db"
-    url = f"sqlite+aiosqlite:///{path}"
-    migrate(url)
-    store = DatabaseStore(make_engine(url), flush_seconds=0)
-    store.start()
-    state = RoomState("ABCD-EFGH", RoomSettings(), 0)
+    store = open_store(path)
+    first = RoomState("ABCD-EFGH", RoomSettings(), 0)
     other = sqlite3.connect(path, isolation_level=None)
     try:
-        churn(state, 1)
-        await store.save(state)
+        churn(first, 1)
+        await store.save(first)
         other.execute("BEGIN IMMEDIATE")  # a backup or a second program writing
-        churn(state, 2)
+        churn(first, 1)
+        await store.save(first)  # events alone: the log takes them, the lock is no matter
+        assert not store.failing
+        second = RoomState("WXYZ-WXYZ", RoomSettings(), 1)
+        churn(second, 2)
         started = time.monotonic()
-        await store.save(state)
+        await store.save(second)  # a new room is written to the database itself
         assert time.monotonic() - started < 0.5, "play does not wait for the lock"
         assert store.failing
-        assert store.backlog == 1
-        assert "locked" in (store.last_error or "")
-        churn(state, 1)
-        await store.save(state)  # queued behind the first, in order
         assert store.backlog == 2
+        assert "locked" in (store.last_error or "")
+        churn(first, 1)
+        await store.save(first)  # queued behind the new room, in order
+        assert store.backlog == 3
         other.execute("COMMIT")
         deadline = time.monotonic() + 10
         while store.backlog or store.failing:
             assert time.monotonic() < deadline, store.last_error
             await asyncio.sleep(0.05)
-        assert events_in(path, state.code) == 8
-        with sqlite3.connect(path) as reader:
-            seqs = [row[0] for row in reader.execute("SELECT seq FROM live_room_events")]
-        assert sorted(seqs) == list(range(8))
+        restored = {state.code: state.event_count for state in await store.restore()}
+        assert restored == {"ABCD-EFGH": 6, "WXYZ-WXYZ": 4}
     finally:
         other.close()
-        await store.stop()
-        await store.engine.dispose()
+        await close_store(store)
