@@ -53,6 +53,14 @@ class Settings(BaseSettings):
     database_wait_seconds: int = Field(
         60, ge=0, le=3600, description="Seconds the container waits for the database at start."
     )
+    event_log_segment_kb: int = Field(
+        8192,
+        ge=64,
+        le=1048576,
+        description="With SQLite: kilobytes of live-room events appended to a segment of the "
+        "event log beside the database before a new segment is begun and the full one moved "
+        "into the database.",
+    )
     journal_flush_ms: int = Field(
         0,
         ge=0,

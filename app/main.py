@@ -63,7 +63,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     """A new application configured by ``settings`` (by default the environment's)."""
     settings = settings or get_settings()
     engine = make_engine(settings.database_url)
-    store = DatabaseStore(engine, flush_seconds=settings.journal_flush_ms / 1000)
+    store = DatabaseStore(
+        engine,
+        flush_seconds=settings.journal_flush_ms / 1000,
+        segment_bytes=settings.event_log_segment_kb * 1024,
+    )
     registry = RoomRegistry(
         RoomConfig(
             ready_seconds=settings.ready_seconds,
