@@ -162,3 +162,30 @@ async def test_a_database_locked_by_another_writer_does_not_hold_up_play(tmp_pat
     finally:
         other.close()
         await close_store(store)
+
+
+async def test_folding_never_keeps_the_database_locked_from_play(tmp_path: Path) -> None:
+    path = tmp_path / "spectrum.db"
+    store = open_store(path, segment_bytes=256 << 10)
+    big = RoomState("BIGG-ROOM", RoomSettings(), 0)
+    try:
+        for _ in range(1000):  # some 30 segments to fold
+            churn(big, 25)
+            await store.save(big)
+        # While full segments are folded in their thread, new rooms are written to the database
+        # itself, from a thread busy with other rooms' work as a loaded server's is.
+        for n in range(100):
+            state = RoomState(f"R{n:03d}-ROOM", RoomSettings(), n)
+            churn(state, 1)
+            await store.save(state)
+            assert not store.failing, store.last_error
+            busy_until = time.perf_counter() + 0.003
+            while time.perf_counter() < busy_until:
+                pass
+            await asyncio.sleep(0)  # the next message, as the server's loop goes round
+        assert 0 < events_in(path, big.code) < big.event_count  # folding was under way
+        restored = {state.code: state.event_count for state in await store.restore()}
+        assert len(restored) == 101
+        assert restored["BIGG-ROOM"] == big.event_count
+    finally:
+        await close_store(store)
