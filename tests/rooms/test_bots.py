@@ -113,19 +113,27 @@ async def test_a_bot_stands_in_for_an_absent_player_until_they_return(bot_server
     await bob.close()
 
 
+async def bob_stood_in(server: Server) -> tuple[Client, Client]:
+    """Ann and Bob at a table with a 1 s turn timer, once a bot stands in for Bob.
+
+    Ann plays her turns; Bob, connected, never does: the timer plays two of his turns, then a
+    bot stands in for him.
+    """
+    table = await open_table(server, 2, rounds=3, turn_seconds=1)
+    ann, bob = table.players
+    await ann.act("start")
+    while not ann.state["players"][1]["standin"]:  # type: ignore[index]
+        await ann.wait_for(lambda s: ann.my_turn() or s["players"][1]["standin"], timeout=10)
+        if ann.my_turn():
+            await ann.act("take", piles=[1])
+            await ann.play({"type": "discard", "cards": [ann.state["you"]["hand"][0]]})  # type: ignore[index]
+    return ann, bob
+
+
 async def test_two_missed_deadlines_bring_a_stand_in_until_back() -> None:
     settings = {**FAST, "BOT_DELAY_SECONDS": "0", "STANDIN_SECONDS": "60"}
     with running_server(**settings) as server:
-        table = await open_table(server, 2, rounds=3, turn_seconds=1)
-        ann, bob = table.players
-        await ann.act("start")
-        # Ann plays her turns; Bob, connected, never does: the timer plays two of his turns,
-        # then a bot stands in for him.
-        while not ann.state["players"][1]["standin"]:  # type: ignore[index]
-            await ann.wait_for(lambda s: ann.my_turn() or s["players"][1]["standin"], timeout=10)
-            if ann.my_turn():
-                await ann.act("take", piles=[1])
-                await ann.play({"type": "discard", "cards": [ann.state["you"]["hand"][0]]})  # type: ignore[index]
+        ann, bob = await bob_stood_in(server)
         assert bob.state is not None
         await bob.wait_for(lambda s: s["players"][1]["standin"])
         await bob.act("back")
@@ -137,14 +145,7 @@ async def test_two_missed_deadlines_bring_a_stand_in_until_back() -> None:
 async def test_a_stood_in_player_who_moves_is_back_for_everyone() -> None:
     settings = {**FAST, "BOT_DELAY_SECONDS": "30", "STANDIN_SECONDS": "60"}
     with running_server(**settings) as server:
-        table = await open_table(server, 2, rounds=3, turn_seconds=1)
-        ann, bob = table.players
-        await ann.act("start")
-        while not ann.state["players"][1]["standin"]:  # type: ignore[index]
-            await ann.wait_for(lambda s: ann.my_turn() or s["players"][1]["standin"], timeout=10)
-            if ann.my_turn():
-                await ann.act("take", piles=[1])
-                await ann.play({"type": "discard", "cards": [ann.state["you"]["hand"][0]]})  # type: ignore[index]
+        ann, bob = await bob_stood_in(server)
         # The bot waits 30 s before it plays for Bob: Bob's own move on his turn comes first,
         # and that move alone tells everyone he is back.
         await bob.wait_for(lambda s: bob.my_turn(), timeout=10)
