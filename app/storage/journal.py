@@ -16,7 +16,7 @@ import contextlib
 import logging
 import sqlite3
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -148,7 +148,7 @@ class _SqliteWriter:
         if full or first:
             self._fold_soon()
 
-    def _fold_soon(self, *_: Any) -> None:
+    def _fold_soon(self) -> None:
         """Fold the closed segments now, or as soon as the fold under way is over."""
         if self.folding is not None and not self.folding.done():
             self.fold_again = True
@@ -169,8 +169,7 @@ class _SqliteWriter:
         journal's readers read it too.
         """
         try:
-            with contextlib.closing(sqlite3.connect(self.path, isolation_level=None)) as connection:
-                connection.execute("PRAGMA busy_timeout=1000")
+            with self._own_connection() as connection:
                 for segment in segments:
                     rows = [
                         (e.code, e.first + n, _text(event), e.created_at)
@@ -181,7 +180,7 @@ class _SqliteWriter:
                         connection.execute(_FOLD, (_text(rows[start : start + FOLD_ROWS]),))
                         time.sleep(FOLD_PAUSE_SECONDS)
                     segment.unlink()
-                connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self._checkpoint()
         except Exception:
             self.fold_failures += 1
             log.exception("event log segments could not be folded into the database yet")
@@ -217,9 +216,16 @@ class _SqliteWriter:
 
     def _checkpoint(self) -> None:
         """Copy the log into the database file without holding up writers (own thread)."""
+        with self._own_connection() as connection:
+            connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+    @contextlib.contextmanager
+    def _own_connection(self) -> Iterator[sqlite3.Connection]:
+        """A connection for the checkpoint thread's work, closed after it; it waits up to a
+        second for the write lock, which the journal's own writes hold only briefly."""
         with contextlib.closing(sqlite3.connect(self.path, isolation_level=None)) as connection:
             connection.execute("PRAGMA busy_timeout=1000")
-            connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            yield connection
 
     async def close(self) -> None:
         """Wait for a running checkpoint or fold; drop the connection (rolling back a

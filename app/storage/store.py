@@ -207,11 +207,10 @@ class DatabaseStore:
             if created.get(batch.code) == batch.created_at:
                 for n, event in enumerate(batch.events):
                     numbered[batch.code].setdefault(batch.first + n, event)
-        events = {code: _in_order(code, found) for code, found in numbered.items()}
         states = []
         for code, settings, created_at in rooms:
             try:
-                found = events.get(code, [])
+                found = _in_order(code, numbered.get(code, {}))
                 states.append(
                     RoomState.replay(code, RoomSettings.model_validate(settings), created_at, found)
                 )
