@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-import sys
-
 import uvicorn
-from pydantic import ValidationError
 
-from app.config import Settings, settings_problems
+from app.config import Settings, load_settings
 from app.logs import configure_logging
 
 
-def main() -> None:
-    """Check the settings, then run the server until it is stopped."""
-    try:
-        settings = Settings()
-    except ValidationError as error:
-        print("Spectrum Online cannot start; fix these settings:", file=sys.stderr)
-        for line in settings_problems(error):
-            print(f"  {line}", file=sys.stderr)
-        sys.exit(2)
-    configure_logging(settings.log_level, settings.log_json)
+def serve(settings: Settings) -> None:
+    """Run the server until it is stopped."""
     uvicorn.run(
         "app.main:app",
         host=settings.host,
@@ -37,6 +26,13 @@ def main() -> None:
         forwarded_allow_ips=settings.forwarded_allow_ips,
         timeout_graceful_shutdown=settings.shutdown_grace_seconds,
     )
+
+
+def main() -> None:
+    """Check the settings, then serve."""
+    settings = load_settings()
+    configure_logging(settings.log_level, settings.log_json)
+    serve(settings)
 
 
 if __name__ == "__main__":

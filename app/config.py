@@ -6,13 +6,18 @@ Each field is an environment variable of the same name in capitals. docs/configu
 
 from __future__ import annotations
 
+import logging
+import os
+import sys
 from functools import lru_cache
 from typing import Annotated, Literal
 
-from pydantic import Field, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
+
+from app.logs import configure_logging
 
 DATABASE_SCHEMES = ("sqlite+aiosqlite://", "postgresql+asyncpg://")
 
@@ -20,7 +25,10 @@ DATABASE_SCHEMES = ("sqlite+aiosqlite://", "postgresql+asyncpg://")
 class Settings(BaseSettings):
     """Server settings."""
 
-    model_config = SettingsConfigDict(env_file=".env", extra="ignore", frozen=True)
+    # An empty variable means "not set", so compose files can pass every setting through.
+    model_config = SettingsConfigDict(
+        env_file=".env", extra="ignore", frozen=True, env_ignore_empty=True
+    )
 
     # Serving.
     host: str = Field("127.0.0.1", description="Address the server listens on.")
@@ -38,7 +46,8 @@ class Settings(BaseSettings):
     forwarded_allow_ips: str = Field(
         "127.0.0.1",
         description="Comma-separated addresses of proxies trusted to set X-Forwarded-For and "
-        "X-Forwarded-Proto; '*' trusts any (the container sets it).",
+        "X-Forwarded-Proto; networks such as 172.16.0.0/12 are accepted. '*' trusts anyone, "
+        "so any client could choose its own address: only behind a proxy that is the sole way in.",
     )
     shutdown_grace_seconds: int = Field(
         10, ge=1, le=600, description="Seconds given to open connections when stopping."
@@ -50,8 +59,16 @@ class Settings(BaseSettings):
         description="Where rounds, history and live rooms are kept: an SQLite file "
         "(sqlite+aiosqlite:///path) or PostgreSQL (postgresql+asyncpg://user:password@host/db).",
     )
+    database_password: SecretStr | None = Field(
+        None,
+        description="Password for the database in DATABASE_URL, if it is not written there; "
+        "any characters, no escaping needed.",
+    )
     database_wait_seconds: int = Field(
-        60, ge=0, le=3600, description="Seconds the container waits for the database at start."
+        60,
+        ge=0,
+        le=3600,
+        description="Seconds the server waits for the database at start before it gives up.",
     )
     event_log_segment_kb: int = Field(
         8192,
@@ -184,6 +201,14 @@ class Settings(BaseSettings):
             )
         if self.journal_flush_ms >= self.shutdown_grace_seconds * 1000:
             raise ValueError("JOURNAL_FLUSH_MS must be shorter than SHUTDOWN_GRACE_SECONDS")
+        if self.database_password is not None:
+            url = make_url(self.database_url)
+            if url.get_backend_name() == "sqlite":
+                raise ValueError("DATABASE_PASSWORD is for PostgreSQL; an SQLite file has none")
+            password = self.database_password.get_secret_value()
+            # The URL everything connects with carries the password, escaped.
+            merged = url.set(password=password).render_as_string(hide_password=False)
+            object.__setattr__(self, "database_url", merged)
         return self
 
 
@@ -197,6 +222,19 @@ def settings_problems(error: ValidationError) -> list[str]:
             message += f" (got {item['input']!r})"
         lines.append(f"{name}: {message}")
     return lines
+
+
+def load_settings() -> Settings:
+    """The environment's settings, or exit 2 with one line naming every refused setting."""
+    try:
+        return Settings()
+    except ValidationError as error:
+        wanted = os.environ.get("LOG_JSON", "").strip().lower() in ("1", "true", "yes", "on")
+        configure_logging("info", json_lines=wanted)
+        logging.getLogger("app.start").error(
+            "cannot start; fix these settings: %s", "; ".join(settings_problems(error))
+        )
+        sys.exit(2)
 
 
 @lru_cache(maxsize=1)

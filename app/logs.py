@@ -14,7 +14,8 @@ import time
 
 import orjson
 
-_STANDARD = set(vars(logging.makeLogRecord({})))
+# Record attributes that are not the event's own fields (uvicorn adds an ANSI-coloured copy).
+_STANDARD = set(vars(logging.makeLogRecord({}))) | {"color_message"}
 # "token": "...", also inside escaped JSON and up to a cut-off end.
 _TOKEN = re.compile(r'(token\\?"\s*:\s*\\?")[^"\\]*')
 

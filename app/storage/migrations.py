@@ -30,3 +30,11 @@ async def current_revision(engine: AsyncEngine) -> str | None:
             text("SELECT version_num FROM alembic_version")
         )
         return revision
+
+
+@lru_cache(maxsize=1)
+def known_revisions() -> frozenset[str]:
+    """Every migration this version has."""
+    return frozenset(
+        script.revision for script in ScriptDirectory(str(MIGRATIONS)).walk_revisions()
+    )

@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from app.config import Settings
 from tests.server import ROOT, server_env
@@ -12,6 +13,8 @@ from tests.server import ROOT, server_env
 
 def default_text(name: str) -> str:
     value = Settings.model_fields[name].get_default(call_default_factory=True)
+    if value is None:
+        return ""
     if isinstance(value, list):
         return ",".join(value)
     if isinstance(value, bool):
@@ -23,10 +26,38 @@ def default_text(name: str) -> str:
 def test_every_setting_is_documented_with_its_default(name: str) -> None:
     variable = name.upper()
     example = (ROOT / ".env.example").read_text()
-    assert re.search(rf"^{variable}={re.escape(default_text(name))}$", example, re.M), variable
+    assert re.search(rf"^# {variable}={re.escape(default_text(name))}$", example, re.M), variable
     table = (ROOT / "docs" / "configuration.md").read_text()
     shown = f"`{default_text(name)}`" if default_text(name) else "(empty)"
     assert f"| `{variable}` | {shown} |" in table
+
+
+def test_copying_the_example_changes_nothing() -> None:
+    """Every line of .env.example is a comment, so a copy keeps every default (and the image's)."""
+    lines = (ROOT / ".env.example").read_text().splitlines()
+    assert [line for line in lines if line.strip() and not line.startswith("#")] == []
+
+
+def test_the_password_may_hold_any_character() -> None:
+    settings = Settings(
+        database_url="postgresql+asyncpg://spectrum@db:5432/spectrum",
+        database_password="p@ss:w/rd#1%",
+    )
+    url = make_url(settings.database_url)
+    assert url.password == "p@ss:w/rd#1%"
+    assert (url.host, url.port, url.username, url.database) == ("db", 5432, "spectrum", "spectrum")
+
+
+def test_empty_variables_keep_the_default() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", "from app.config import Settings; print(Settings().max_rooms)"],
+        cwd=ROOT,
+        env=server_env(MAX_ROOMS="", LOG_LEVEL=""),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert result.stdout.strip() == "10000"
 
 
 def start(**env: str) -> subprocess.CompletedProcess[str]:

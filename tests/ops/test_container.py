@@ -8,9 +8,11 @@ import subprocess
 import tomllib
 from typing import Any
 
+import pytest
 import yaml
 
 from app.config import Settings
+from app.scripts.healthcheck import health_url
 from tests.server import ROOT
 
 SETTINGS = {name.upper() for name in Settings.model_fields}
@@ -19,6 +21,11 @@ SETTINGS = {name.upper() for name in Settings.model_fields}
 def compose() -> dict[str, Any]:
     data: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
     return data
+
+
+def test_no_frontend_image_is_needed_to_build() -> None:
+    """A `# syntax=` line makes BuildKit pull a frontend image: offline builds would fail."""
+    assert "syntax=" not in (ROOT / "Dockerfile").read_text().splitlines()[0]
 
 
 def dockerfile() -> list[str]:
@@ -39,12 +46,17 @@ def test_compose_has_postgres_and_the_app() -> None:
     assert app["build"] == "."
     assert app["depends_on"] == {"db": {"condition": "service_healthy"}}
     assert app["restart"] == db["restart"] == "unless-stopped"
-    assert app["ports"] == ["${PORT:-8000}:8000"]
-    assert set(app["environment"]) <= SETTINGS
-    assert app["environment"]["PORT"] == "8000"
-    url = app["environment"]["DATABASE_URL"]
-    assert url.startswith("postgresql+asyncpg://spectrum:")
-    assert url.endswith("@db:5432/spectrum")
+    assert app["ports"] == ["${BIND_ADDRESS:-0.0.0.0}:${PORT:-8000}:8000"]
+    assert "env_file" not in app  # its optional form needs Compose 2.24
+    environment = app["environment"]
+    # Every setting but the address and port inside the container passes through from .env.
+    assert set(environment) == SETTINGS - {"HOST", "PORT"}
+    for name, value in environment.items():
+        if name not in ("DATABASE_URL", "DATABASE_PASSWORD", "LOG_JSON"):
+            assert value == f"${{{name}:-}}", name
+    assert environment["DATABASE_URL"] == "postgresql+asyncpg://spectrum@db:5432/spectrum"
+    assert environment["DATABASE_PASSWORD"] == db["environment"]["POSTGRES_PASSWORD"]
+    assert environment["LOG_JSON"] == "${LOG_JSON:-true}"
     assert db["environment"]["POSTGRES_DB"] == "spectrum"
     assert db["environment"]["POSTGRES_USER"] == "spectrum"
 
@@ -59,19 +71,24 @@ def test_dockerfile_builds_a_small_non_root_image() -> None:
     assert users[-1].split(":")[0] not in ("0", "root")
     assert any(line.startswith("RUN ") and "requirements.lock" in line for line in lines)
     (healthcheck,) = [line for line in lines if line.startswith("HEALTHCHECK ")]
-    assert "/healthz" in healthcheck
+    assert healthcheck.endswith('CMD ["python", "-m", "app.scripts.healthcheck"]')
     port = next(line.split()[1] for line in lines if line.startswith("EXPOSE "))
     env = " ".join(line[4:] for line in lines if line.startswith("ENV "))
     declared = dict(re.findall(r"(\w+)=(\S+)", env))
     assert declared["PORT"] == port == "8000"
     assert declared["HOST"] == "0.0.0.0"
+    assert "FORWARDED_ALLOW_IPS" not in declared  # trusting anyone's X-Forwarded-For
+    data = declared["DATABASE_URL"].removeprefix("sqlite+aiosqlite:///").rsplit("/", 1)[0]
+    (volume,) = [line for line in lines if line.startswith("VOLUME ")]
+    assert data in volume
+    assert any(f"chown 10001:10001 {data}" in line for line in lines if line.startswith("RUN "))
     assert {name for name in declared if not name.startswith(("PYTHON", "PATH", "PIP"))} <= SETTINGS
     for line in lines:
         if line.startswith("COPY ") and "--from" not in line:
             for source in line.split()[1:-1]:
                 assert (ROOT / source).exists(), source
     entry = next(line for line in lines if line.startswith("ENTRYPOINT"))
-    assert "spectrum-start" in entry
+    assert entry == 'ENTRYPOINT ["python", "-m", "app.scripts.start"]'
 
 
 def test_hadolint_finds_nothing() -> None:
@@ -101,11 +118,15 @@ def test_the_image_installs_pinned_dependencies() -> None:
         assert name in lock, name
 
 
-def test_start_script_waits_migrates_and_serves() -> None:
-    script = (ROOT / "docker" / "start.sh").read_text().splitlines()
-    commands = [line for line in script if line and not line.startswith(("#", "set "))]
-    assert commands == [
-        "python -m app.wait_for_database",
-        "alembic upgrade head",
-        "exec python -m app",
-    ]
+@pytest.mark.parametrize(
+    ("host", "port", "url"),
+    [
+        ("0.0.0.0", "8000", "http://127.0.0.1:8000/healthz"),
+        ("", "8015", "http://127.0.0.1:8015/healthz"),
+        ("::", "9000", "http://127.0.0.1:9000/healthz"),
+        ("10.1.2.3", "8015", "http://10.1.2.3:8015/healthz"),
+        ("fd00::5", "8015", "http://[fd00::5]:8015/healthz"),
+    ],
+)
+def test_the_health_check_asks_the_servers_own_port(host: str, port: str, url: str) -> None:
+    assert health_url({"HOST": host, "PORT": port}) == url

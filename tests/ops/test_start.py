@@ -1,73 +1,203 @@
-"""The container's start script, run for real against PostgreSQL."""
+"""The server's start (the container's entry point), run for real against PostgreSQL and SQLite."""
 
-import os
+import asyncio
+import json
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import asyncpg
 import httpx
+import pytest
+from sqlalchemy.engine import make_url
 
 from app.storage.migrations import head_revision
 from tests.databases import postgres_database, set_connections_allowed
-from tests.server import ROOT, free_port, server_env
+from tests.server import ROOT, free_port, migrate, server_env
 
 
-def start_script(url: str, port: int, log: Path, wait: int) -> subprocess.Popen[bytes]:
-    env = server_env(
-        DATABASE_URL=url,
-        HOST="127.0.0.1",
-        PORT=str(port),
-        DATABASE_WAIT_SECONDS=str(wait),
-        PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-    )
+def start(url: str, port: int, log: Path, wait: int = 60, **env: str) -> subprocess.Popen[bytes]:
+    settings = {"DATABASE_URL": url, "HOST": "127.0.0.1", "PORT": str(port)}
+    settings |= {"DATABASE_WAIT_SECONDS": str(wait), "LOG_JSON": "true", **env}
     with log.open("wb") as output:
         return subprocess.Popen(
-            ["sh", str(ROOT / "docker" / "start.sh")],
+            [sys.executable, "-m", "app.scripts.start"],
             cwd=ROOT,
-            env=env,
+            env=server_env(**settings),
             stdout=output,
             stderr=subprocess.STDOUT,
         )
 
 
+def records(log: Path) -> list[dict[str, object]]:
+    """Every line of the log, each of which must be one JSON object."""
+    return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+
+def messages(log: Path) -> list[str]:
+    return [str(record["message"]) for record in records(log)]
+
+
+def wait_until_ready(process: subprocess.Popen[bytes], port: int, log: Path) -> dict[str, object]:
+    deadline = time.monotonic() + 60
+    while True:
+        assert process.poll() is None, log.read_text()
+        try:
+            ready = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2)
+            if ready.status_code == 200:
+                body: dict[str, object] = ready.json()
+                return body
+        except httpx.TransportError:
+            pass
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.2)
+
+
+def stop(process: subprocess.Popen[bytes]) -> int:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+    return process.wait(30)
+
+
+def until_logged(log: Path, text: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while text not in log.read_text():
+        assert process.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, log.read_text()
+        time.sleep(0.1)
+
+
 def test_waits_for_the_database_then_migrates_and_serves(tmp_path: Path) -> None:
     with postgres_database() as url:
         set_connections_allowed(url, False)
-        port = free_port()
-        log = tmp_path / "start.log"
-        process = start_script(url, port, log, wait=60)
+        port, log = free_port(), tmp_path / "start.log"
+        process = start(url, port, log)
         try:
-            time.sleep(2.5)
-            assert process.poll() is None
-            assert "waiting for the database" in log.read_text()
-            assert "spectrum_test" in log.read_text()
+            until_logged(log, "waiting for the database", process)
+            assert make_url(url).database in log.read_text()
             set_connections_allowed(url, True)
-            deadline = time.monotonic() + 60
-            while True:
-                assert process.poll() is None, log.read_text()
-                try:
-                    ready = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2)
-                    if ready.status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                assert time.monotonic() < deadline, log.read_text()
-                time.sleep(0.3)
-            assert ready.json()["migrations"] == head_revision()
+            assert wait_until_ready(process, port, log)["migrations"] == head_revision()
         finally:
-            process.send_signal(signal.SIGTERM)
-            process.wait(30)
-        assert "Application shutdown complete" in log.read_text()
+            # uvicorn ends by raising the signal it caught again (ignored only by a container's
+            # first process, which then exits 0).
+            assert stop(process) in (0, -signal.SIGTERM)
+        said = messages(log)
+        assert any(message.startswith("database migrated to") for message in said)
+        assert "Application shutdown complete." in said
+
+
+def test_a_database_at_head_is_not_migrated_again(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    port, log = free_port(), tmp_path / "start.log"
+    process = start(url, port, log)
+    try:
+        wait_until_ready(process, port, log)
+    finally:
+        stop(process)
+    said = messages(log)
+    assert f"database at migration {head_revision()}, the newest: nothing to migrate" in said
+    assert not any("Running upgrade" in message for message in said)
 
 
 def test_gives_up_when_the_database_never_comes(tmp_path: Path) -> None:
     with postgres_database() as url:
         set_connections_allowed(url, False)
         log = tmp_path / "start.log"
-        process = start_script(url, free_port(), log, wait=2)
+        process = start(url, free_port(), log, wait=2)
         assert process.wait(30) == 1
-        text = log.read_text()
-        assert "database not ready after 2 s" in text
+        (error,) = [r for r in records(log) if r["level"] == "error"]
+        assert "did not answer within 2 s" in str(error["message"])
+        assert "check DATABASE_URL's host and port" in str(error["message"])
         set_connections_allowed(url, True)
+
+
+def test_a_missing_database_is_named_at_once(tmp_path: Path) -> None:
+    with postgres_database() as url:
+        missing = make_url(url).set(database="spectrum_nowhere").render_as_string(False)
+        log = tmp_path / "start.log"
+        process = start(missing, free_port(), log, wait=600)
+        assert process.wait(30) == 1
+        (error,) = [r for r in records(log) if r["level"] == "error"]
+        assert "the database spectrum_nowhere does not exist" in str(error["message"])
+
+
+def test_a_database_migrated_by_a_newer_version_is_left_alone(tmp_path: Path) -> None:
+    with postgres_database() as url:
+        migrate(url)
+        version = "zz_from_the_future"
+        _set_version(url, version)
+        log = tmp_path / "start.log"
+        process = start(url, free_port(), log)
+        assert process.wait(30) == 1
+        (error,) = [r for r in records(log) if r["level"] == "error"]
+        assert f"is at migration {version}, which this version does not know" in str(
+            error["message"]
+        )
+        assert _version(url) == version
+
+
+def test_an_unwritable_sqlite_folder_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "taken").write_text("a file where the folder should be")
+    url = f"sqlite+aiosqlite:///{tmp_path}/taken/data/spectrum.db"
+    log = tmp_path / "start.log"
+    process = start(url, free_port(), log)
+    assert process.wait(30) == 1
+    (error,) = [r for r in records(log) if r["level"] == "error"]
+    assert f"cannot create the folder {tmp_path}/taken/data" in str(error["message"])
+    assert "mount a writable volume" in str(error["message"])
+
+
+def test_sigterm_while_waiting_stops_at_once(tmp_path: Path) -> None:
+    with postgres_database() as url:
+        set_connections_allowed(url, False)
+        log = tmp_path / "start.log"
+        process = start(url, free_port(), log)
+        try:
+            until_logged(log, "waiting for the database", process)
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(10) == 0
+        finally:
+            stop(process)
+            set_connections_allowed(url, True)
+        assert "stopped by SIGTERM before serving" in messages(log)
+
+
+@pytest.mark.parametrize("json_lines", [True, False])
+def test_refused_settings_are_one_line(json_lines: bool) -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "app.scripts.start"],
+        cwd=ROOT,
+        env=server_env(PORT="70000", MAX_ROOMS="0", LOG_JSON=str(json_lines).lower()),
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 2
+    (line,) = result.stderr.splitlines()
+    message = json.loads(line)["message"] if json_lines else line
+    assert "cannot start; fix these settings: PORT:" in message
+    assert "MAX_ROOMS:" in message
+
+
+def _set_version(url: str, version: str) -> None:
+    _run(url, f"UPDATE alembic_version SET version_num = '{version}'")
+
+
+def _version(url: str) -> str:
+    return _run(url, "SELECT version_num FROM alembic_version")
+
+
+def _run(url: str, statement: str) -> str:
+    async def run() -> str:
+        dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+        connection = await asyncpg.connect(dsn, timeout=5)
+        try:
+            return str(await connection.fetchval(statement) or "")
+        finally:
+            await connection.close()
+
+    return asyncio.run(run())

@@ -1,0 +1,1 @@
+"""Operational entry points: starting the server in a container, its health check."""

@@ -1,0 +1,47 @@
+"""The container's health check: this server, on its own port, answers /healthz.
+
+Run: python -m app.scripts.healthcheck   (exit 0 healthy, 1 not)
+
+It asks the address and port the server was told to listen on (HOST and PORT), so a changed
+port is followed and another program on the default port is never mistaken for this server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import urllib.request
+from collections.abc import Mapping
+
+# Addresses that mean "every interface": the server is then reached on loopback.
+_ANY = {"", "0.0.0.0", "::", "[::]"}  # noqa: S104 (compared with, never bound)
+
+
+def health_url(environ: Mapping[str, str]) -> str:
+    """Where this server's /healthz is, from its HOST and PORT settings."""
+    host = environ.get("HOST", "").strip()
+    port = environ.get("PORT", "").strip() or "8000"
+    if host in _ANY:
+        host = "127.0.0.1"
+    elif ":" in host and not host.startswith("["):
+        host = f"[{host}]"
+    return f"http://{host}:{port}/healthz"
+
+
+def main() -> None:
+    """Exit 0 when the server answers as Spectrum Online does, else 1 with the reason."""
+    url = health_url(os.environ)
+    try:
+        with urllib.request.urlopen(url, timeout=4) as answer:  # noqa: S310 (a fixed http URL)
+            body = json.loads(answer.read())
+    except (OSError, ValueError) as error:
+        print(f"unhealthy: {url}: {error}", file=sys.stderr)
+        sys.exit(1)
+    if body != {"status": "ok"}:
+        print(f"unhealthy: {url} answered {body!r}", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""Start the server: check the settings, wait for the database, migrate it if needed, serve.
+
+Run: python -m app.scripts.start   (the container's entry point, and `make run`'s)
+
+Every way it can fail ends in one log line that says what is wrong and how to fix it, and a
+non-zero exit: 2 for refused settings, 1 for a database that cannot be used. It never changes a
+database it does not understand (one migrated by a newer version is left as it is).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
+
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.config import Settings, load_settings
+from app.logs import configure_logging
+from app.storage.db import is_sqlite, make_engine
+from app.storage.migrations import MIGRATIONS, current_revision, head_revision, known_revisions
+
+log = logging.getLogger("app.start")
+
+# Seconds one connection attempt may take, so a host that drops packets is retried in time.
+ATTEMPT_SECONDS = 5.0
+# SQLSTATE codes that waiting will not cure.
+_FINAL_STATES = {
+    "28P01": "the database refused the password for user {user}; if POSTGRES_PASSWORD was "
+    "changed after the database was first created, the database still has the old one "
+    "(README: 'Changing the database password')",
+    "28000": "the database refused user {user}; check the user name in DATABASE_URL",
+    "3D000": "the database {database} does not exist; create it or fix DATABASE_URL",
+}
+
+
+class Unusable(Exception):
+    """The database cannot be used; the message says why and what to do."""
+
+
+class Stopped(BaseException):
+    """SIGTERM or SIGINT arrived before the server was serving (not an error to retry)."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the database is, said without its password."""
+
+    url: str
+    where: str
+    user: str
+    database: str
+
+    @classmethod
+    def of(cls, url: str) -> Target:
+        parsed = make_url(url)
+        return cls(
+            url,
+            parsed.render_as_string(hide_password=True),
+            parsed.username or "",
+            parsed.database or "",
+        )
+
+
+def _sqlstate(error: BaseException) -> str | None:
+    """The SQLSTATE of a database error, wherever it sits in the chain of causes."""
+    seen: BaseException | None = error
+    while seen is not None:
+        state = getattr(seen, "sqlstate", None) or getattr(seen, "pgcode", None)
+        if isinstance(state, str):
+            return state
+        seen = seen.__cause__ or getattr(seen, "orig", None)
+    return None
+
+
+def _reason(error: BaseException) -> str:
+    """An error's own words on one line, or its class when it has none."""
+    text = " ".join(str(error).split())
+    return text or error.__class__.__name__
+
+
+def check_sqlite_file(url: str) -> None:
+    """Refuse an SQLite database whose file or folder the server cannot write."""
+    path = Path(make_url(url).database or "").expanduser().resolve()
+    folder = path.parent
+    hint = (
+        "mount a writable volume there (the image keeps its database in /srv/spectrum/data) "
+        "or point DATABASE_URL at a folder this user can write"
+    )
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise Unusable(
+            f"cannot create the folder {folder} for the SQLite database: {error.strerror}; {hint}"
+        ) from None
+    for place in (folder, path):
+        if place.exists() and not os.access(place, os.W_OK):
+            why = "read-only file system" if _read_only(place) else "permission denied"
+            raise Unusable(
+                f"cannot write the SQLite database at {path} ({why} for uid {os.getuid()} "
+                f"on {place}); {hint}"
+            )
+
+
+def _read_only(place: Path) -> bool:
+    return bool(os.statvfs(place).f_flag & os.ST_RDONLY)
+
+
+async def _connect_once(engine: AsyncEngine) -> str | None:
+    """The database's migration, after one successful connection."""
+    async with asyncio.timeout(ATTEMPT_SECONDS):
+        return await current_revision(engine)
+
+
+async def wait_for_database(target: Target, seconds: float) -> str | None:
+    """The database's current migration, once it answers; Unusable after ``seconds``."""
+    engine = make_engine(target.url)
+    deadline = time.monotonic() + seconds
+    announced = False
+    try:
+        while True:
+            try:
+                revision = await _connect_once(engine)
+            except Exception as error:  # not up yet, or refused for good: told apart below
+                state = _sqlstate(error)
+                if state in _FINAL_STATES:
+                    raise Unusable(
+                        _FINAL_STATES[state].format(user=target.user, database=target.database)
+                        + f" ({target.where})"
+                    ) from None
+                reason = "no answer" if isinstance(error, TimeoutError) else _reason(error)
+                if time.monotonic() >= deadline:
+                    raise Unusable(
+                        f"the database at {target.where} did not answer within {seconds:.0f} s "
+                        f"({reason}); check DATABASE_URL's host and port and that the database "
+                        "is running, or raise DATABASE_WAIT_SECONDS"
+                    ) from None
+                if not announced:
+                    log.info("waiting for the database at %s (%s)", target.where, reason)
+                    announced = True
+                await asyncio.sleep(1)
+                continue
+            log.info("database ready: %s", target.where)
+            return revision
+    finally:
+        await engine.dispose()
+
+
+def check_revision(revision: str | None, where: str) -> bool:
+    """Whether the database needs migrating; Unusable when a newer version migrated it."""
+    head = head_revision()
+    if revision == head:
+        log.info("database at migration %s, the newest: nothing to migrate", head)
+        return False
+    if revision is not None and revision not in known_revisions():
+        raise Unusable(
+            f"the database at {where} is at migration {revision}, which this version does not "
+            f"know (its newest is {head}): a newer Spectrum Online has migrated it. Run that "
+            "version again, or restore a backup taken before the upgrade; nothing was changed"
+        )
+    return True
+
+
+def migrate(url: str) -> None:
+    """Bring the database to the newest migration, logging through the server's handler."""
+    from alembic import command
+    from alembic.config import Config
+
+    config = Config(str(MIGRATIONS.parent / "alembic.ini"))
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["database_url"] = url
+    config.attributes["configure_logger"] = False
+    logging.getLogger("alembic").setLevel(logging.INFO)
+    try:
+        command.upgrade(config, "head")
+    except Exception as error:  # any failure of a migration: said once, nothing half-done kept
+        raise Unusable(f"migrating the database failed: {_reason(error)}") from None
+    log.info("database migrated to %s", head_revision())
+
+
+def _stop(signum: int, _: FrameType | None) -> None:
+    raise Stopped(signal.Signals(signum).name)
+
+
+def prepare(settings: Settings) -> None:
+    """Make the database ready to serve from, or raise Unusable."""
+    target = Target.of(settings.database_url)
+    if is_sqlite(target.url):
+        check_sqlite_file(target.url)
+    revision = asyncio.run(wait_for_database(target, settings.database_wait_seconds))
+    if check_revision(revision, target.where):
+        migrate(target.url)
+
+
+def main() -> None:
+    """Start, or exit with one line saying why not."""
+    settings = load_settings()
+    configure_logging(settings.log_level, settings.log_json)
+    # As the container's first process nothing would stop it before the server's own handlers.
+    previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        prepare(settings)
+    except Unusable as problem:
+        log.error("cannot start: %s", problem)
+        sys.exit(1)
+    except Stopped as stop:
+        log.info("stopped by %s before serving", stop)
+        sys.exit(0)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+    from app.__main__ import serve
+
+    serve(settings)
+
+
+if __name__ == "__main__":
+    main()
