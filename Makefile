@@ -18,8 +18,7 @@ $(VENV)/.dev: pyproject.toml constraints.txt | $(BIN)/python
 	@touch $@ $(VENV)/.runtime
 
 run: $(VENV)/.runtime
-	$(BIN)/alembic upgrade head
-	$(BIN)/python -m app
+	$(BIN)/python -m app.scripts.start
 
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
