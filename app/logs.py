@@ -1,8 +1,10 @@
 """Logging: plain lines for people, or one JSON object a line for log collectors.
 
-Seat tokens travel only in request bodies and the WebSocket hello. Neither is logged by this
-server, uvicorn's access log is off, and every record passes through a filter that blanks any
-token a library might print (the WebSocket frame traces at debug level would).
+Seat tokens travel only in request bodies and the WebSocket hello, and hands only in frames.
+This server logs neither, uvicorn's access log is off, and every record passes through a filter
+that keeps only the kind and size of a WebSocket frame (the protocol layer traces frames at
+debug level), cuts query strings from request lines, and blanks any "token" field however its
+name is spelled.
 """
 
 from __future__ import annotations
@@ -18,15 +20,44 @@ import orjson
 _STANDARD = set(vars(logging.makeLogRecord({}))) | {"color_message"}
 # "token": "...", also inside escaped JSON and up to a cut-off end.
 _TOKEN = re.compile(r'(token\\?"\s*:\s*\\?")[^"\\]*')
+# A JSON escape such as \u0074 ("t"), as a client may spell a field's name.
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+# "WebSocket /ws/rooms/ABCD?token=..." and "GET /path?query HTTP/1.1" in request lines (the
+# protocol layer traces the handshake's request line at debug level).
+_QUERY = re.compile(r'(\b(?:WebSocket|GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) /[^"?\s]*)\?[^"\s]*')
+# The protocol layer's frame traces: "< %s" received, "> %s" sent.
+_FRAME_TRACES = ("< %s", "> %s")
+
+
+def _frame_outline(frame: object) -> str:
+    """A frame's kind and size, never its content."""
+    kind = getattr(getattr(frame, "opcode", None), "name", type(frame).__name__)
+    size = len(getattr(frame, "data", b""))
+    return f"{kind} [{size} bytes]"
 
 
 class RedactTokens(logging.Filter):
-    """Blank the value of any "token" field in a log message."""
+    """Keep tokens, hands and query strings out of every log record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if (
+            record.msg in _FRAME_TRACES
+            and isinstance(record.args, tuple)
+            and record.args
+            and hasattr(record.args[0], "opcode")
+        ):
+            record.args = (_frame_outline(record.args[0]),)
+            return True
         message = record.getMessage()
-        if "token" in message:
-            record.msg = _TOKEN.sub(r"\1[redacted]", message)
+        redacted = message
+        if "?" in redacted:
+            redacted = _QUERY.sub(r"\1", redacted)
+        if "\\u" in redacted:
+            redacted = _ESCAPE.sub(lambda match: chr(int(match.group(1), 16)), redacted)
+        if "token" in redacted.lower():
+            redacted = _TOKEN.sub(r"\1[redacted]", redacted)
+        if redacted != message:
+            record.msg = redacted
             record.args = ()
         return True
 

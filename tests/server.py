@@ -39,7 +39,7 @@ class Server:
         self.process: subprocess.Popen[bytes] | None = None
         self.log = ROOT / ".pytest_cache" / f"server-{port}.log"
 
-    def start(self, timeout: float = 20.0) -> None:
+    def start(self, timeout: float = 60.0) -> None:
         """Start the process and wait until /healthz answers."""
         self.log.parent.mkdir(exist_ok=True)
         with self.log.open("ab") as log:

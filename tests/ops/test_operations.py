@@ -4,6 +4,7 @@ import json
 import random
 
 import httpx
+from websockets.asyncio.client import connect
 
 from tests.play import play_until
 from tests.rooms.client import Client, create_room, join_room
@@ -52,6 +53,12 @@ async def test_metrics_logs_and_health() -> None:
         for client in [*clients, watcher]:
             await client.close()
 
+        # A token in the URL and one spelled with a JSON escape, at debug level.
+        url = f"{server.ws_url}/ws/rooms/{room['code']}?token={tokens[1]}"
+        async with connect(url, compression=None) as ws:
+            await ws.send('{"type": "hello", "\\u0074oken": "' + tokens[0] + '"}')
+            assert json.loads(await ws.recv())["type"] == "state"
+
     logs = server.logs()
     lines = [line for line in logs.splitlines() if line.strip()]
     assert lines
@@ -60,3 +67,6 @@ async def test_metrics_logs_and_health() -> None:
         assert {"time", "level", "logger", "message"} <= set(entry)
     for token in tokens:
         assert token not in logs
+    assert "[accepted]" in logs
+    assert '"hand"' not in logs
+    assert "< TEXT [" in logs

@@ -1,0 +1,56 @@
+"""The log filter: no token, hand or query string reaches a log line, however it is spelled."""
+
+import logging
+
+import pytest
+from websockets.frames import Frame, Opcode
+
+from app.logs import RedactTokens
+
+SECRET = "s3cr3t-seat-token"
+
+
+def passed(msg: str, *args: object, name: str = "uvicorn.error") -> str:
+    record = logging.LogRecord(name, logging.DEBUG, __file__, 1, msg, args, None)
+    assert RedactTokens().filter(record)
+    return record.getMessage()
+
+
+@pytest.mark.parametrize(
+    "spelling",
+    [
+        f'{{"type": "hello", "token": "{SECRET}"}}',
+        f'{{"type":"hello","\\u0074oken":"{SECRET}"}}',
+        f'{{"type":"hello","\\u0074\\u006f\\u006b\\u0065\\u006e" : "{SECRET}"}}',
+        f'"{{\\"type\\":\\"hello\\",\\"token\\":\\"{SECRET}',
+    ],
+)
+def test_a_token_is_blanked_however_its_name_is_spelled(spelling: str) -> None:
+    line = passed("received %s", spelling)
+    assert SECRET not in line
+    assert "[redacted]" in line
+
+
+def test_request_lines_lose_their_query_strings() -> None:
+    line = passed(
+        '%s - "WebSocket %s" [accepted]', "127.0.0.1:5000", f"/ws/rooms/ABCD?token={SECRET}"
+    )
+    assert line == '127.0.0.1:5000 - "WebSocket /ws/rooms/ABCD" [accepted]'
+    line = passed('"GET /api/matches?player=Ann&cursor=x HTTP/1.1" 200')
+    assert line == '"GET /api/matches HTTP/1.1" 200'
+    line = passed("< %s", f"GET /ws/rooms/ABCD?token={SECRET} HTTP/1.1")
+    assert line == "< GET /ws/rooms/ABCD HTTP/1.1"
+
+
+def test_frame_traces_keep_only_kind_and_size() -> None:
+    hand = b'{"type":"state","state":{"you":{"hand":["1-circle-violet","2-star-red"]}}}'
+    for direction in ("< %s", "> %s"):
+        line = passed(direction, Frame(Opcode.TEXT, hand))
+        assert line == f"{direction[0]} TEXT [{len(hand)} bytes]"
+    hello = f'{{"type":"hello","token":"{SECRET}"}}'.encode()
+    assert SECRET not in passed("< %s", Frame(Opcode.TEXT, hello))
+
+
+def test_other_lines_are_untouched() -> None:
+    assert passed("restored %d rooms", 3) == "restored 3 rooms"
+    assert passed("what? nothing here") == "what? nothing here"
