@@ -1,0 +1,1 @@
+"""Several game nodes as one server: room leases with fencing epochs, and the node directory."""
