@@ -19,6 +19,8 @@ def serve(settings: Settings) -> None:
         ws="websockets-sansio",
         ws_per_message_deflate=False,
         ws_max_size=16 * settings.max_message_bytes,
+        ws_ping_interval=settings.heartbeat_seconds,
+        ws_ping_timeout=settings.heartbeat_seconds,
         log_config=None,
         log_level=settings.log_level,
         access_log=False,

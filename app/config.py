@@ -109,6 +109,13 @@ class Settings(BaseSettings):
     hello_seconds: float = Field(
         10.0, gt=0, le=300, description="Seconds a new WebSocket has to send its hello."
     )
+    heartbeat_seconds: float = Field(
+        4.0,
+        gt=0,
+        le=60,
+        description="Seconds between the server's pings on each WebSocket; a connection that "
+        "has not answered within as long again is closed, and its player shown as away.",
+    )
     max_rooms: int = Field(10_000, ge=1, description="Rooms held in memory at most.")
     rooms_per_address_per_minute: int = Field(
         30, ge=1, description="Rooms one address may create per minute."
