@@ -45,7 +45,7 @@ return 0
 class Script(Protocol):
     """A registered Lua script of redis-py's asyncio client."""
 
-    async def __call__(self, keys: list[str], args: list[Any]) -> Any: ...
+    async def __call__(self, keys: list[str], args: list[Any], client: Any = None) -> Any: ...
 
 
 class ScriptHost(Protocol):
@@ -54,6 +54,8 @@ class ScriptHost(Protocol):
     def register_script(self, script: str) -> Any: ...
 
     async def get(self, name: str) -> Any: ...
+
+    def pipeline(self, transaction: bool = True) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +115,15 @@ class Leases:
         return bool(
             await self._renew(keys=[self.owner_key(lease.code)], args=[lease.token, self.ttl_ms])
         )
+
+    async def renew_many(self, leases: list[Lease]) -> list[bool]:
+        """Extend many leases in one round trip; each answer as from ``renew``."""
+        pipe = self.redis.pipeline(transaction=False)
+        for lease in leases:
+            await self._renew(
+                keys=[self.owner_key(lease.code)], args=[lease.token, self.ttl_ms], client=pipe
+            )
+        return [bool(answer) for answer in await pipe.execute()]
 
     async def release(self, lease: Lease) -> bool:
         """Give the room up, if the lease is still this one."""

@@ -1,0 +1,112 @@
+"""The rooms this node owns: their leases claimed, renewed together, and given up when lost.
+
+Whether this node may act for a room is answered locally, without Redis: a lease counts as held
+until a safety margin before the moment it would expire if the last renewal was the last one
+Redis saw. So an owner cut off from Redis stops acting for its rooms before anyone else can
+claim them, and the hot path of a move touches no network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from redis.exceptions import RedisError
+
+from app.cluster.lease import Lease, Leases, Taken
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(slots=True)
+class Held:
+    """A lease and the last moment this node may act on it."""
+
+    lease: Lease
+    valid_until: float
+
+
+class Ownership:
+    """Claims rooms for this node and keeps their leases alive."""
+
+    def __init__(
+        self,
+        leases: Leases,
+        node: str,
+        on_lost: Callable[[str], None],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.leases = leases
+        self.node = node
+        self.on_lost = on_lost
+        self.clock = clock
+        ttl = leases.ttl_ms / 1000
+        # Renew three times a lease's life; stop acting a fifth of it before it would lapse.
+        self.renew_every = ttl / 3
+        self.margin = ttl / 5
+        self.held: dict[str, Held] = {}
+
+    def _valid_until(self, sent_at: float) -> float:
+        return sent_at + self.leases.ttl_ms / 1000 - self.margin
+
+    def owns(self, code: str) -> Lease | None:
+        """The lease, while this node may still act for the room."""
+        held = self.held.get(code)
+        if held is None or self.clock() >= held.valid_until:
+            return None
+        return held.lease
+
+    async def claim(self, code: str, floor: int = 0) -> Lease | Taken:
+        """Take the room with an epoch above ``floor``, unless another node holds it."""
+        sent_at = self.clock()
+        outcome = await self.leases.claim(code, self.node, floor)
+        if isinstance(outcome, Lease):
+            self.held[code] = Held(outcome, self._valid_until(sent_at))
+        return outcome
+
+    async def release(self, code: str) -> None:
+        """Give the room up (handed over, or gone from memory)."""
+        held = self.held.pop(code, None)
+        if held is not None:
+            try:
+                await self.leases.release(held.lease)
+            except (RedisError, OSError) as error:  # it lapses by itself
+                log.warning("lease of %s not released: %s", code, error)
+
+    def _lose(self, code: str, why: str) -> None:
+        if self.held.pop(code, None) is not None:
+            log.warning("room %s lost its lease: %s", code, why)
+            self.on_lost(code)
+
+    async def renew_all(self) -> None:
+        """One round of renewals; rooms whose lease is gone or lapsed are lost."""
+        codes = list(self.held)
+        if not codes:
+            return
+        sent_at = self.clock()
+        answers: list[bool | None]
+        try:
+            answers = list(await self.leases.renew_many([self.held[code].lease for code in codes]))
+        except (RedisError, OSError) as error:
+            log.warning("lease renewal failed: %s", error)
+            answers = [None] * len(codes)
+        for code, renewed in zip(codes, answers, strict=True):
+            held = self.held.get(code)
+            if held is None:
+                continue
+            if renewed:
+                held.valid_until = self._valid_until(sent_at)
+            elif renewed is False:
+                self._lose(code, "another node holds it")
+            elif self.clock() >= held.valid_until:
+                self._lose(code, "Redis did not answer in time")
+
+    async def run(self) -> None:
+        """Renew every lease a few times per lease life, until cancelled."""
+        while True:
+            started = self.clock()
+            await self.renew_all()
+            await asyncio.sleep(max(0.0, self.renew_every - (self.clock() - started)))

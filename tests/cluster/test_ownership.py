@@ -1,0 +1,95 @@
+"""This node's leases on the real Redis, with a hand-moved clock for when they would lapse."""
+
+import redis.asyncio as aioredis
+
+from app.cluster.lease import Lease, Leases, Taken
+from app.cluster.ownership import Ownership
+from tests.redis_server import redis_client
+from tests.server import free_port
+
+
+class Clock:
+    """Monotonic time that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def ownership(
+    redis: aioredis.Redis, prefix: str, node: str, clock: Clock
+) -> tuple[Ownership, list[str]]:
+    lost: list[str] = []
+    owned = Ownership(Leases(redis, ttl_ms=3000, prefix=prefix), node, lost.append, clock)
+    return owned, lost
+
+
+async def test_a_claimed_room_is_owned_until_just_before_its_lease_would_lapse() -> None:
+    async with redis_client() as (redis, prefix):
+        clock = Clock()
+        owned, lost = ownership(redis, prefix, "n1", clock)
+        lease = await owned.claim("ABCD")
+        assert isinstance(lease, Lease)
+        assert owned.owns("ABCD") == lease
+        clock.now += 3.0 - owned.margin - 0.001
+        assert owned.owns("ABCD") == lease
+        clock.now += 0.002
+        assert owned.owns("ABCD") is None  # not acting: another node may claim it soon
+        assert lost == []
+
+
+async def test_renewals_keep_every_room_and_a_taken_room_is_lost() -> None:
+    async with redis_client() as (redis, prefix):
+        clock = Clock()
+        owned, lost = ownership(redis, prefix, "n1", clock)
+        for code in ("AAAA", "BBBB", "CCCC"):
+            assert isinstance(await owned.claim(code), Lease)
+        clock.now += 2.0
+        await owned.renew_all()
+        assert {code for code in ("AAAA", "BBBB", "CCCC") if owned.owns(code)} == {
+            "AAAA",
+            "BBBB",
+            "CCCC",
+        }
+        # BBBB's lease lapsed in Redis (a long pause here) and another node took the room.
+        await redis.delete(owned.leases.owner_key("BBBB"))
+        other, _ = ownership(redis, prefix, "n2", clock)
+        taken = await other.claim("BBBB")
+        assert isinstance(taken, Lease)
+        await owned.renew_all()
+        assert lost == ["BBBB"]
+        assert owned.owns("BBBB") is None
+        assert owned.owns("AAAA") is not None
+        assert await owned.claim("BBBB") == Taken("BBBB", "n2", taken.epoch)
+
+
+async def test_cut_off_from_redis_the_node_stops_acting_before_anyone_can_claim() -> None:
+    async with redis_client() as (redis, prefix):
+        clock = Clock()
+        owned, lost = ownership(redis, prefix, "n1", clock)
+        assert isinstance(await owned.claim("ABCD"), Lease)
+        nowhere = aioredis.Redis(port=free_port(), socket_connect_timeout=1, socket_timeout=1)
+        owned.leases.redis = nowhere
+        try:
+            await owned.renew_all()
+            assert lost == []  # no answer is not a refusal: still within the lease
+            assert owned.owns("ABCD") is not None
+            clock.now += 3.0 - owned.margin
+            await owned.renew_all()
+            assert lost == ["ABCD"]
+        finally:
+            await nowhere.aclose()
+
+
+async def test_release_frees_the_room_for_another_node() -> None:
+    async with redis_client() as (redis, prefix):
+        clock = Clock()
+        owned, _ = ownership(redis, prefix, "n1", clock)
+        first = await owned.claim("ABCD")
+        assert isinstance(first, Lease)
+        await owned.release("ABCD")
+        assert owned.owns("ABCD") is None
+        other, _ = ownership(redis, prefix, "n2", clock)
+        assert await other.claim("ABCD") == Lease("ABCD", "n2", first.epoch + 1)
