@@ -3,8 +3,8 @@
 Seat tokens travel only in request bodies and the WebSocket hello, and hands only in frames.
 This server logs neither, uvicorn's access log is off, and every record passes through a filter
 that keeps only the kind and size of a WebSocket frame (the protocol layer traces frames at
-debug level), cuts query strings from request lines, and blanks any "token" field however its
-name is spelled.
+debug level), cuts query strings from request lines, blanks any "token" field however its name
+is spelled, and turns a client's malformed bytes into one warning line without a traceback.
 """
 
 from __future__ import annotations
@@ -27,6 +27,9 @@ _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _QUERY = re.compile(r'(\b(?:WebSocket|GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) /[^"?\s]*)\?[^"\s]*')
 # The protocol layer's frame traces: "< %s" received, "> %s" sent.
 _FRAME_TRACES = ("< %s", "> %s")
+# What a client's bad bytes make the protocol layer log with a traceback: the client's fault,
+# answered with a close, so one warning line, not an error anyone could fill the logs with.
+_CLIENT_FAULTS = {"Invalid UTF-8 sequence received from client."}
 
 
 def _frame_outline(frame: object) -> str:
@@ -40,6 +43,9 @@ class RedactTokens(logging.Filter):
     """Keep tokens, hands and query strings out of every log record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg in _CLIENT_FAULTS:
+            record.exc_info = record.exc_text = None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
         if (
             record.msg in _FRAME_TRACES
             and isinstance(record.args, tuple)

@@ -1,6 +1,7 @@
 """The log filter: no token, hand or query string reaches a log line, however it is spelled."""
 
 import logging
+import sys
 
 import pytest
 from websockets.frames import Frame, Opcode
@@ -49,6 +50,24 @@ def test_frame_traces_keep_only_kind_and_size() -> None:
         assert line == f"{direction[0]} TEXT [{len(hand)} bytes]"
     hello = f'{{"type":"hello","token":"{SECRET}"}}'.encode()
     assert SECRET not in passed("< %s", Frame(Opcode.TEXT, hello))
+
+
+def test_a_clients_bad_bytes_are_one_warning_without_a_traceback() -> None:
+    try:
+        b"\xff".decode()
+    except UnicodeDecodeError:
+        record = logging.LogRecord(
+            "uvicorn.error",
+            logging.ERROR,
+            __file__,
+            1,
+            "Invalid UTF-8 sequence received from client.",
+            (),
+            sys.exc_info(),
+        )
+    assert RedactTokens().filter(record)
+    assert (record.levelname, record.exc_info) == ("WARNING", None)
+    assert "Traceback" not in logging.Formatter().format(record)
 
 
 def test_other_lines_are_untouched() -> None:
