@@ -241,7 +241,7 @@ async def _serve(
         return
     # The server's own send, below the framework's wrappers: the hot path of every update.
     send = websocket.scope.get(RAW_SEND, websocket.send)
-    connection = Connection(send, seat, address, settings.send_queue_frames)
+    connection = Connection(send, seat, settings.send_queue_frames)
     await room.attach(connection)
     try:
         await _read(websocket, connection, room, settings)

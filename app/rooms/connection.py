@@ -69,7 +69,6 @@ class Connection:
     """
 
     __slots__ = (
-        "address",
         "closing",
         "gone",
         "max_queue",
@@ -81,10 +80,9 @@ class Connection:
         "you",
     )
 
-    def __init__(self, send: Send, seat: int | None, address: str, max_queue: int) -> None:
+    def __init__(self, send: Send, seat: int | None, max_queue: int) -> None:
         self.send = send
         self.seat = seat
-        self.address = address
         self.max_queue = max_queue
         self.version = 0
         self.you: View | None = None
