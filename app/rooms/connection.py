@@ -11,11 +11,11 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Coroutine
-from typing import Any, cast
+from typing import Any
 
 from starlette.types import Send
 
+from app.rooms.eager import Waiting, send_at_once
 from app.rooms.views import View
 
 CLOSE_BEHIND = 4008
@@ -41,23 +41,6 @@ class TokenBucket:
             self.tokens -= 1
             return True
         return False
-
-
-async def _resume(coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
-    """Drive a coroutine that stopped on ``waiting`` (what it awaits) to its end."""
-    while True:
-        # A failure of what it waited on reaches the coroutine itself when it resumes.
-        with contextlib.suppress(Exception):
-            if waiting is None:
-                await asyncio.sleep(0)  # a bare yield
-            else:
-                # As asyncio's Task does with a future a coroutine yields: take it over.
-                waiting._asyncio_future_blocking = False
-                await waiting
-        try:
-            waiting = coroutine.send(None)
-        except StopIteration:
-            return
 
 
 class Connection:
@@ -113,19 +96,17 @@ class Connection:
 
     def _start(self, message: dict[str, Any]) -> None:
         """Run one send until it completes or must wait; a waiting send is finished by a task."""
-        coroutine = cast(Coroutine[Any, Any, None], self.send(message))
         try:
-            waiting = coroutine.send(None)
-        except StopIteration:
-            return
+            waiting = send_at_once(self.send, message)
         except Exception:  # the socket is gone; the reader will see the disconnect
             self.gone = True
             return
-        self.writer = asyncio.get_running_loop().create_task(self._finish(coroutine, waiting))
+        if waiting is not None:
+            self.writer = asyncio.get_running_loop().create_task(self._finish(waiting))
 
-    async def _finish(self, coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+    async def _finish(self, waiting: Waiting) -> None:
         try:
-            await _resume(coroutine, waiting)
+            await waiting
             while self.queue:
                 await self.send(self.queue.popleft())
             if self.closing is not None:
