@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -46,34 +46,13 @@ async def get_services(connection: HTTPConnection) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-async def get_settings(services: ServicesDep) -> Settings:
-    """The server's settings."""
-    return services.settings
+def _part(read: Callable[[Services], object]) -> Any:
+    """A dependency giving what ``read`` takes from the application's services."""
 
+    async def dependency(services: ServicesDep) -> object:
+        return read(services)
 
-async def get_registry(services: ServicesDep) -> RoomRegistry:
-    """The live rooms of this process."""
-    return services.registry
-
-
-async def get_store(services: ServicesDep) -> DatabaseStore:
-    """Where rooms and finished rounds are saved."""
-    return services.store
-
-
-async def get_metrics(services: ServicesDep) -> Metrics:
-    """The server's Prometheus metrics."""
-    return services.metrics
-
-
-async def get_room_creations(services: ServicesDep) -> WindowLimiter:
-    """Rooms created per address and minute."""
-    return services.room_creations
-
-
-async def get_room_misses(services: ServicesDep) -> WindowLimiter:
-    """Unknown room codes tried per address and minute."""
-    return services.room_misses
+    return Depends(dependency)
 
 
 async def get_session(services: ServicesDep) -> AsyncIterator[AsyncSession]:
@@ -87,12 +66,13 @@ async def get_address(connection: HTTPConnection) -> str:
     return connection.client.host if connection.client else "unknown"
 
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
-RegistryDep = Annotated[RoomRegistry, Depends(get_registry)]
-StoreDep = Annotated[DatabaseStore, Depends(get_store)]
-MetricsDep = Annotated[Metrics, Depends(get_metrics)]
-RoomCreationsDep = Annotated[WindowLimiter, Depends(get_room_creations)]
-RoomMissesDep = Annotated[WindowLimiter, Depends(get_room_misses)]
+SettingsDep = Annotated[Settings, _part(lambda services: services.settings)]
+RegistryDep = Annotated[RoomRegistry, _part(lambda services: services.registry)]
+StoreDep = Annotated[DatabaseStore, _part(lambda services: services.store)]
+MetricsDep = Annotated[Metrics, _part(lambda services: services.metrics)]
+# Rooms created, and unknown room codes tried, per address and minute.
+RoomCreationsDep = Annotated[WindowLimiter, _part(lambda services: services.room_creations)]
+RoomMissesDep = Annotated[WindowLimiter, _part(lambda services: services.room_misses)]
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
 AddressDep = Annotated[str, Depends(get_address)]
 
