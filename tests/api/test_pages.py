@@ -73,28 +73,3 @@ def test_a_room_link_comes_as_an_svg_qr_code(server: Server) -> None:
     missing = httpx.get(f"{server.url}/api/rooms/2222-2222/qr.svg")
     assert missing.status_code == 404
     assert missing.json()["code"] == "no_room"
-
-
-@pytest.fixture(scope="module")
-def guarded_server() -> Iterator[Server]:
-    """A server allowing three unknown room codes per address and minute."""
-    with running_server(ROOM_MISSES_PER_MINUTE="3") as started:
-        yield started
-
-
-def test_room_pages_count_unknown_codes_as_the_api_does(guarded_server: Server) -> None:
-    url = guarded_server.url
-    room = httpx.post(url + "/api/rooms", json={"name": "Ann"}).json()
-    assert [httpx.get(f"{url}/r/2345-678{n}").status_code for n in (2, 3)] == [200, 200]
-    assert httpx.get(f"{url}/api/rooms/2345-6784").status_code == 404
-    page = httpx.get(f"{url}/r/2345-6785")
-    answer = httpx.get(f"{url}/api/rooms/2345-6786")
-    assert page.status_code == answer.status_code == 429
-    assert page.headers["content-type"] == answer.headers["content-type"] == "application/json"
-    assert page.json() == answer.json()
-    assert page.json()["code"] == "too_many_misses"
-    assert httpx.get(f"{url}/api/rooms/2345-6787/qr.svg").status_code == 429
-    known = httpx.get(f"{url}/r/{room['code']}")
-    assert known.status_code == 200
-    assert known.text == (FRONTEND / "index.html").read_text()
-    assert httpx.get(f"{url}/api/rooms/{room['code']}/qr.svg").status_code == 200
