@@ -14,14 +14,15 @@ from fastapi.exceptions import RequestValidationError
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.api import health, history, pages, rooms, score
+from app.api.deps import Services
 from app.api.errors import (
     ApiError,
     api_error_handler,
     database_error_handler,
     validation_error_handler,
 )
+from app.api.middleware import install_middleware
 from app.config import Settings, get_settings
-from app.limits import BodySizeLimit
 from app.metrics import Metrics
 from app.rooms.live import RoomConfig
 from app.rooms.registry import RoomRegistry, WindowLimiter
@@ -108,13 +109,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         lifespan=lifespan,
     )
-    application.state.settings = settings
-    application.state.store = store
-    application.state.sessions = make_sessions(engine)
-    application.state.rooms = registry
-    application.state.metrics = metrics
-    application.state.room_creations = WindowLimiter(settings.rooms_per_address_per_minute, 60)
-    application.state.room_misses = WindowLimiter(settings.room_misses_per_minute, 60)
+    Services(
+        settings=settings,
+        store=store,
+        sessions=make_sessions(engine),
+        registry=registry,
+        metrics=metrics,
+        room_creations=WindowLimiter(settings.rooms_per_address_per_minute, 60),
+        room_misses=WindowLimiter(settings.room_misses_per_minute, 60),
+    ).install(application)
     application.add_exception_handler(ApiError, api_error_handler)
     application.add_exception_handler(RequestValidationError, validation_error_handler)
     for failure in (SQLAlchemyError, OSError, TimeoutError):
@@ -124,8 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.metrics:
         application.include_router(health.metrics_router)
     pages.mount_client(application)
-    application.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
-    application.add_middleware(rooms.KeepRawSend)
+    install_middleware(application, settings)
     return application
 
 

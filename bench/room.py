@@ -63,7 +63,7 @@ async def run(players: int, actions: int, profile: bool) -> None:
     for seat in range(players):
         state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
     room = LiveRoom(state, RoomConfig(), lambda room: None)
-    connections = [Connection(_discard, seat, "here", 256) for seat in range(players)]
+    connections = [Connection(_discard, seat, 256) for seat in range(players)]
     for connection in connections:
         await room.attach(connection)
     await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
@@ -114,7 +114,7 @@ async def sizes(players: int, actions: int, turn_seconds: int) -> None:
         state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
     room = LiveRoom(state, RoomConfig(), lambda room: None)
     recorders = [Recorder() for _ in range(players)]
-    connections = [Connection(recorders[seat], seat, "here", 1 << 20) for seat in range(players)]
+    connections = [Connection(recorders[seat], seat, 1 << 20) for seat in range(players)]
     for connection in connections:
         await room.attach(connection)
     await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))

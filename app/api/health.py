@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field
 
+from app.api.deps import MetricsDep, StoreDep
 from app.storage.migrations import current_revision, head_revision
-from app.storage.store import DatabaseStore
 
 router = APIRouter(tags=["operations"])
 metrics_router = APIRouter(tags=["operations"])
@@ -39,9 +39,8 @@ def healthz() -> Health:
 
 
 @router.get("/readyz", response_model=Readiness, responses={503: {"model": Readiness}})
-async def readyz(request: Request) -> JSONResponse:
+async def readyz(store: StoreDep) -> JSONResponse:
     """The database is reachable, its migrations are at head and nothing waits to be saved."""
-    store: DatabaseStore = request.app.state.store
     problems = []
     database = "ok"
     migrations = "unknown"
@@ -72,8 +71,6 @@ async def readyz(request: Request) -> JSONResponse:
     response_class=Response,
     responses={200: {"content": {CONTENT_TYPE_LATEST: {}}, "description": "Prometheus text."}},
 )
-def metrics(request: Request) -> Response:
+async def metrics(collected: MetricsDep) -> Response:
     """Rooms, connections, actions, action latency and saved rounds, for Prometheus."""
-    return Response(
-        generate_latest(request.app.state.metrics.registry), media_type=CONTENT_TYPE_LATEST
-    )
+    return Response(generate_latest(collected.registry), media_type=CONTENT_TYPE_LATEST)

@@ -7,16 +7,16 @@ import binascii
 import csv
 import io
 import re
-from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Path, Query
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, TypeAdapter
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncSession
 
+from app.api.deps import SessionDep
 from app.api.errors import ApiError, ErrorOut
 from app.api.score import HandScoreOut, SplitScoreOut
 from app.storage import history
@@ -29,14 +29,6 @@ MATCH_ID = re.compile(r"[0-9a-f]{32}")
 VISIBLE_TEXT = r"^[^\x00-\x1f\x7f]+$"
 
 
-async def get_session(request: Request) -> AsyncIterator[AsyncSession]:
-    """A database session for one request."""
-    sessions: async_sessionmaker[AsyncSession] = request.app.state.sessions
-    async with sessions() as session:
-        yield session
-
-
-SessionDep = Annotated[AsyncSession, Depends(get_session)]
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorOut, "description": "Unknown."},
     503: {"model": ErrorOut, "description": "The database is unavailable."},

@@ -6,17 +6,17 @@ import io
 from pathlib import Path
 
 import segno
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 
-from app.api.errors import ApiError, ErrorOut
+from app.api.deps import BaseUrlDep, RoomDep, get_room_or_none
+from app.api.errors import ErrorOut
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 # Paths the client routes itself: each serves the same page.
 CLIENT_PATHS = [
     "/",
-    "/r/{code}",
     "/history",
     "/matches/{match_id}",
     "/players/{name}",
@@ -33,6 +33,14 @@ def _index() -> FileResponse:
 
 for path in CLIENT_PATHS:
     router.add_api_route(path, _index, include_in_schema=False, methods=["GET"])
+# The client says when a room does not exist; the page still counts a miss against the address.
+router.add_api_route(
+    "/r/{code}",
+    _index,
+    include_in_schema=False,
+    methods=["GET"],
+    dependencies=[Depends(get_room_or_none)],
+)
 
 
 @router.get(
@@ -42,14 +50,11 @@ for path in CLIENT_PATHS:
     responses={
         200: {"content": {"image/svg+xml": {}}, "description": "The room's link as a QR code."},
         404: {"model": ErrorOut, "description": "No room has this code."},
+        429: {"model": ErrorOut, "description": "Too many requests from this address."},
     },
 )
-async def room_qr(request: Request, code: str) -> Response:
+async def room_qr(room: RoomDep, base: BaseUrlDep) -> Response:
     """The room's share link as an SVG QR code, for phones in the same room."""
-    room = request.app.state.rooms.get(code)
-    if room is None:
-        raise ApiError(404, "no_room", f"there is no room {code}")
-    base = request.app.state.settings.public_url or str(request.base_url).rstrip("/")
     image = io.BytesIO()
     segno.make(f"{base}/r/{room.code}", error="m").save(
         image,

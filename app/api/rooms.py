@@ -6,17 +6,28 @@ import asyncio
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Body, Request, WebSocket
+from fastapi import APIRouter, Body, WebSocket
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.types import ASGIApp, Receive, Scope, Send
 
+from app.api.deps import (
+    AddressDep,
+    BaseUrlDep,
+    Miss,
+    RegistryDep,
+    RoomCreationsDep,
+    RoomDep,
+    RoomMissesDep,
+    SettingsDep,
+    find_room,
+)
 from app.api.errors import ApiError, ErrorOut
+from app.api.middleware import raw_receive, raw_send
 from app.config import Settings
 from app.engine.errors import IllegalAction
 from app.rooms import protocol
 from app.rooms.connection import Connection, TokenBucket
 from app.rooms.live import LiveRoom
-from app.rooms.registry import RoomRegistry, WindowLimiter, hash_token, new_token
+from app.rooms.registry import hash_token, new_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import MAX_NAME_LENGTH
 
@@ -27,8 +38,6 @@ CLOSE_BAD_TOKEN = 4001
 CLOSE_ORIGIN = 4003
 CLOSE_NO_ROOM = 4004
 CLOSE_TOO_MANY = 4029
-RAW_SEND = "spectrum.raw_send"
-RAW_RECEIVE = "spectrum.raw_receive"
 CLOSE_WAIT_SECONDS = 10.0
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH * 4)]
@@ -87,30 +96,6 @@ class RoomInfo(BaseModel):
     spectators: int
 
 
-def _registry(request: Request | WebSocket) -> RoomRegistry:
-    registry: RoomRegistry = request.app.state.rooms
-    return registry
-
-
-def _settings(request: Request | WebSocket) -> Settings:
-    settings: Settings = request.app.state.settings
-    return settings
-
-
-def _address(request: Request | WebSocket) -> str:
-    return request.client.host if request.client else "unknown"
-
-
-def _find(request: Request, code: str) -> LiveRoom:
-    misses: WindowLimiter = request.app.state.room_misses
-    room = _registry(request).get(code)
-    if room is None:
-        if not misses.hit(_address(request)):
-            raise ApiError(429, "too_many_misses", "too many unknown room codes; wait a minute")
-        raise ApiError(404, "no_room", f"there is no room {code}")
-    return room
-
-
 ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorOut, "description": "No room has this code."},
     409: {"model": ErrorOut, "description": "The room is full or has started."},
@@ -119,23 +104,26 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("/api/rooms", status_code=201, response_model=CreatedRoom, responses=ERRORS)
-async def create_room(request: Request, body: Annotated[CreateRoom, Body()]) -> CreatedRoom:
+async def create_room(
+    body: Annotated[CreateRoom, Body()],
+    registry: RegistryDep,
+    creations: RoomCreationsDep,
+    address: AddressDep,
+    base: BaseUrlDep,
+) -> CreatedRoom:
     """Create a room; the creator takes seat 0 and is the host."""
-    creations: WindowLimiter = request.app.state.room_creations
-    if not creations.hit(_address(request)):
+    if not creations.hit(address):
         raise ApiError(429, "too_many_rooms", "too many rooms created from here; wait a minute")
     try:
-        room, token = await _registry(request).create(body.name, body.settings)
+        room, token = await registry.create(body.name, body.settings)
     except IllegalAction as error:
         raise ApiError.refused(error) from None
-    base = _settings(request).public_url or str(request.base_url).rstrip("/")
     return CreatedRoom(code=room.code, url=f"{base}/r/{room.code}", seat=0, token=token)
 
 
 @router.post("/api/rooms/{code}/join", status_code=201, response_model=JoinedRoom, responses=ERRORS)
-async def join_room(request: Request, code: str, body: Annotated[JoinRoom, Body()]) -> JoinedRoom:
+async def join_room(room: RoomDep, body: Annotated[JoinRoom, Body()]) -> JoinedRoom:
     """Take the next free seat in a room's lobby."""
-    room = _find(request, code)
     token = new_token()
     try:
         seat = await room.join(body.name, hash_token(token))
@@ -145,9 +133,8 @@ async def join_room(request: Request, code: str, body: Annotated[JoinRoom, Body(
 
 
 @router.get("/api/rooms/{code}", response_model=RoomInfo, responses=ERRORS)
-async def room_info(request: Request, code: str) -> RoomInfo:
+async def room_info(room: RoomDep) -> RoomInfo:
     """A room's status, settings and seated players."""
-    room = _find(request, code)
     online = room.presence()
     state = room.state
     return RoomInfo(
@@ -182,38 +169,38 @@ def origin_allowed(origin: str | None, host: str | None, settings: Settings) -> 
 
 
 @router.websocket("/ws/rooms/{code}")
-async def room_socket(websocket: WebSocket, code: str) -> None:
+async def room_socket(
+    websocket: WebSocket,
+    code: str,
+    settings: SettingsDep,
+    registry: RegistryDep,
+    misses: RoomMissesDep,
+    address: AddressDep,
+) -> None:
     """A player's or a spectator's live connection to a room."""
-    settings = _settings(websocket)
-    registry = _registry(websocket)
     await websocket.accept()
     if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"), settings):
         await websocket.close(CLOSE_ORIGIN, "this page's origin may not connect here")
         return
-    address = _address(websocket)
     if registry.connections_by_address[address] >= settings.connections_per_address:
         await websocket.close(CLOSE_TOO_MANY, "too many connections from your address")
         return
     registry.connections_by_address[address] += 1
     try:
-        await _serve(websocket, code, settings, registry, address)
+        found = find_room(registry, misses, code, address)
+        if found is Miss.TOO_MANY:
+            await websocket.close(CLOSE_TOO_MANY, "too many unknown room codes; wait a minute")
+        elif found is Miss.UNKNOWN:
+            await websocket.close(CLOSE_NO_ROOM, "there is no room with this code")
+        else:
+            await _serve(websocket, found, settings)
     finally:
         registry.connections_by_address[address] -= 1
         if registry.connections_by_address[address] <= 0:
             del registry.connections_by_address[address]
 
 
-async def _serve(
-    websocket: WebSocket, code: str, settings: Settings, registry: RoomRegistry, address: str
-) -> None:
-    room = registry.get(code)
-    if room is None:
-        misses: WindowLimiter = websocket.app.state.room_misses
-        if not misses.hit(address):
-            await websocket.close(CLOSE_TOO_MANY, "too many unknown room codes; wait a minute")
-            return
-        await websocket.close(CLOSE_NO_ROOM, "there is no room with this code")
-        return
+async def _serve(websocket: WebSocket, room: LiveRoom, settings: Settings) -> None:
     try:
         first = await asyncio.wait_for(websocket.receive(), settings.hello_seconds)
     except TimeoutError:
@@ -239,9 +226,7 @@ async def _serve(
     else:
         await websocket.close(CLOSE_BAD_HELLO, "hello needs a token, or spectate: true")
         return
-    # The server's own send, below the framework's wrappers: the hot path of every update.
-    send = websocket.scope.get(RAW_SEND, websocket.send)
-    connection = Connection(send, seat, address, settings.send_queue_frames)
+    connection = Connection(raw_send(websocket), seat, settings.send_queue_frames)
     await room.attach(connection)
     try:
         await _read(websocket, connection, room, settings)
@@ -250,25 +235,12 @@ async def _serve(
         await connection.settle(1.0)
 
 
-class KeepRawSend:
-    """ASGI middleware keeping the server's send and receive callables in WebSocket scopes."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
-            scope[RAW_SEND] = send
-            scope[RAW_RECEIVE] = receive
-        await self.app(scope, receive, send)
-
-
 async def _read(
     websocket: WebSocket, connection: Connection, room: LiveRoom, settings: Settings
 ) -> None:
     bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
     limit = settings.max_message_bytes
-    receive = websocket.scope.get(RAW_RECEIVE, websocket.receive)
+    receive = raw_receive(websocket)
     while True:
         if connection.closing is None:
             message = await receive()

@@ -8,14 +8,13 @@ from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
 from app.api.errors import invalid
-from app.engine.cards import COLOURS, NUMBERS, SHAPES, parse_cards
+from app.engine.cards import parse_cards
 from app.engine.errors import IllegalAction
 from app.engine.scoring import score_cards
 
 router = APIRouter(prefix="/api", tags=["score"])
 
 Property = Literal["number", "shape", "colour"]
-CARD_ID_PATTERN = f"^({'|'.join(NUMBERS)})-({'|'.join(SHAPES)})-({'|'.join(COLOURS)})$"
 
 
 class ScoreRequest(BaseModel):

@@ -11,11 +11,11 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Coroutine
-from typing import Any, cast
+from typing import Any
 
 from starlette.types import Send
 
+from app.rooms.eager import Waiting, send_at_once
 from app.rooms.views import View
 
 CLOSE_BEHIND = 4008
@@ -43,23 +43,6 @@ class TokenBucket:
         return False
 
 
-async def _resume(coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
-    """Drive a coroutine that stopped on ``waiting`` (what it awaits) to its end."""
-    while True:
-        # A failure of what it waited on reaches the coroutine itself when it resumes.
-        with contextlib.suppress(Exception):
-            if waiting is None:
-                await asyncio.sleep(0)  # a bare yield
-            else:
-                # As asyncio's Task does with a future a coroutine yields: take it over.
-                waiting._asyncio_future_blocking = False
-                await waiting
-        try:
-            waiting = coroutine.send(None)
-        except StopIteration:
-            return
-
-
 class Connection:
     """A client of a room: its seat (None to watch), versions and outgoing frames.
 
@@ -69,7 +52,6 @@ class Connection:
     """
 
     __slots__ = (
-        "address",
         "closing",
         "gone",
         "max_queue",
@@ -81,10 +63,9 @@ class Connection:
         "you",
     )
 
-    def __init__(self, send: Send, seat: int | None, address: str, max_queue: int) -> None:
+    def __init__(self, send: Send, seat: int | None, max_queue: int) -> None:
         self.send = send
         self.seat = seat
-        self.address = address
         self.max_queue = max_queue
         self.version = 0
         self.you: View | None = None
@@ -115,19 +96,17 @@ class Connection:
 
     def _start(self, message: dict[str, Any]) -> None:
         """Run one send until it completes or must wait; a waiting send is finished by a task."""
-        coroutine = cast(Coroutine[Any, Any, None], self.send(message))
         try:
-            waiting = coroutine.send(None)
-        except StopIteration:
-            return
+            waiting = send_at_once(self.send, message)
         except Exception:  # the socket is gone; the reader will see the disconnect
             self.gone = True
             return
-        self.writer = asyncio.get_running_loop().create_task(self._finish(coroutine, waiting))
+        if waiting is not None:
+            self.writer = asyncio.get_running_loop().create_task(self._finish(waiting))
 
-    async def _finish(self, coroutine: Coroutine[Any, Any, None], waiting: Any) -> None:
+    async def _finish(self, waiting: Waiting) -> None:
         try:
-            await _resume(coroutine, waiting)
+            await waiting
             while self.queue:
                 await self.send(self.queue.popleft())
             if self.closing is not None:

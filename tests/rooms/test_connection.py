@@ -30,7 +30,7 @@ class Socket:
 
 async def test_frames_go_out_at_once_and_in_order() -> None:
     socket = Socket()
-    connection = Connection(socket.send, 0, "here", max_queue=4)
+    connection = Connection(socket.send, 0, max_queue=4)
     for number in range(3):
         connection.push(b"frame %d" % number)
     assert socket.texts() == ["frame 0", "frame 1", "frame 2"]  # no await was needed
@@ -39,7 +39,7 @@ async def test_frames_go_out_at_once_and_in_order() -> None:
 
 async def test_a_stalled_send_is_finished_later_with_what_queued_behind_it() -> None:
     socket = Socket()
-    connection = Connection(socket.send, 0, "here", max_queue=4)
+    connection = Connection(socket.send, 0, max_queue=4)
     socket.open.clear()
     for number in range(3):
         connection.push(b"frame %d" % number)
@@ -55,7 +55,7 @@ async def test_a_stalled_send_is_finished_later_with_what_queued_behind_it() -> 
 
 async def test_a_client_too_far_behind_is_closed() -> None:
     socket = Socket()
-    connection = Connection(socket.send, 0, "here", max_queue=2)
+    connection = Connection(socket.send, 0, max_queue=2)
     socket.open.clear()
     for number in range(5):
         connection.push(b"frame %d" % number)
@@ -73,7 +73,7 @@ async def test_a_client_too_far_behind_is_closed() -> None:
 async def test_a_broken_socket_is_given_up() -> None:
     socket = Socket()
     socket.broken = True
-    connection = Connection(socket.send, None, "here", max_queue=2)
+    connection = Connection(socket.send, None, max_queue=2)
     connection.push(b"frame")
     assert connection.gone
     connection.push(b"more")

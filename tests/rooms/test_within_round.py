@@ -64,8 +64,7 @@ async def test_the_view_after_every_move_equals_one_built_from_scratch(
     followers = [Follower() for _ in range(players + 1)]
     seats: list[int | None] = [*range(players), None]
     connections = [
-        Connection(follower, seat, "here", 1 << 20)
-        for follower, seat in zip(followers, seats, strict=True)
+        Connection(follower, seat, 1 << 20) for follower, seat in zip(followers, seats, strict=True)
     ]
     for connection in connections:
         await room.attach(connection)

@@ -1,8 +1,45 @@
-"""Refuse HTTP request bodies larger than a limit, before the application reads them."""
+"""The application's ASGI middleware: the body size limit and the raw WebSocket callables."""
 
 from __future__ import annotations
 
+from fastapi import FastAPI, WebSocket
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.config import Settings
+
+RAW_SEND = "spectrum.raw_send"
+RAW_RECEIVE = "spectrum.raw_receive"
+
+
+def install_middleware(application: FastAPI, settings: Settings) -> None:
+    """Wrap ``application`` in its middleware."""
+    application.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    application.add_middleware(KeepRawSend)
+
+
+class KeepRawSend:
+    """Keeps the server's own send and receive callables in WebSocket scopes."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            scope[RAW_SEND] = send
+            scope[RAW_RECEIVE] = receive
+        await self.app(scope, receive, send)
+
+
+def raw_send(websocket: WebSocket) -> Send:
+    """The server's send, below the framework's wrappers (the hot path of every update)."""
+    send: Send = websocket.scope.get(RAW_SEND, websocket.send)
+    return send
+
+
+def raw_receive(websocket: WebSocket) -> Receive:
+    """The server's receive, below the framework's wrappers."""
+    receive: Receive = websocket.scope.get(RAW_RECEIVE, websocket.receive)
+    return receive
 
 
 class BodySizeLimit:

@@ -1,0 +1,125 @@
+"""What routes are given: the application's services as typed dependencies."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from fastapi import Depends, FastAPI
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from starlette.requests import HTTPConnection
+
+from app.api.errors import ApiError
+from app.config import Settings
+from app.metrics import Metrics
+from app.rooms.live import LiveRoom
+from app.rooms.registry import RoomRegistry, WindowLimiter
+from app.storage.store import DatabaseStore
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    """What one application's routes share: settings, storage, rooms, metrics and limits."""
+
+    settings: Settings
+    store: DatabaseStore
+    sessions: async_sessionmaker[AsyncSession]
+    registry: RoomRegistry
+    metrics: Metrics
+    room_creations: WindowLimiter
+    room_misses: WindowLimiter
+
+    def install(self, application: FastAPI) -> None:
+        """Make these the services of ``application``'s routes."""
+        application.state.services = self
+
+
+# Every dependency is a coroutine function: FastAPI runs plain functions in a thread pool.
+async def get_services(connection: HTTPConnection) -> Services:
+    """The services of the application serving this request or WebSocket."""
+    services: Services = connection.app.state.services
+    return services
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def _part(read: Callable[[Services], object]) -> Any:
+    """A dependency giving what ``read`` takes from the application's services."""
+
+    async def dependency(services: ServicesDep) -> object:
+        return read(services)
+
+    return Depends(dependency)
+
+
+async def get_session(services: ServicesDep) -> AsyncIterator[AsyncSession]:
+    """A database session for one request."""
+    async with services.sessions() as session:
+        yield session
+
+
+async def get_address(connection: HTTPConnection) -> str:
+    """The client's address (as the proxy in front reports it, when trusted)."""
+    return connection.client.host if connection.client else "unknown"
+
+
+SettingsDep = Annotated[Settings, _part(lambda services: services.settings)]
+RegistryDep = Annotated[RoomRegistry, _part(lambda services: services.registry)]
+StoreDep = Annotated[DatabaseStore, _part(lambda services: services.store)]
+MetricsDep = Annotated[Metrics, _part(lambda services: services.metrics)]
+# Rooms created, and unknown room codes tried, per address and minute.
+RoomCreationsDep = Annotated[WindowLimiter, _part(lambda services: services.room_creations)]
+RoomMissesDep = Annotated[WindowLimiter, _part(lambda services: services.room_misses)]
+SessionDep = Annotated[AsyncSession, Depends(get_session)]
+AddressDep = Annotated[str, Depends(get_address)]
+
+
+async def get_base_url(connection: HTTPConnection, settings: SettingsDep) -> str:
+    """This server's address as links to its pages should give it."""
+    return settings.public_url or str(connection.base_url).rstrip("/")
+
+
+BaseUrlDep = Annotated[str, Depends(get_base_url)]
+
+
+class Miss(enum.Enum):
+    """Why no room was found for a code."""
+
+    UNKNOWN = "no_room"
+    TOO_MANY = "too_many_misses"
+
+
+def find_room(
+    registry: RoomRegistry, misses: WindowLimiter, code: str, address: str
+) -> LiveRoom | Miss:
+    """The room with this code; each unknown code counts against the address's misses."""
+    room = registry.get(code)
+    if room is not None:
+        return room
+    return Miss.UNKNOWN if misses.hit(address) else Miss.TOO_MANY
+
+
+async def get_room_or_none(
+    registry: RegistryDep, misses: RoomMissesDep, address: AddressDep, code: str
+) -> LiveRoom | None:
+    """The room with the path's code, or None; 429 once the address has missed too often."""
+    found = find_room(registry, misses, code, address)
+    if found is Miss.TOO_MANY:
+        raise ApiError(429, "too_many_misses", "too many unknown room codes; wait a minute")
+    return None if found is Miss.UNKNOWN else found
+
+
+MaybeRoomDep = Annotated[LiveRoom | None, Depends(get_room_or_none)]
+
+
+async def get_room(room: MaybeRoomDep, code: str) -> LiveRoom:
+    """The room with the path's code: 404 when there is none, 429 past the misses allowed."""
+    if room is None:
+        raise ApiError(404, "no_room", f"there is no room {code}")
+    return room
+
+
+RoomDep = Annotated[LiveRoom, Depends(get_room)]
