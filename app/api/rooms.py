@@ -25,7 +25,7 @@ from app.api.middleware import raw_receive, raw_send
 from app.config import Settings
 from app.engine.errors import IllegalAction
 from app.rooms import protocol
-from app.rooms.connection import Connection, TokenBucket
+from app.rooms.connection import Connection, TokenBucket, fit_close_reason
 from app.rooms.live import LiveRoom
 from app.rooms.registry import hash_token, new_token
 from app.rooms.settings import RoomSettings
@@ -211,7 +211,8 @@ async def _serve(websocket: WebSocket, room: LiveRoom, settings: Settings) -> No
     try:
         hello = protocol.parse_message(first.get("text") or first.get("bytes") or b"")
     except protocol.BadMessage as error:
-        await websocket.close(CLOSE_BAD_HELLO, f"the first message must be hello: {error.message}")
+        reason = fit_close_reason(f"the first message must be hello: {error.message}")
+        await websocket.close(CLOSE_BAD_HELLO, reason)
         return
     if not isinstance(hello, protocol.Hello):
         await websocket.close(CLOSE_BAD_HELLO, "the first message must be hello")

@@ -19,6 +19,16 @@ from app.rooms.eager import Waiting, send_at_once
 from app.rooms.views import View
 
 CLOSE_BEHIND = 4008
+# A close frame's reason has room for 123 bytes; a longer one would fail the close itself.
+CLOSE_REASON_BYTES = 123
+
+
+def fit_close_reason(reason: str) -> str:
+    """``reason`` cut to what a close frame can carry, never inside a character."""
+    encoded = reason.encode()
+    if len(encoded) <= CLOSE_REASON_BYTES:
+        return reason
+    return encoded[: CLOSE_REASON_BYTES - 3].decode(errors="ignore") + "..."
 
 
 class TokenBucket:
@@ -89,6 +99,7 @@ class Connection:
     def close(self, code: int, reason: str) -> None:
         """Drop what is queued and send a close frame (after a send under way, if any)."""
         if self.closing is None:
+            reason = fit_close_reason(reason)
             self.closing = (code, reason)
             self.queue.clear()
             if self.writer is None and not self.gone:
