@@ -16,7 +16,8 @@ import time
 
 from app.engine.bots import Level, decide
 from app.engine.observation import Observation, observe
-from app.engine.round import Round, Variant
+from app.engine.round import Round
+from app.engine.variant import Variant
 
 VARIANTS: dict[str, Variant] = {
     "standard": Variant(),

@@ -15,17 +15,13 @@ from app.engine.cards import Card
 from app.engine.errors import IllegalAction
 from app.engine.match import Match, MatchRules
 from app.engine.observation import Observation, observe
+from app.engine.options import Step
 from app.engine.plans import points_of
-from app.engine.round import Round, Step, Variant
+from app.engine.round import Round
+from app.engine.variant import VARIANTS, Variant
 from app.simulate import Setup, main, run
 from tests.engine.helpers import where_is_every_card
 
-VARIANTS = {
-    "standard": Variant(),
-    "multi": Variant(multi_pickup=True),
-    "ten": Variant(ten_card=True),
-    "ten-multi": Variant(multi_pickup=True, ten_card=True),
-}
 LEVELS = list(Level)
 TRIPO = [0, 31, 62, 93, 124]  # 1-circle-violet, 2-crescent-cyan, ... 5-star-red
 
@@ -71,7 +67,7 @@ def test_every_level_plays_only_legal_moves_through_whole_matches(name: str, pla
     variant = VARIANTS[name]
     if players > variant.max_players:
         return
-    rules = MatchRules(rounds=2, multi_pickup=variant.multi_pickup, ten_card=variant.ten_card)
+    rules = MatchRules(2, variant)
     match = Match(players, rules, f"bots-{name}-{players}")
     levels = [LEVELS[seat % 3] for seat in range(players)]
     rngs = [random.Random(seat) for seat in range(players)]
@@ -154,15 +150,13 @@ def test_the_observation_holds_the_public_record_and_nothing_more() -> None:
     current.apply(Take(second, (DISCARD_PILE,)))
     current.apply(Discard(second, (current.hands[second][0],)))
     seen = observe(current, third)
-    assert seen.taken[first] == (taken,)
-    assert seen.discarded[first] == (dealt[0],)
     assert seen.known[first] == (taken,)
-    assert seen.taken[second] == (dealt[0],)
+    assert seen.known[second] == (dealt[0],)
+    assert seen.discard == tuple(current.discard)
     assert seen.hand == tuple(current.hands[third])
-    assert seen.hand_sizes == (5, 5, 5)
     assert seen.turn == third
     assert seen.step is Step.TAKE
-    assert seen.turn_order == (0, 1, 2)
+    assert seen.opponents == (first, second)
     assert seen.turns_taken(first) == 1
     assert seen.turns_taken(third) == 0
     assert seen.tops == tuple(current.top(pile) for pile in range(5))
@@ -176,7 +170,7 @@ def test_the_observation_holds_the_public_record_and_nothing_more() -> None:
 
 
 def test_the_round_logs_the_cards_each_action_moved() -> None:
-    rules = MatchRules(rounds=1, multi_pickup=True)
+    rules = MatchRules(1, Variant(multi_pickup=True))
     match = Match(3, rules, "log")
     current = match.start_round()
     rng = random.Random(3)
