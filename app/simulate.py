@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing import Pool
 
-from app.engine.bots import Level, decide
+from app.bots.levels import Level, decide
+from app.bots.observation import observe
+from app.bots.simple import normal_decision
 from app.engine.match import Match, MatchRules
-from app.engine.observation import observe
 from app.engine.round import Round
-from app.engine.simple_bots import normal_decision
 from app.engine.variant import VARIANTS, Variant
 
 MAX_ACTIONS = 5000
@@ -195,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=int,
         metavar="TURNS",
         help="print the opponents' progress table of --variant over TURNS turns instead "
-        "(for app/engine/opponents.py), from --matches rounds of normal bots",
+        "(for app/bots/opponents.py), from --matches rounds of normal bots",
     )
     arguments = parser.parse_args(argv)
     if arguments.progress is not None:

@@ -14,8 +14,8 @@ import random
 import statistics
 import time
 
-from app.engine.bots import Level, decide
-from app.engine.observation import Observation, observe
+from app.bots.levels import Level, decide
+from app.bots.observation import Observation, observe
 from app.engine.round import Round
 from app.engine.variant import Variant
 

@@ -6,12 +6,12 @@ import random
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
+from app.bots.decision import Decision, knock_decision, plan_decision
+from app.bots.greedy import greedy_keep
+from app.bots.observation import Observation
+from app.bots.plans import Plan, candidate_keeps, plan_for_keep, points_of, progress
 from app.engine.cards import Card
-from app.engine.decision import Decision, knock_decision, plan_decision
-from app.engine.greedy import greedy_keep
-from app.engine.observation import Observation
 from app.engine.options import Step
-from app.engine.plans import Plan, candidate_keeps, plan_for_keep, points_of, progress
 from app.engine.scoring import best_two_hands_of
 from app.engine.variant import TEN_CARD_MULTI_PICKUP
 

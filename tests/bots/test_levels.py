@@ -9,14 +9,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.bots.levels import Decision, Level, bot_turn, decide, decide_seeded
+from app.bots.observation import Observation, observe
+from app.bots.plans import points_of
 from app.engine.actions import DISCARD_PILE, Action, Discard, Knock, Take
-from app.engine.bots import Decision, Level, bot_turn, decide, hint
 from app.engine.cards import Card
 from app.engine.errors import IllegalAction
 from app.engine.match import Match, MatchRules
-from app.engine.observation import Observation, observe
 from app.engine.options import Step
-from app.engine.plans import points_of
 from app.engine.round import Round
 from app.engine.variant import VARIANTS, Variant
 from app.simulate import Setup, main, run
@@ -272,11 +272,11 @@ def test_easy_knocks_now_and_then_and_plays_randomly() -> None:
     assert len(takes) > 2
 
 
-def test_the_strong_hint_names_the_move_and_the_aim() -> None:
+def test_the_hint_rooms_give_names_the_move_and_the_aim() -> None:
     current = Round(Variant(multi_pickup=True), 3, dealer=0, seed="8" * 64)
     seat = current.turn
-    advice = hint(current, seat)
-    assert advice == hint(current, seat)
+    advice = decide_seeded(Level.STRONG, observe(current, seat), 0)
+    assert advice == decide_seeded(Level.STRONG, observe(current, seat), 0)
     assert advice.hint.startswith("take ")
     assert "aiming for" in advice.hint
     assert advice.points == points_of(advice.aim)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from app.engine.cards import DECK_SIZE, Card
-from app.engine.outlook import (
+from app.bots.outlook import (
     FAMILIES,
     FAMILY_CARDS,
     FAMILY_SLOTS,
@@ -17,6 +16,7 @@ from app.engine.outlook import (
     fill_chance,
     largest_distinct,
 )
+from app.engine.cards import DECK_SIZE, Card
 from app.engine.scoring import POINTS_TABLE, hand_points
 
 MOST_POINTS = max(POINTS_TABLE.values())

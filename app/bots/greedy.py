@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from app.bots.observation import Observation, observe
+from app.bots.plans import kept_cards, plan_actions, plan_for_keep
 from app.engine.actions import Action
 from app.engine.cards import Card
-from app.engine.observation import Observation, observe
 from app.engine.options import Step
-from app.engine.plans import kept_cards, plan_actions, plan_for_keep
 from app.engine.round import Round
 
 

@@ -6,9 +6,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from app.bots.observation import Observation
 from app.engine.actions import DISCARD_PILE, Action, Discard, Take
 from app.engine.cards import Card, card_values
-from app.engine.observation import Observation
 from app.engine.options import Options, Step
 from app.engine.scoring import hand_points, split_points
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from app.bots.observation import Observation
+from app.bots.plans import Plan, plan_actions, points_of
 from app.engine.actions import Action, Knock, Take
 from app.engine.cards import CARD_IDS, Card
-from app.engine.observation import Observation
 from app.engine.options import pile_name
-from app.engine.plans import Plan, plan_actions, points_of
 from app.engine.scoring import best_split, score_hand
 
 

@@ -7,15 +7,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from app.engine.aims import aim as aim_for
+from app.bots.aims import aim as aim_for
+from app.bots.decision import Decision, knock_decision, plan_decision
+from app.bots.greedy import greedy_keep
+from app.bots.observation import Observation
+from app.bots.opponents import expected_best, table_for
+from app.bots.outlook import FAMILY_SLOTS, VALUES, Outlook
+from app.bots.plans import Plan, candidate_keeps, pass_pile, plan_for_keep, points_of
 from app.engine.cards import CARD_IDS, DECK_SIZE, Card
-from app.engine.decision import Decision, knock_decision, plan_decision
-from app.engine.greedy import greedy_keep
-from app.engine.observation import Observation
-from app.engine.opponents import expected_best, table_for
 from app.engine.options import Step
-from app.engine.outlook import FAMILY_SLOTS, VALUES, Outlook
-from app.engine.plans import Plan, candidate_keeps, pass_pile, plan_for_keep, points_of
 from app.engine.scoring import best_two_hands_of
 
 # Of the cards a seat cannot place, the share offered to it per turn, per player at the table.

@@ -3,8 +3,8 @@ from itertools import combinations
 
 import pytest
 
+from app.bots.greedy import greedy_turn
 from app.engine.actions import Discard, Take
-from app.engine.greedy import greedy_turn
 from app.engine.options import Step
 from app.engine.round import Round
 from app.engine.scoring import hand_points, split_points
