@@ -12,8 +12,9 @@ from app.bots.decision import Decision, knock_decision, plan_decision
 from app.bots.greedy import greedy_keep
 from app.bots.observation import Observation
 from app.bots.opponents import expected_best, table_for
-from app.bots.outlook import FAMILY_SLOTS, VALUES, Outlook
+from app.bots.outlook import Outlook
 from app.bots.plans import Plan, candidate_keeps, pass_pile, plan_for_keep, points_of
+from app.bots.shapes import FAMILY_SLOTS, VALUES
 from app.engine.cards import CARD_IDS, DECK_SIZE, Card
 from app.engine.options import Step
 from app.engine.scoring import best_two_hands_of
