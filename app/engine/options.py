@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from itertools import combinations
+from typing import NamedTuple
 
 from app.engine.actions import DISCARD_PILE, Action, Discard, Knock, Take
 from app.engine.cards import CARD_IDS, Card
@@ -33,8 +33,7 @@ def pile_name(pile: int) -> str:
     return "the discard pile" if pile == DISCARD_PILE else f"draw pile {pile}"
 
 
-@dataclass(frozen=True, slots=True)
-class Options:
+class Options(NamedTuple):
     """What the seat to play may do: take from ``piles``, knock, or discard from ``hand``."""
 
     seat: int
@@ -60,7 +59,7 @@ class Options:
         return cls(
             seat=seat,
             step=step,
-            piles=tuple(pile for pile, count in enumerate(counts) if count),
+            piles=tuple([pile for pile, count in enumerate(counts) if count]),
             max_take=variant.max_take,
             knocker=knocker,
             hand=tuple(hand),

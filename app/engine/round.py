@@ -10,7 +10,7 @@ from app.engine.actions import DISCARD_PILE, Action, Discard, Take
 from app.engine.cards import Card
 from app.engine.errors import IllegalAction
 from app.engine.fairdeal import commitment, shuffled_deck
-from app.engine.options import PILES, Options, Step
+from app.engine.options import Options, Step
 from app.engine.scoring import Score
 from app.engine.variant import Variant
 
@@ -88,7 +88,7 @@ class Round:
             self.variant,
             self.turn,
             self.step,
-            [self.count(pile) for pile in range(PILES)],
+            [*map(len, self.piles), len(self.discard)],
             self.knocker,
             self.hands[self.turn],
             self.pending,
