@@ -1,11 +1,11 @@
-"""A turn's legal choices: the one source for validation, random play, bots, hints and the UI."""
+"""A turn's legal choices: the one source for validation, random play and the bots."""
 
 from __future__ import annotations
 
 import random
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
-from itertools import combinations
+from itertools import combinations, compress
 from typing import NamedTuple
 
 from app.engine.actions import DISCARD_PILE, Action, Discard, Knock, Take
@@ -56,15 +56,8 @@ class Options(NamedTuple):
         pending: int,
     ) -> Options:
         """The options of ``seat`` at ``step``, given each pile's card count and the knocker."""
-        return cls(
-            seat=seat,
-            step=step,
-            piles=tuple([pile for pile, count in enumerate(counts) if count]),
-            max_take=variant.max_take,
-            knocker=knocker,
-            hand=tuple(hand),
-            pending=pending,
-        )
+        piles = tuple(compress(range(PILES), counts))
+        return cls(seat, step, piles, variant.max_take, knocker, tuple(hand), pending)
 
     @property
     def knock(self) -> bool:

@@ -80,7 +80,7 @@ class Round:
         """How many cards a pile holds (4 is the discard pile)."""
         return len(self.discard if pile == DISCARD_PILE else self.piles[pile])
 
-    # Legality: ``options`` is the one source for validation, bots, hints and the interface.
+    # Legality: ``options`` is the one source for validation, random play and the bots.
 
     def options(self) -> Options:
         """What the seat to play may do now."""
