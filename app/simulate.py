@@ -12,25 +12,17 @@ import argparse
 import math
 import random
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from multiprocessing import Pool
-from types import MappingProxyType
 
-from app.engine.bots import Level, decide
+from app.bots.levels import Level, decide
+from app.bots.observation import observe
+from app.bots.simple import normal_decision
 from app.engine.match import Match, MatchRules
-from app.engine.observation import observe
-from app.engine.round import Round, Variant
-from app.engine.simple_bots import normal_decision
+from app.engine.round import Round
+from app.engine.variant import VARIANTS, Variant
 
-VARIANTS: Mapping[str, MatchRules] = MappingProxyType(
-    {
-        "standard": MatchRules(),
-        "multi": MatchRules(multi_pickup=True),
-        "ten": MatchRules(ten_card=True),
-        "ten-multi": MatchRules(multi_pickup=True, ten_card=True),
-    }
-)
 MAX_ACTIONS = 5000
 Z95 = 1.96
 
@@ -203,21 +195,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         type=int,
         metavar="TURNS",
         help="print the opponents' progress table of --variant over TURNS turns instead "
-        "(for app/engine/opponents.py), from --matches rounds of normal bots",
+        "(for app/bots/opponents.py), from --matches rounds of normal bots",
     )
     arguments = parser.parse_args(argv)
     if arguments.progress is not None:
-        base = VARIANTS[arguments.variant]
-        variant = Variant(multi_pickup=base.multi_pickup, ten_card=base.ten_card)
+        variant = VARIANTS[arguments.variant]
         print(progress_table(variant, arguments.matches, arguments.progress, arguments.seed))
         return
     levels = tuple(Level(name.strip()) for name in arguments.bots.split(","))
     if len(levels) != arguments.players:
         parser.error(f"--bots names {len(levels)} levels for {arguments.players} players")
-    base = VARIANTS[arguments.variant]
-    rules = MatchRules(
-        rounds=arguments.rounds, multi_pickup=base.multi_pickup, ten_card=base.ten_card
-    )
+    rules = MatchRules(arguments.rounds, VARIANTS[arguments.variant])
     rules.check(arguments.players)
     setup = Setup(levels, rules, arguments.seed)
     started = time.perf_counter()

@@ -14,9 +14,10 @@ import random
 import statistics
 import time
 
-from app.engine.bots import Level, decide
-from app.engine.observation import Observation, observe
-from app.engine.round import Round, Variant
+from app.bots.levels import Level, decide
+from app.bots.observation import Observation, observe
+from app.engine.round import Round
+from app.engine.variant import Variant
 
 VARIANTS: dict[str, Variant] = {
     "standard": Variant(),

@@ -10,8 +10,9 @@ from app.engine.actions import Action, action_from_dict, action_to_dict
 from app.engine.cards import Card
 from app.engine.errors import IllegalAction
 from app.engine.fairdeal import round_seed
-from app.engine.round import Ending, Round, Variant
+from app.engine.round import Ending, Round
 from app.engine.scoring import Score
+from app.engine.variant import STANDARD, Variant
 
 MAX_ROUNDS = 50
 
@@ -21,13 +22,16 @@ class MatchRules:
     """What is fixed before a match starts."""
 
     rounds: int = 5
-    multi_pickup: bool = False
-    ten_card: bool = False
+    variant: Variant = STANDARD
 
-    @property
-    def variant(self) -> Variant:
-        """The variations in play."""
-        return Variant(multi_pickup=self.multi_pickup, ten_card=self.ten_card)
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> MatchRules:
+        """The rules described by ``to_dict``'s output."""
+        return cls(data["rounds"], Variant.from_flags(data))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The rules as plain data: the number of rounds and the variant's flags."""
+        return {"rounds": self.rounds, **self.variant.flags()}
 
     def check(self, players: int) -> None:
         """Raise IllegalAction unless a match under these rules can start with ``players``."""
@@ -155,11 +159,7 @@ class Match:
         rounds = [[action_to_dict(action) for action in dealt.actions] for dealt in self.rounds]
         return {
             "players": self.players,
-            "rules": {
-                "rounds": self.rules.rounds,
-                "multi_pickup": self.rules.multi_pickup,
-                "ten_card": self.rules.ten_card,
-            },
+            "rules": self.rules.to_dict(),
             "seed": self.seed,
             "rounds": rounds,
         }
@@ -167,7 +167,7 @@ class Match:
     @classmethod
     def replay(cls, record: dict[str, Any]) -> Match:
         """The match rebuilt from ``record()``'s output."""
-        rules = MatchRules(**record["rules"])
+        rules = MatchRules.from_dict(record["rules"])
         match = cls(record["players"], rules, record["seed"])
         for actions in record["rounds"]:
             match.start_round()

@@ -19,12 +19,12 @@ from typing import Any
 
 import orjson
 
+from app.bots.greedy import greedy_turn
+from app.bots.levels import Level
+from app.bots.observation import observe
 from app.engine.actions import Action, Discard, Knock, Take, action_to_dict
-from app.engine.bots import Level
 from app.engine.cards import card_ids, parse_card
 from app.engine.errors import IllegalAction
-from app.engine.greedy import greedy_turn
-from app.engine.observation import observe
 from app.engine.round import Round
 from app.rooms import protocol
 from app.rooms.connection import Connection

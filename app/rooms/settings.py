@@ -7,7 +7,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
 from app.engine.match import MAX_ROUNDS, MatchRules
-from app.engine.round import MIN_PLAYERS, Variant
+from app.engine.variant import MIN_PLAYERS, Variant
 
 MAX_TURN_SECONDS = 3600
 
@@ -49,7 +49,7 @@ class RoomSettings(BaseModel):
     @property
     def rules(self) -> MatchRules:
         """The rules of a match under these settings."""
-        return MatchRules(self.rounds, self.multi_pickup, self.ten_card)
+        return MatchRules(self.rounds, self.variant)
 
     def updated(self, changes: dict[str, Any]) -> RoomSettings:
         """These settings with ``changes``; a table too large for a new variant shrinks to fit."""

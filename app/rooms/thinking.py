@@ -9,16 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import multiprocessing
-import random
 from concurrent.futures import ProcessPoolExecutor
 
-from app.engine.bots import Decision, Level, decide
-from app.engine.observation import Observation
-
-
-def decide_seeded(level: str, observation: Observation, seed: int) -> Decision:
-    """A bot's decision with its randomness drawn from ``seed`` (runs in a worker)."""
-    return decide(Level(level), observation, random.Random(seed))
+from app.bots.levels import Decision, decide_seeded
+from app.bots.observation import Observation
 
 
 class Thinker:

@@ -157,7 +157,7 @@ def test_a_match_with_every_round_and_hand(history: tuple[Server, Played]) -> No
         names = played.names[match_id]
         assert [seat["name"] for seat in body["players"]] == names
         assert [seat["total"] for seat in body["players"]] == match.totals
-        assert body["settings"]["ten_card"] == match.rules.ten_card
+        assert body["settings"]["ten_card"] == match.rules.variant.ten_card
         assert len(body["rounds"]) == len(match.results)
         for stored, result in zip(body["rounds"], match.results, strict=True):
             assert (stored["number"], stored["dealer"], stored["knocker"]) == (

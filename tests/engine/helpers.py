@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Iterator, Sequence
 from itertools import combinations, permutations
 from typing import Any
 
+from app.engine.actions import Action, Discard, Take
 from app.engine.cards import Card, card_values, parse_card
 from app.engine.round import Round
 from app.engine.scoring import POINTS_TABLE
+from app.engine.variant import Variant
 
 
 def cards(*ids: str) -> list[Card]:
@@ -63,3 +66,30 @@ def where_is_every_card(current: Round) -> list[Card]:
     found = [card for hand in current.hands for card in hand]
     found += [card for pile in current.piles for card in pile]
     return found + current.discard
+
+
+def positions(
+    variant: Variant, players: int, seed: int, rng: random.Random, stops: int
+) -> Iterator[Round]:
+    """A round played at random, seen at ``stops`` random points (some of them mid-turn)."""
+    current = Round(variant, players, dealer=seed % players, seed=f"{seed:064x}")
+    moments = sorted(rng.sample(range(120), stops))
+    played = 0
+    for moment in moments:
+        while played < moment and not current.ended:
+            current.apply(current.random_action(rng, knock_chance=0.01))
+            played += 1
+        if current.ended:
+            return
+        yield current
+
+
+def canonical(current: Round, action: Action) -> Action:
+    """The action as ``legal_actions`` spells it: piles in pile order, cards in hand order."""
+    if isinstance(action, Take):
+        return Take(action.seat, tuple(sorted(action.piles)))
+    if isinstance(action, Discard):
+        hand = current.hands[action.seat] if 0 <= action.seat < current.players else []
+        order = {card: index for index, card in enumerate(hand)}
+        return Discard(action.seat, tuple(sorted(action.cards, key=lambda c: order.get(c, -1))))
+    return action

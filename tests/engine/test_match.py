@@ -7,12 +7,13 @@ from app.engine.errors import IllegalAction
 from app.engine.fairdeal import commitment, round_seed, shuffled_deck
 from app.engine.match import Match, MatchRules, places
 from app.engine.round import Ending
+from app.engine.variant import MULTI_PICKUP, TEN_CARD, TEN_CARD_MULTI_PICKUP
 
 VARIANTS = [
     MatchRules(rounds=3),
-    MatchRules(rounds=3, multi_pickup=True),
-    MatchRules(rounds=3, ten_card=True),
-    MatchRules(rounds=3, multi_pickup=True, ten_card=True),
+    MatchRules(3, MULTI_PICKUP),
+    MatchRules(3, TEN_CARD),
+    MatchRules(3, TEN_CARD_MULTI_PICKUP),
 ]
 
 
@@ -96,7 +97,7 @@ def test_bad_rules_are_refused() -> None:
         Match(2, MatchRules(rounds=0), "seed")
     assert raised.value.code == "bad_settings"
     with pytest.raises(IllegalAction) as raised:
-        Match(5, MatchRules(ten_card=True), "seed")
+        Match(5, MatchRules(variant=TEN_CARD), "seed")
     assert raised.value.code == "bad_player_count"
 
 

@@ -7,7 +7,9 @@ from hypothesis import strategies as st
 from app.engine.actions import DISCARD_PILE, Action, Discard, Knock, Take
 from app.engine.errors import IllegalAction
 from app.engine.fairdeal import commitment, shuffled_deck
-from app.engine.round import Ending, Round, Step, Variant
+from app.engine.options import Step
+from app.engine.round import Ending, Round
+from app.engine.variant import Variant
 from tests.engine.helpers import round_state, where_is_every_card
 
 STANDARD = Variant()

@@ -116,7 +116,7 @@ def test_an_incomplete_property_never_sequences() -> None:
 
 
 @given(five_cards)
-@settings(max_examples=400)
+@settings(max_examples=400, deadline=None)
 def test_fast_scorer_equals_brute_force(hand: list[int]) -> None:
     score = score_hand(hand)
     assert score.points == hand_points(hand) == brute_force_points(hand)

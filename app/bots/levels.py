@@ -1,6 +1,6 @@
-"""Computer players: three levels that finish a seat's turn from its observation alone.
+"""The three bot levels and the entry point that finishes a seat's turn from its observation.
 
-``decide`` is the entry point; ``observe`` (in app.engine.observation) builds its observation.
+``decide`` is the entry point; ``observe`` (in app.bots.observation) builds its observation.
 """
 
 from __future__ import annotations
@@ -8,14 +8,14 @@ from __future__ import annotations
 import random
 from enum import StrEnum
 
-from app.engine.decision import Decision
+from app.bots.decision import Decision
+from app.bots.observation import Observation, observe
+from app.bots.simple import easy_decision, normal_decision
+from app.bots.strong import strong_decision
 from app.engine.errors import IllegalAction
-from app.engine.observation import Observation, observe
 from app.engine.round import Round
-from app.engine.simple_bots import easy_decision, normal_decision
-from app.engine.strong import strong_decision
 
-__all__ = ["Decision", "Level", "bot_turn", "decide", "hint"]
+__all__ = ["Decision", "Level", "bot_turn", "decide", "decide_seeded"]
 
 
 class Level(StrEnum):
@@ -45,6 +45,9 @@ def bot_turn(current: Round, seat: int, level: Level | str, rng: random.Random) 
     return decide(level, observe(current, seat), rng)
 
 
-def hint(current: Round, seat: int) -> Decision:
-    """The strong bot's advice for ``seat``; the same for the same position."""
-    return decide(Level.STRONG, observe(current, seat), random.Random(0))
+def decide_seeded(level: Level | str, observation: Observation, seed: int) -> Decision:
+    """A bot's decision with its randomness drawn from ``seed``: what rooms run for bots and hints.
+
+    A hint is ``decide_seeded(Level.STRONG, observation, 0)``: the same for the same position.
+    """
+    return decide(level, observation, random.Random(seed))

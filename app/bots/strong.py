@@ -7,24 +7,26 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from app.engine.aims import aim as aim_for
+from app.bots.aims import aim as aim_for
+from app.bots.decision import Decision, knock_decision, plan_decision
+from app.bots.greedy import greedy_keep
+from app.bots.observation import Observation
+from app.bots.opponents import expected_best, table_for
+from app.bots.outlook import Outlook
+from app.bots.plans import Plan, candidate_keeps, pass_pile, plan_for_keep, points_of
+from app.bots.shapes import FAMILY_SLOTS, VALUES
 from app.engine.cards import CARD_IDS, DECK_SIZE, Card
-from app.engine.decision import Decision, can_knock, knock_decision, plan_decision
-from app.engine.observation import Observation
-from app.engine.opponents import expected_best, table_for
-from app.engine.outlook import FAMILY_SLOTS, VALUES, Outlook
-from app.engine.plans import Plan, candidate_keeps, greedy_keep, pass_pile, plan_for_keep, points_of
-from app.engine.round import Step
+from app.engine.options import Step
 from app.engine.scoring import best_two_hands_of
 
 # Of the cards a seat cannot place, the share offered to it per turn, per player at the table.
 OFFER_RATE = 0.6
 # The chance that each other player leaves a face-up draw card for the seat's next turn.
 LEFT_ALONE = 0.8
-# The chance per round of turns that someone ends the round by knocking, by variant
-# (multiple pickups, 10-card): about one over the rounds of turns normal bots play.
-KNOCK_HAZARD: Mapping[tuple[bool, bool], float] = MappingProxyType(
-    {(False, False): 0.1, (True, False): 0.18, (False, True): 0.2, (True, True): 0.3}
+# The chance per round of turns that someone ends the round by knocking, by variant name:
+# about one over the rounds of turns normal bots play.
+KNOCK_HAZARD: Mapping[str, float] = MappingProxyType(
+    {"standard": 0.1, "multi": 0.18, "ten": 0.2, "ten-multi": 0.3}
 )
 # Draw cards used per turn (the rest of the takes come from the discard pile).
 DRAWS_PER_TURN = 0.9
@@ -32,8 +34,8 @@ DRAWS_PER_TURN = 0.9
 DENIAL = 1.0
 # How much better, in expected points against the best opponent, a knock must look.
 KNOCK_MARGIN = 0.0
-# Never knock with fewer points than this (5-card, 10-card).
-KNOCK_MINIMUM: Mapping[bool, int] = MappingProxyType({False: 5, True: 15})
+# Never knock with fewer points than this, by hand size.
+KNOCK_MINIMUM: Mapping[int, int] = MappingProxyType({5: 5, 10: 15})
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,8 +57,7 @@ def horizon(observation: Observation) -> float:
     if observation.knocker is not None:
         return 0.0
     rounds_left = int(observation.draw_cards / (observation.players * DRAWS_PER_TURN))
-    variant = observation.variant
-    hazard = KNOCK_HAZARD[variant.multi_pickup, variant.ten_card]
+    hazard = KNOCK_HAZARD[observation.variant.name]
     return sum((1 - hazard) ** index for index in range(rounds_left))
 
 
@@ -73,7 +74,7 @@ def outlook_of(observation: Observation, turns: float) -> Outlook:
     for top in observation.tops[:4]:
         if top is not None:
             lump[top] = LEFT_ALONE ** (players - 1)
-    return Outlook(rate, lump, turns, not observation.variant.multi_pickup)
+    return Outlook(rate, lump, turns, observation.variant.max_take == 1)
 
 
 def appeal(known: Sequence[Card], card: Card) -> float:
@@ -110,7 +111,9 @@ class Search:
         self.next_known = observation.known[next_seat]
         self.hand = set(observation.hand)
         self.pass_card = (
-            observation.tops[pass_pile(observation)] if observation.step is Step.TAKE else None
+            observation.tops[pass_pile(observation.options)]
+            if observation.step is Step.TAKE
+            else None
         )
         self.appeals: dict[Card, float] = {}
 
@@ -163,7 +166,7 @@ def choose(search: Search) -> Choice:
     """
     observation = search.observation
     variant = observation.variant
-    if not variant.ten_card and not variant.multi_pickup:
+    if variant.hand_size == 5 and variant.max_take == 1:
         return max(
             (search.choice((keep,)) for keep in candidate_keeps(observation)),
             key=lambda choice: choice.worth,
@@ -174,7 +177,7 @@ def choose(search: Search) -> Choice:
     else:
         base = list(observation.hand)
         pool = [card for card in observation.tops if card is not None]
-    most = min(variant.max_take, len(pool))
+    most = observation.options.most if observation.step is Step.TAKE else len(pool)
     options = climb(search, halves_of(search, base), pool, most)
     _, greedy = greedy_keep(observation)
     options.append(search.choice(halves_of(search, greedy)))
@@ -233,8 +236,8 @@ def strong_decision(observation: Observation, rng: random.Random) -> Decision:
     outlook = outlook_of(observation, turns)
     search = Search(observation, outlook)
     choice = choose(search)
-    minimum = KNOCK_MINIMUM[observation.variant.ten_card]
-    if can_knock(observation) and (now := points_of(observation.hand)) >= minimum:
+    minimum = KNOCK_MINIMUM[observation.variant.hand_size]
+    if observation.options.knock and (now := points_of(observation.hand)) >= minimum:
         hand = observation.hand
         table = table_for(observation.variant)
         played = [observation.turns_taken(seat) for seat in observation.opponents]

@@ -8,9 +8,10 @@ them): ``python -m app.simulate --progress 25 --matches 400 --variant standard``
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 
-from app.engine.round import Variant
+from app.engine.variant import Variant
 
 Table = tuple[tuple[tuple[int, float], ...], ...]
 
@@ -149,11 +150,14 @@ TEN_MULTI: Table = (
 )
 
 
+TABLES: Mapping[str, Table] = MappingProxyType(
+    {"standard": STANDARD, "multi": MULTI, "ten": TEN, "ten-multi": TEN_MULTI}
+)
+
+
 def table_for(variant: Variant) -> Table:
     """The progress table of a variant."""
-    if variant.ten_card:
-        return TEN_MULTI if variant.multi_pickup else TEN
-    return MULTI if variant.multi_pickup else STANDARD
+    return TABLES[variant.name]
 
 
 def expected_best(table: Table, turns: Sequence[float]) -> float:

@@ -6,20 +6,14 @@ import random
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
+from app.bots.decision import Decision, knock_decision, plan_decision
+from app.bots.greedy import greedy_keep
+from app.bots.observation import Observation
+from app.bots.plans import Plan, candidate_keeps, plan_for_keep, points_of, progress
 from app.engine.cards import Card
-from app.engine.decision import Decision, can_knock, knock_decision, plan_decision
-from app.engine.observation import Observation
-from app.engine.plans import (
-    Plan,
-    available_piles,
-    candidate_keeps,
-    greedy_keep,
-    plan_for_keep,
-    points_of,
-    progress,
-)
-from app.engine.round import Step
+from app.engine.options import Step
 from app.engine.scoring import best_two_hands_of
+from app.engine.variant import TEN_CARD_MULTI_PICKUP
 
 # Easy: loose play.
 
@@ -30,40 +24,37 @@ EASY_SENSIBLE_CHANCE = 0.4
 def easy_decision(observation: Observation, rng: random.Random) -> Decision:
     """Mostly random takes and discards, now and then the best hand, and knocks on a whim."""
     hand = observation.hand
-    if can_knock(observation) and rng.random() < EASY_KNOCK_CHANCE:
+    options = observation.options
+    if options.random_knock(rng, EASY_KNOCK_CHANCE):
         return knock_decision(observation, hand, "knocking on a hunch")
     if rng.random() < EASY_SENSIBLE_CHANCE:
         _, keep = greedy_keep(observation)
         return plan_decision(
             observation, plan_for_keep(observation, keep), keep, "the best hand I can see"
         )
-    if observation.step is Step.DISCARD:
-        drop = tuple(rng.sample(hand, observation.pending))
+    if options.step is Step.DISCARD:
+        drop = options.random_discard(rng)
         keep = tuple(card for card in hand if card not in drop)
         return plan_decision(observation, Plan((), drop, keep), keep, "this one looked spare")
-    piles = available_piles(observation)
-    count = rng.randint(1, min(observation.variant.max_take, len(piles)))
-    chosen = tuple(sorted(rng.sample(piles, count)))
-    taken = [card for pile in chosen if (card := observation.tops[pile]) is not None]
-    cards = [*hand, *taken]
-    drop = tuple(rng.sample(cards, count))
+    chosen = tuple(sorted(options.random_take(rng)))
+    cards = [*hand, *observation.tops_of(chosen)]
+    drop = tuple(rng.sample(cards, len(chosen)))
     keep = tuple(card for card in cards if card not in drop)
     return plan_decision(observation, Plan(chosen, drop, keep), keep, "this one looked nice")
 
 
 # Normal: the best immediate hand.
 
-# Points at which the normal bot knocks (5-card, 10-card).
-NORMAL_KNOCK_POINTS: Mapping[bool, int] = MappingProxyType({False: 10, True: 15})
+# Points at which the normal bot knocks, by hand size.
+NORMAL_KNOCK_POINTS: Mapping[int, int] = MappingProxyType({5: 10, 10: 15})
 
 
 def normal_decision(observation: Observation, rng: random.Random, knocks: bool = True) -> Decision:
     """The best hand it can make this turn; knocks once its hand is good enough (if ``knocks``)."""
     hand = observation.hand
-    ten_card = observation.variant.ten_card
-    if knocks and can_knock(observation):
+    if knocks and observation.options.knock:
         points = points_of(hand)
-        if points >= NORMAL_KNOCK_POINTS[ten_card]:
+        if points >= NORMAL_KNOCK_POINTS[observation.variant.hand_size]:
             return knock_decision(observation, hand, f"{points} points is good enough")
     keep = _normal_keep(observation, rng)
     return plan_decision(
@@ -72,7 +63,8 @@ def normal_decision(observation: Observation, rng: random.Random, knocks: bool =
 
 
 def _normal_keep(observation: Observation, rng: random.Random) -> tuple[Card, ...]:
-    if observation.variant.ten_card and observation.variant.multi_pickup:
+    if observation.variant == TEN_CARD_MULTI_PICKUP:
+        # Too many hands to list them all: the greedy best hand stands in.
         return greedy_keep(observation)[1]
     best: list[tuple[Card, ...]] = []
     best_key = (-100, 0)

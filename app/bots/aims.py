@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
-from app.engine.cards import DECK_SIZE, Card
-from app.engine.outlook import (
+from app.bots.outlook import Outlook, Pattern, fill_chance
+from app.bots.shapes import (
     FAMILIES,
     FAMILY_CARDS,
     FAMILY_SLOTS,
     PAIRS,
     TRIPOS,
     VALUES,
-    Outlook,
-    Pattern,
-    fill_chance,
     largest_distinct,
 )
+from app.engine.cards import DECK_SIZE, Card
 from app.engine.scoring import POINTS_TABLE, hand_points
 
 MOST_POINTS = max(POINTS_TABLE.values())

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.engine.actions import DISCARD_PILE, Discard, Take
 from app.engine.cards import DECK_SIZE, Card
-from app.engine.round import Round, Step, Variant
-
-PILES = DISCARD_PILE + 1
+from app.engine.options import PILES, Options, Step
+from app.engine.round import Round
+from app.engine.variant import Variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,27 +25,29 @@ class Observation:
     pending: int
     turns: int
     knocker: int | None
-    final_turns: int
     ended: bool
     hand: tuple[Card, ...]
     tops: tuple[Card | None, ...]
     counts: tuple[int, ...]
     discard: tuple[Card, ...]
-    hand_sizes: tuple[int, ...]
-    taken: tuple[tuple[Card, ...], ...]
-    discarded: tuple[tuple[Card, ...], ...]
     known: tuple[tuple[Card, ...], ...]
     taking: tuple[Card, ...]
 
     @property
-    def turn_order(self) -> tuple[int, ...]:
-        """The seats in playing order, starting with the seat after the dealer."""
-        return tuple((self.dealer + 1 + step) % self.players for step in range(self.players))
+    def options(self) -> Options:
+        """What this seat may do now (meaningful on its own turn)."""
+        return Options.of(
+            self.variant, self.seat, self.step, self.counts, self.knocker, self.hand, self.pending
+        )
 
     @property
     def opponents(self) -> tuple[int, ...]:
         """The other seats, in the order they play after this one."""
         return tuple((self.seat + step) % self.players for step in range(1, self.players))
+
+    def tops_of(self, piles: Sequence[int]) -> list[Card]:
+        """The face-up cards of ``piles``, in order."""
+        return [card for pile in piles if (card := self.tops[pile]) is not None]
 
     @property
     def draw_cards(self) -> int:
@@ -69,15 +72,11 @@ class Observation:
 def observe(current: Round, seat: int) -> Observation:
     """What ``seat`` may know of ``current``: its own hand and the public record, no more."""
     players = current.players
-    taken: list[list[Card]] = [[] for _ in range(players)]
-    discarded: list[list[Card]] = [[] for _ in range(players)]
     known: list[list[Card]] = [[] for _ in range(players)]
     for action, cards in zip(current.actions, current.moved, strict=True):
         if isinstance(action, Take):
-            taken[action.seat].extend(cards)
             known[action.seat].extend(cards)
         elif isinstance(action, Discard):
-            discarded[action.seat].extend(cards)
             kept = known[action.seat]
             for card in cards:
                 if card in kept:
@@ -96,15 +95,11 @@ def observe(current: Round, seat: int) -> Observation:
         pending=current.pending,
         turns=current.turns,
         knocker=current.knocker,
-        final_turns=current.final_turns,
         ended=current.ended,
         hand=tuple(current.hands[seat]),
         tops=tuple(current.top(pile) for pile in range(PILES)),
         counts=tuple(current.count(pile) for pile in range(PILES)),
         discard=tuple(current.discard),
-        hand_sizes=tuple(len(hand) for hand in current.hands),
-        taken=tuple(tuple(cards) for cards in taken),
-        discarded=tuple(tuple(cards) for cards in discarded),
         known=tuple(tuple(cards) for cards in known),
         taking=taking,
     )

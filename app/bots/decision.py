@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.engine.actions import DISCARD_PILE, Action, Knock, Take
+from app.bots.observation import Observation
+from app.bots.plans import Plan, plan_actions, points_of
+from app.engine.actions import Action, Knock, Take
 from app.engine.cards import CARD_IDS, Card
-from app.engine.observation import Observation
-from app.engine.plans import Plan, plan_actions, points_of
-from app.engine.round import Step
+from app.engine.options import pile_name
 from app.engine.scoring import best_split, score_hand
 
 
@@ -47,11 +47,6 @@ class Decision:
         return ", ".join(parts)
 
 
-def pile_name(pile: int) -> str:
-    """``the discard pile`` or ``draw pile N``."""
-    return "the discard pile" if pile == DISCARD_PILE else f"draw pile {pile}"
-
-
 def describe_hand(cards: Sequence[Card]) -> str:
     """A hand's scoring in words, e.g. ``2 complete · Duo · 10 points``."""
     if len(cards) == 10:
@@ -72,10 +67,9 @@ def plan_decision(
     observation: Observation, plan: Plan, aim: Sequence[Card], reason: str
 ) -> Decision:
     """A decision that carries out ``plan``, aiming for the hand ``aim``."""
-    took = tuple(card for pile in plan.piles if (card := observation.tops[pile]) is not None)
     return Decision(
         actions=plan_actions(observation, plan),
-        took=took,
+        took=tuple(observation.tops_of(plan.piles)),
         keep=plan.keep,
         aim=tuple(aim),
         points=points_of(aim),
@@ -93,8 +87,3 @@ def knock_decision(observation: Observation, aim: Sequence[Card], reason: str) -
         points=points_of(aim),
         reason=reason,
     )
-
-
-def can_knock(observation: Observation) -> bool:
-    """Whether the observing seat may knock now."""
-    return observation.step is Step.TAKE and observation.knocker is None

@@ -3,10 +3,12 @@ from itertools import combinations
 
 import pytest
 
+from app.bots.greedy import greedy_turn
 from app.engine.actions import Discard, Take
-from app.engine.greedy import best_keep, greedy_turn
-from app.engine.round import Round, Step, Variant
+from app.engine.options import Step
+from app.engine.round import Round
 from app.engine.scoring import hand_points, split_points
+from app.engine.variant import Variant
 
 VARIANTS = [Variant(), Variant(multi_pickup=True), Variant(ten_card=True), Variant(True, True)]
 
@@ -48,6 +50,6 @@ def test_greedy_turn_is_legal_and_keeps_the_best_hand_reachable(variant: Variant
 
 def test_best_keep_reports_what_to_keep() -> None:
     cards = [0, 31, 62, 93, 124, 5, 6]  # a Tripo plus two strays
-    points, kept = best_keep(cards, ten_card=False)
+    points, kept = Variant().best_keep(cards)
     assert points == 25
     assert kept == 0b11111

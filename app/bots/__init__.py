@@ -1,0 +1,1 @@
+"""Computer players: they see a seat's observation and choose its moves under the rules."""
