@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 
 import pytest
 
@@ -57,59 +57,66 @@ def journal() -> FlakyJournal:
     return FlakyJournal()
 
 
-async def test_writes_that_come_together_go_in_one_batch_in_order(journal: FlakyJournal) -> None:
+@pytest.fixture
+async def writer(journal: FlakyJournal) -> AsyncIterator[BatchWriter]:
+    """A writer in front of ``journal``, started, writing as soon as it can."""
     writer = BatchWriter(journal, flush_seconds=0)
     writer.start()
-    try:
-        await writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")])
-        assert journal.attempts == [[room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")]]
-        await asyncio.gather(
-            writer.write([joined("AAAA-AAAA", 1, "Bob")]),
-            writer.write([room("BBBB-BBBB")]),
-            writer.write([joined("AAAA-AAAA", 2, "Cy")]),
-        )
-        assert journal.attempts[1:] == [
-            [joined("AAAA-AAAA", 1, "Bob"), room("BBBB-BBBB"), joined("AAAA-AAAA", 2, "Cy")]
-        ]
-        (kept, other) = await journal.restore()
-        assert [event["name"] for _, event in sorted(kept.events.items())] == ["Ann", "Bob", "Cy"]
-        assert (other.code, other.events) == ("BBBB-BBBB", {})
-        assert writer.backlog == 0
-        assert not writer.failing
-    finally:
-        await writer.stop()
+    yield writer
+    await writer.stop()
+
+
+async def test_writes_that_come_together_go_in_one_batch_in_order(
+    journal: FlakyJournal, writer: BatchWriter
+) -> None:
+    await writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")])
+    assert journal.attempts == [[room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")]]
+    await asyncio.gather(
+        writer.write([joined("AAAA-AAAA", 1, "Bob")]),
+        writer.write([room("BBBB-BBBB")]),
+        writer.write([joined("AAAA-AAAA", 2, "Cy")]),
+    )
+    assert journal.attempts[1:] == [
+        [joined("AAAA-AAAA", 1, "Bob"), room("BBBB-BBBB"), joined("AAAA-AAAA", 2, "Cy")]
+    ]
+    (kept, other) = await journal.restore()
+    assert [event["name"] for _, event in sorted(kept.events.items())] == ["Ann", "Bob", "Cy"]
+    assert (other.code, other.events) == ("BBBB-BBBB", {})
+    assert writer.backlog == 0
+    assert not writer.failing
 
 
 async def test_while_the_database_is_away_writes_wait_and_are_retried_in_order(
-    journal: FlakyJournal,
+    journal: FlakyJournal, writer: BatchWriter
 ) -> None:
-    writer = BatchWriter(journal, flush_seconds=0)
-    writer.start()
-    try:
-        journal.down = True
-        await writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")])
-        assert writer.failing
-        assert writer.backlog == 2
-        assert writer.save_failures == 1
-        assert "away" in (writer.last_error or "")
-        await writer.write([joined("AAAA-AAAA", 1, "Bob")])  # returns at once: play goes on
-        writer.queue(Forget("GONE-GONE"))
-        assert writer.backlog == 4
-        assert journal.rooms == {}
+    journal.down = True
+    journal.gate.clear()
+    first = asyncio.create_task(writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")]))
+    await until(lambda: bool(journal.attempts))
+    writer.queue(joined("AAAA-AAAA", 1, "Bob"))  # comes while the first write is under way
+    journal.gate.set()
+    await first
+    assert writer.failing
+    assert writer.backlog == 3
+    assert writer.save_failures == 1
+    assert "away" in (writer.last_error or "")
+    await writer.write([joined("AAAA-AAAA", 2, "Cy")])  # returns at once: play goes on
+    writer.queue(Forget("GONE-GONE"))
+    assert writer.backlog == 5
+    assert journal.rooms == {}
 
-        journal.down = False
-        await until(lambda: not writer.failing)
-        assert writer.backlog == 0
-        assert journal.attempts[-1] == [
-            room("AAAA-AAAA"),
-            joined("AAAA-AAAA", 0, "Ann"),
-            joined("AAAA-AAAA", 1, "Bob"),
-            Forget("GONE-GONE"),
-        ]
-        (kept,) = await journal.restore()
-        assert [event["name"] for _, event in sorted(kept.events.items())] == ["Ann", "Bob"]
-    finally:
-        await writer.stop()
+    journal.down = False
+    await until(lambda: not writer.failing)
+    assert writer.backlog == 0
+    assert journal.attempts[-1] == [
+        room("AAAA-AAAA"),
+        joined("AAAA-AAAA", 0, "Ann"),
+        joined("AAAA-AAAA", 1, "Bob"),
+        joined("AAAA-AAAA", 2, "Cy"),
+        Forget("GONE-GONE"),
+    ]
+    (kept,) = await journal.restore()
+    assert [event["name"] for _, event in sorted(kept.events.items())] == ["Ann", "Bob", "Cy"]
 
 
 async def test_a_slow_write_is_waited_for_a_bounded_time(journal: FlakyJournal) -> None:
