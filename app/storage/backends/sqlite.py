@@ -15,6 +15,7 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -33,9 +34,12 @@ from app.storage.statements import EVENTS, ROOMS, Plan, Statements, ping, read_r
 log = logging.getLogger(__name__)
 
 FOLD_ROWS = 200  # a statement: under a millisecond
-# Between two statements of a fold, the journal's own writes (which poll for the lock: SQLite
-# queues nobody) always find the database free.
+# Between two statements of a fold, a write waiting for its turn gets it (a lock released and
+# taken again at once could be taken back before the waiting thread wakes).
 FOLD_PAUSE_SECONDS = 0.002
+# How long a write waits for a fold statement under way: one statement's work, with room for
+# a machine so loaded that the fold's thread waits its turn for a core.
+FOLD_WAIT_SECONDS = 1.0
 
 
 def fold_statement(dialect: Dialect) -> str:
@@ -69,6 +73,9 @@ class SqliteJournal:
         self.log = EventLog(folder_for(self.path), segment_bytes)
         self.folding: asyncio.Future[None] | None = None
         self.fold_again = False
+        # The fold and the journal's writes take turns here rather than at SQLite's lock,
+        # which queues nobody: a writer polls for it and gives up after its busy timeout.
+        self.turn = threading.Lock()
 
     async def write(self, batch: Batch) -> None:
         """Commit everything but the events, then append the events to the event log: a room's
@@ -140,7 +147,8 @@ class SqliteJournal:
                     ]
                     for start in range(0, len(rows), FOLD_ROWS):
                         chunk = orjson.dumps(rows[start : start + FOLD_ROWS]).decode()
-                        connection.execute(self.fold_sql, (chunk,))
+                        with self.turn:
+                            connection.execute(self.fold_sql, (chunk,))
                         time.sleep(FOLD_PAUSE_SECONDS)
                     segment.unlink()
             self._checkpoint()
@@ -158,6 +166,8 @@ class SqliteJournal:
 
     def _commit(self, plan: Plan) -> None:
         """Run the plan as one transaction."""
+        if not self.turn.acquire(timeout=FOLD_WAIT_SECONDS):
+            raise sqlite3.OperationalError("the event log's fold holds the database")
         try:
             if self.connection is None:
                 self.connection = self._connect()
@@ -169,6 +179,8 @@ class SqliteJournal:
         except BaseException:
             self._drop()
             raise
+        finally:
+            self.turn.release()
         self.commits += 1
         if self.commits % self.CHECKPOINT_EVERY == 0 and (
             self.checkpoint is None or self.checkpoint.done()
