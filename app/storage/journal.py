@@ -46,6 +46,9 @@ class Forget:
 Op = NewRoom | Events | Forget | FinishedRound
 
 
+# A write hands the backend one object rather than a list, so that what a write must carry
+# besides its operations (the epoch of a room's owner, for one) is added here and checked by the
+# backends without changing their interface.
 @dataclass(slots=True)
 class Batch:
     """Operations written together, in order, all or none."""

@@ -43,10 +43,11 @@ FOLD_WAIT_SECONDS = 1.0
 
 
 def fold_statement(dialect: Dialect) -> str:
-    """Folding a segment: rows given as one JSON array of [code, seq, event, created_at], so
-    that each chunk is one statement, its own transaction, run by SQLite without the GIL (a row
-    at a time, each thread switch could keep the write lock held for milliseconds). Events of a
-    room that is gone, or of an earlier room with the same code, are left out."""
+    """The SQL that copies a chunk of a segment's events into the database."""
+    # Rows come as one JSON array of [code, seq, event, created_at], so that each chunk is one
+    # statement, its own transaction, run by SQLite without the GIL (a row at a time, each
+    # thread switch could keep the write lock held for milliseconds). Events of a room that is
+    # gone, or of an earlier room with the same code, are left out.
     row = func.json_each(bindparam("rows")).table_valued("value").alias("row").c.value
     code, seq, event, created_at = (row.op("->>")(literal_column(str(n))) for n in range(4))
     room_kept = exists().where(ROOMS.c.code == code, ROOMS.c.created_at == created_at)
