@@ -131,27 +131,11 @@ class Statements:
         self.forget_room = compiled(
             delete(ROOMS).where(ROOMS.c.code == _bind(ROOMS.c.code)), "code"
         )
-        self.match = adding(
-            MATCHES,
-            "id",
-            "room_code",
-            "settings",
-            "rounds_planned",
-            "started_at",
-            rounds_played=zero,
-        )
+        match = ("id", "room_code", "settings", "rounds_planned", "started_at")
+        self.match = adding(MATCHES, *match, rounds_played=zero)
         self.seat = adding(SEATS, "match_id", "seat", "name", "name_key", total=zero)
-        self.round = adding(
-            ROUNDS,
-            "match_id",
-            "number",
-            "dealer",
-            "knocker",
-            "ending",
-            "seed",
-            "commitment",
-            "ended_at",
-        )
+        played = ("match_id", "number", "dealer", "knocker", "ending", "seed", "commitment")
+        self.round = adding(ROUNDS, *played, "ended_at")
         match_id, number = _bind(ROUNDS.c.match_id), _bind(ROUNDS.c.number)
         hand = ("seat", "cards", "points", "scoring", "total")
         of_round = select(ROUNDS.c.id, *(_bind(HANDS.c[name]) for name in hand)).where(
