@@ -9,10 +9,9 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
-Sessions = async_sessionmaker
 
-
-def _dumps(value: Any) -> str:
+def json_text(value: Any) -> str:
+    """``value`` as JSON text, as every JSON column stores it."""
     return orjson.dumps(value).decode()
 
 
@@ -25,7 +24,7 @@ def make_engine(url: str, **options: Any) -> AsyncEngine:
     """An async engine for ``url``; SQLite gets WAL, foreign keys and a busy timeout."""
     if is_sqlite(url):
         engine = create_async_engine(
-            url, json_serializer=_dumps, json_deserializer=orjson.loads, **options
+            url, json_serializer=json_text, json_deserializer=orjson.loads, **options
         )
 
         @event.listens_for(engine.sync_engine, "connect")
@@ -40,7 +39,7 @@ def make_engine(url: str, **options: Any) -> AsyncEngine:
         return engine
     return create_async_engine(
         url,
-        json_serializer=_dumps,
+        json_serializer=json_text,
         json_deserializer=orjson.loads,
         pool_pre_ping=True,
         **options,

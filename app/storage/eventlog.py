@@ -7,7 +7,7 @@ segments named by number in a folder beside the database (``spectrum.db-live/000
 one line per batch of a room's events, with the room's creation time so that events of a room
 that was forgotten (and a later room given the same code) are never taken for another's. A
 full segment is closed and a new one begun; closed segments are folded into the database's
-``live_room_events`` table in the background and then deleted (see ``journal.py``).
+``live_room_events`` table in the background and then deleted (see ``backends/sqlite.py``).
 """
 
 from __future__ import annotations

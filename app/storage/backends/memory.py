@@ -1,0 +1,46 @@
+"""The journal kept in this process's memory: for tests of what sits above a backend."""
+
+from __future__ import annotations
+
+from app.rooms.store import FinishedRound
+from app.storage.journal import Batch, Events, Forget, JournalRoom, NewRoom
+
+
+class MemoryJournal:
+    """Rooms, their events and finished rounds in dictionaries, kept as a database keeps them."""
+
+    inline = False
+
+    def __init__(self) -> None:
+        self.rooms: dict[str, JournalRoom] = {}
+        self.rounds: dict[tuple[str, int], FinishedRound] = {}
+        self.batches: list[Batch] = []
+
+    async def write(self, batch: Batch) -> None:
+        """Apply the batch; like the databases', writing it again changes nothing."""
+        for op in batch.ops:
+            if isinstance(op, NewRoom):
+                self.rooms.setdefault(op.code, JournalRoom(op.code, op.settings, op.created_at))
+            elif isinstance(op, Events):
+                room = self.rooms.get(op.code)
+                if room is not None and room.created_at == op.created_at:
+                    for n, event in enumerate(op.events):
+                        room.events.setdefault(op.first + n, event)
+            elif isinstance(op, Forget):
+                self.rooms.pop(op.code, None)
+            else:
+                self.rounds.setdefault((op.match_id, op.result.number), op)
+        self.batches.append(batch)
+
+    async def restore(self) -> list[JournalRoom]:
+        """Copies of the rooms kept."""
+        return [
+            JournalRoom(room.code, room.settings, room.created_at, dict(room.events))
+            for room in self.rooms.values()
+        ]
+
+    async def ping(self) -> None:
+        """Always reachable."""
+
+    async def close(self) -> None:
+        """Nothing to let go of."""

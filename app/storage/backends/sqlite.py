@@ -1,0 +1,220 @@
+"""The journal in an SQLite file: events appended to the event log beside it and folded into it
+later, everything else committed at once from the event loop's thread.
+
+A transaction of a few rows takes tens of microseconds; handing it to another thread and back
+would cost more than it does, so the journal keeps its own connection through the standard
+``sqlite3`` driver and commits in the caller's thread. Events, the bulk of what is written, cost
+less still: one append to the open segment of the event log (``eventlog.py``). Checkpoints (which
+copy the write-ahead log into the database file and wait for the disk) and the folding of full
+segments into the database run in a thread of their own, so that no write waits for them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import orjson
+from sqlalchemy import bindparam, exists, func, literal_column, select
+from sqlalchemy.dialects.sqlite import insert
+from sqlalchemy.engine import Dialect
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.storage.eventlog import EventLog, LoggedEvents, folder_for, read_segment
+from app.storage.journal import Batch, Events, JournalRoom
+from app.storage.statements import EVENTS, ROOMS, Plan, Statements, ping, read_rooms
+
+log = logging.getLogger(__name__)
+
+FOLD_ROWS = 200  # a statement: under a millisecond
+# Between two statements of a fold, a write waiting for its turn gets it (a lock released and
+# taken again at once could be taken back before the waiting thread wakes).
+FOLD_PAUSE_SECONDS = 0.002
+# How long a write waits for a fold statement under way: one statement's work, with room for
+# a machine so loaded that the fold's thread waits its turn for a core.
+FOLD_WAIT_SECONDS = 1.0
+
+
+def fold_statement(dialect: Dialect) -> str:
+    """The SQL that copies a chunk of a segment's events into the database."""
+    # Rows come as one JSON array of [code, seq, event, created_at], so that each chunk is one
+    # statement, its own transaction, run by SQLite without the GIL (a row at a time, each
+    # thread switch could keep the write lock held for milliseconds). Events of a room that is
+    # gone, or of an earlier room with the same code, are left out.
+    row = func.json_each(bindparam("rows")).table_valued("value").alias("row").c.value
+    code, seq, event, created_at = (row.op("->>")(literal_column(str(n))) for n in range(4))
+    room_kept = exists().where(ROOMS.c.code == code, ROOMS.c.created_at == created_at)
+    rows = select(code, seq, event).where(room_kept)
+    fold = insert(EVENTS).from_select(["code", "seq", "event"], rows).on_conflict_do_nothing()
+    return str(fold.compile(dialect=dialect))
+
+
+class SqliteJournal:
+    """The journal's own connection to the SQLite file, and its event log."""
+
+    inline = True
+    CHECKPOINT_EVERY = 256  # commits
+
+    def __init__(self, engine: AsyncEngine, segment_bytes: int) -> None:
+        self.engine = engine
+        self.path = engine.url.database or ""
+        self.statements = Statements(engine.dialect)
+        self.fold_sql = fold_statement(engine.dialect)
+        self.connection: sqlite3.Connection | None = None
+        self.thread = ThreadPoolExecutor(1, thread_name_prefix="journal checkpoint")
+        self.commits = 0
+        self.checkpoint: asyncio.Future[None] | None = None
+        self.log = EventLog(folder_for(self.path), segment_bytes)
+        self.folding: asyncio.Future[None] | None = None
+        self.fold_again = False
+        # The fold and the journal's writes take turns here rather than at SQLite's lock,
+        # which queues nobody: a writer polls for it and gives up after its busy timeout.
+        self.turn = threading.Lock()
+
+    async def write(self, batch: Batch) -> None:
+        """Commit everything but the events, then append the events to the event log: a room's
+        first events never reach it before the room does."""
+        events = [op for op in batch.ops if isinstance(op, Events)]
+        if len(events) < len(batch.ops):
+            self._commit(
+                self.statements.plan([op for op in batch.ops if not isinstance(op, Events)])
+            )
+        if events:
+            self._append(events)
+
+    async def restore(self) -> list[JournalRoom]:
+        """The rooms in the database, with the events of the event log added to theirs.
+
+        The segments are read before the database: a segment folded into the database and
+        deleted meanwhile is then found there.
+        """
+        logged = [batch for segment in self.log.segments() for batch in read_segment(segment)]
+        rooms = await read_rooms(self.engine)
+        for batch in logged:
+            room = rooms.get(batch.code)
+            if room is not None and room.created_at == batch.created_at:
+                for n, event in enumerate(batch.events):
+                    room.events.setdefault(batch.first + n, event)
+        return list(rooms.values())
+
+    async def ping(self) -> None:
+        """Raise if the database cannot be reached."""
+        await ping(self.engine)
+
+    def _append(self, batch: list[Events]) -> None:
+        """Append events to the log; fold what is in closed segments when one fills up, and
+        on the first append (segments a previous run left)."""
+        first = self.folding is None
+        full = self.log.append(
+            [LoggedEvents(op.code, op.created_at, op.first, op.events) for op in batch]
+        )
+        if full or first:
+            self._fold_soon()
+
+    def _fold_soon(self) -> None:
+        """Fold the closed segments now, or as soon as the fold under way is over."""
+        if self.folding is not None and not self.folding.done():
+            self.fold_again = True
+            return
+        self.fold_again = False
+        loop = asyncio.get_running_loop()
+        self.folding = loop.run_in_executor(self.thread, self.fold, self.log.closed())
+        self.folding.add_done_callback(self._fold_after)
+
+    def _fold_after(self, _: asyncio.Future[None]) -> None:
+        if self.fold_again:
+            self._fold_soon()
+
+    def fold(self, segments: list[Path]) -> None:
+        """Copy closed segments' events into the database, then delete them (own thread).
+
+        A segment that cannot be folded now stays, and is folded with the next; until then the
+        journal's readers read it too.
+        """
+        try:
+            with self._own_connection() as connection:
+                for segment in segments:
+                    rows = [
+                        (e.code, e.first + n, orjson.dumps(event).decode(), e.created_at)
+                        for e in read_segment(segment)
+                        for n, event in enumerate(e.events)
+                    ]
+                    for start in range(0, len(rows), FOLD_ROWS):
+                        chunk = orjson.dumps(rows[start : start + FOLD_ROWS]).decode()
+                        with self.turn:
+                            connection.execute(self.fold_sql, (chunk,))
+                        time.sleep(FOLD_PAUSE_SECONDS)
+                    segment.unlink()
+            self._checkpoint()
+        except Exception:
+            log.exception("event log segments could not be folded into the database yet")
+
+    def _connect(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        # Another writer (a backup, say) makes a write fail fast rather than stall every room;
+        # the batch is kept and written later.
+        for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON",
+                       "busy_timeout=20", "wal_autocheckpoint=0"):  # fmt: skip
+            connection.execute(f"PRAGMA {pragma}")
+        return connection
+
+    def _commit(self, plan: Plan) -> None:
+        """Run the plan as one transaction."""
+        if not self.turn.acquire(timeout=FOLD_WAIT_SECONDS):
+            raise sqlite3.OperationalError("the event log's fold holds the database")
+        try:
+            if self.connection is None:
+                self.connection = self._connect()
+            connection = self.connection
+            connection.execute("BEGIN IMMEDIATE")
+            for statement, rows in plan:
+                connection.executemany(statement.sql, rows)
+            connection.execute("COMMIT")
+        except BaseException:
+            self._drop()
+            raise
+        finally:
+            self.turn.release()
+        self.commits += 1
+        if self.commits % self.CHECKPOINT_EVERY == 0 and (
+            self.checkpoint is None or self.checkpoint.done()
+        ):
+            loop = asyncio.get_running_loop()
+            self.checkpoint = loop.run_in_executor(self.thread, self._checkpoint)
+
+    def _checkpoint(self) -> None:
+        """Copy the log into the database file without holding up writers (own thread)."""
+        with self._own_connection() as connection:
+            connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+    @contextlib.contextmanager
+    def _own_connection(self) -> Iterator[sqlite3.Connection]:
+        """A connection for the checkpoint thread's work, closed after it; it waits up to a
+        second for the write lock, which the journal's own writes hold only briefly."""
+        with contextlib.closing(sqlite3.connect(self.path, isolation_level=None)) as connection:
+            connection.execute("PRAGMA busy_timeout=1000")
+            yield connection
+
+    async def close(self) -> None:
+        """Wait for a running checkpoint or fold; drop the connection (rolling back a
+        transaction); close the event log's segment."""
+        for job in (self.checkpoint, self.folding):
+            if job is not None:
+                with contextlib.suppress(Exception):
+                    await job
+        self.checkpoint = self.folding = None
+        self._drop()
+        self.log.close()
+
+    def _drop(self) -> None:
+        connection, self.connection = self.connection, None
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                connection.close()

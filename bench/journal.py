@@ -1,0 +1,96 @@
+"""The journal's cost per save, through the store rooms use: events, a new room, a finished round.
+
+Run: .venv/bin/python -m bench.journal [--saves 5000] [--url postgresql+asyncpg://...]
+Without --url it writes a fresh SQLite file in a temporary folder (events go to its event log).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from app.engine.match import Match, MatchRules, RoundResult
+from app.rooms.registry import hash_token
+from app.rooms.settings import RoomSettings
+from app.rooms.state import RoomState
+from app.rooms.store import FinishedRound
+from app.storage.db import make_engine
+from app.storage.models import Base
+from app.storage.store import DatabaseStore
+
+
+def a_round_result() -> RoundResult:
+    """A round of four players played to its end with random moves."""
+    rng = random.Random(1)
+    match = Match(4, MatchRules(rounds=1), "bench")
+    current = match.start_round()
+    while True:
+        result = match.apply(current.random_action(rng))
+        if result is not None:
+            return result
+
+
+async def timed(saves: int, save: Callable[[int], Awaitable[None]]) -> float:
+    """Microseconds a save, the best of three runs."""
+    best = float("inf")
+    for run in range(3):
+        started = time.perf_counter()
+        for n in range(saves):
+            await save(run * saves + n)
+        best = min(best, (time.perf_counter() - started) / saves * 1e6)
+    return best
+
+
+async def run(url: str, saves: int) -> None:
+    engine = make_engine(url)
+    async with engine.begin() as connection:
+        await connection.run_sync(Base.metadata.drop_all)
+        await connection.run_sync(Base.metadata.create_all)
+    store = DatabaseStore(engine, flush_seconds=0)
+    store.start()
+    room = RoomState("BENC-HMRK", RoomSettings(), 0)
+    result = a_round_result()
+    names = ("Ann", "Bob", "Cy", "Dee")
+
+    async def events(n: int) -> None:
+        room.join("P", hash_token("p"), n)
+        room.leave(len(room.seats) - 1)
+        await store.save(room)
+
+    async def new_room(n: int) -> None:
+        state = RoomState(f"N{n:07d}"[:9], RoomSettings(), n)
+        state.join("Ann", hash_token("ann"), n)
+        await store.save(state)
+
+    async def finished_round(n: int) -> None:
+        finished = FinishedRound(
+            f"match{n:027d}", "BENC-HMRK", {"rounds": 1}, n, names, result, n + 1, True,
+            (1, 2, 3, 4),
+        )  # fmt: skip
+        await store.save(None, [finished])
+
+    try:
+        for name, save in (("events", events), ("new room", new_room), ("round", finished_round)):
+            print(f"{name:>9}: {await timed(saves, save):8.1f} µs a save")
+    finally:
+        await store.stop()
+        await engine.dispose()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--saves", type=int, default=5000)
+    parser.add_argument("--url")
+    arguments = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        url = arguments.url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
+        asyncio.run(run(url, arguments.saves))
+
+
+if __name__ == "__main__":
+    main()
