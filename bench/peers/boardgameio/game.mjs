@@ -3,10 +3,12 @@
 // Every move is `client: false` (a take draws a card the client cannot know), every player may
 // move at any time (ActivePlayers.ALL: between rounds anyone says ready) and the table's rules
 // decide whose turn it is. PlayerView.STRIP_SECRETS removes `secret` and the other players' hands.
+// The first round is dealt by a move (every player ready), not by `setup`: boardgame.io 0.50.2
+// sends `initialState` to every client on sync without applying playerView.
 
 import { createRequire } from "node:module";
 
-import { act, deal, newTable } from "../game.mjs";
+import { act, newTable } from "../game.mjs";
 
 const require = createRequire(import.meta.url);
 const { ActivePlayers, INVALID_MOVE, PlayerView } = require("boardgame.io/core");
@@ -28,11 +30,7 @@ export const Spectrum = {
   deltaState: true,
   minPlayers: 2,
   maxPlayers: 6,
-  setup: ({ ctx, random }) => {
-    const table = newTable(ctx.numPlayers);
-    deal(table, () => random.Number());
-    return table;
-  },
+  setup: ({ ctx }) => ({ ...newTable(ctx.numPlayers), status: "round_over" }),
   turn: { activePlayers: ActivePlayers.ALL },
   moves: {
     take: move("take", ["piles"]),
