@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import socket
 import statistics
 import subprocess
@@ -29,7 +28,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from bench.load import CLIENT_CORE, SERVER_CORE, Server, cpu_seconds, free_port, rss_bytes
+from bench.load import (
+    CLIENT_CORE,
+    SERVER_CORE,
+    Server,
+    cpu_seconds,
+    free_port,
+    rss_bytes,
+    stop_process,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 PEERS = ROOT / "bench" / "peers"
@@ -84,12 +91,7 @@ class NodeServer:
         raise RuntimeError(f"{folder} did not start")
 
     def stop(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
 
 
 def start(target: str, folder: str) -> NodeServer | Server:

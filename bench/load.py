@@ -372,11 +372,17 @@ class Server:
         raise RuntimeError("server did not start")
 
     def stop(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        stop_process(self.process)
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """End a server: SIGTERM, then SIGKILL if it has not exited in 30 s."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def free_port() -> int:

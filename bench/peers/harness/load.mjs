@@ -336,6 +336,21 @@ async function setupRelay(room) {
   for (const player of room.players) await player.open();
 }
 
+// The peers' table (bench/peers/game.mjs), as Colyseus's schema and boardgame.io's G mirror it.
+function tableView(table, seat, hand, ready) {
+  return {
+    status: table.status,
+    seat,
+    turnSeat: table.turnSeat,
+    pending: table.pending,
+    knocked: table.knocker !== -1,
+    piles: table.piles.map((pile) => pile.count),
+    discard: table.discard.count,
+    hand,
+    ready,
+  };
+}
+
 // Colyseus.
 const colyseus = new ColyseusClient(HTTP);
 
@@ -351,17 +366,7 @@ class ColyseusPlayer {
     const state = this.handle.state;
     if (!state?.status) return null;
     const me = state.players[this.seat];
-    return {
-      status: state.status,
-      seat: this.seat,
-      turnSeat: state.turnSeat,
-      pending: state.pending,
-      knocked: state.knocker !== -1,
-      piles: state.piles.map((pile) => pile.count),
-      discard: state.discard.count,
-      hand: me.hand ? [...me.hand] : [],
-      ready: me.ready,
-    };
+    return tableView(state, this.seat, me.hand ? [...me.hand] : [], me.ready);
   }
 
   send(action) {
@@ -405,20 +410,9 @@ class BoardgamePlayer {
   }
 
   view() {
-    const state = this.client.getState();
-    const table = state?.G;
+    const table = this.client.getState()?.G;
     if (!table?.status) return null;
-    return {
-      status: table.status,
-      seat: this.seat,
-      turnSeat: table.turnSeat,
-      pending: table.pending,
-      knocked: table.knocker !== -1,
-      piles: table.piles.map((pile) => pile.count),
-      discard: table.discard.count,
-      hand: table.players[this.seat]?.hand ?? [],
-      ready: table.ready[this.seat],
-    };
+    return tableView(table, this.seat, table.players[this.seat]?.hand ?? [], table.ready[this.seat]);
   }
 
   send(action) {
