@@ -48,6 +48,8 @@ NAMES = {
     "relay": "Node ws relay",
 }
 NODE_SERVERS = {"colyseus": "colyseus", "boardgameio": "boardgameio", "relay": "relay"}
+# /proc counts CPU in 10 ms ticks: a window with fewer than this many is too coarse to compare.
+COARSE_CPU_TICKS = 100
 MEDIANS = (
     "cpu_per_action_us",
     "cpu_per_message_us",
@@ -156,6 +158,7 @@ def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> di
         "marginal_cpu_per_message_us": (window_cpu - idle_rate * window_wall) / delivered * 1e6,
         "idle_cpu_share": idle_rate,
         "window_cpu_share": window_cpu / window_wall,
+        "window_cpu_ticks": round(window_cpu * 100),
         "rss_per_player_kb": max(0, loaded_rss - base_rss) / players / 1024,
         "rss_connected_per_player_kb": max(0, connected_rss - base_rss) / players / 1024,
     }
@@ -172,6 +175,7 @@ def median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
             kinds[kind] = kinds.get(kind, 0) + count
     row["kinds"] = kinds
     row["valid"] = all(run["valid"] for run in runs)
+    row["window_cpu_ticks"] = min(run["window_cpu_ticks"] for run in runs)
     row["invalid"] = sorted({reason for run in runs for reason in run["invalid"]})
     row["server"] = runs[0]["server"]
     return row
@@ -194,6 +198,8 @@ def markdown(rows: dict[str, dict[str, Any]], arguments: argparse.Namespace) -> 
         marginal = row["marginal_cpu_per_message_us"]
         ratio = f" (x{marginal / base:.2f})" if base and base > 0 else ""
         kinds = row["kinds"]
+        ticks = row["window_cpu_ticks"]
+        coarse = f" (CPU only {ticks} ticks)" if ticks < COARSE_CPU_TICKS else ""
         lines.append(
             f"| {row['server']} | {row['cpu_per_action_us']:.0f} | {row['cpu_per_message_us']:.0f} "
             f"| {marginal:.0f}{ratio} | {row['idle_cpu_share']:.1%} "
@@ -201,7 +207,7 @@ def markdown(rows: dict[str, dict[str, Any]], arguments: argparse.Namespace) -> 
             f"| {row['bytes_per_frame']:.0f} | {row['rss_per_player_kb']:.1f} "
             f"| {row['actions']} ({kinds.get('ready', 0)}, {kinds.get('rematch', 0)}) "
             f"| {row['generator_cpu']:.0%}, {row['late_ticks']}/{row['ticks']} "
-            f"| {'yes' if row['valid'] else 'no: ' + '; '.join(row['invalid'])} |"
+            f"| {'yes' if row['valid'] else 'no: ' + '; '.join(row['invalid'])}{coarse} |"
         )
     return "\n".join(lines)
 
