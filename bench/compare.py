@@ -31,6 +31,7 @@ from typing import Any
 from bench.load import (
     CLIENT_CORE,
     SERVER_CORE,
+    TICKS,
     Server,
     cpu_seconds,
     free_port,
@@ -48,7 +49,7 @@ NAMES = {
     "relay": "Node ws relay",
 }
 NODE_SERVERS = {"colyseus": "colyseus", "boardgameio": "boardgameio", "relay": "relay"}
-# /proc counts CPU in 10 ms ticks: a window with fewer than this many is too coarse to compare.
+# /proc counts CPU in ticks (10 ms here): fewer than this in a window is too coarse to compare.
 COARSE_CPU_TICKS = 100
 MEDIANS = (
     "cpu_per_action_us",
@@ -158,7 +159,7 @@ def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> di
         "marginal_cpu_per_message_us": (window_cpu - idle_rate * window_wall) / delivered * 1e6,
         "idle_cpu_share": idle_rate,
         "window_cpu_share": window_cpu / window_wall,
-        "window_cpu_ticks": round(window_cpu * 100),
+        "window_cpu_ticks": round(window_cpu * TICKS),
         "rss_per_player_kb": max(0, loaded_rss - base_rss) / players / 1024,
         "rss_connected_per_player_kb": max(0, connected_rss - base_rss) / players / 1024,
     }
