@@ -35,6 +35,11 @@ from websockets.asyncio.client import ClientConnection, connect
 ROOT = Path(__file__).resolve().parents[1]
 SERVER_CORE, CLIENT_CORE = 0, 1
 TICKS = os.sysconf("SC_CLK_TCK")
+LATE_TICK = 0.05
+# A run whose generator used more than this share of its core, or whose ticks were late more
+# often than this, measured the generator rather than the server.
+GENERATOR_CPU_LIMIT = 0.8
+LATE_TICKS_LIMIT = 0.01
 
 
 # Patches, applied the way a client does.
@@ -77,6 +82,8 @@ class Stats:
     errors: int = 0
     late: int = 0
     latencies: list[float] = field(default_factory=list)
+    ticks: int = 0
+    late_ticks: int = 0
     patch_bytes: int = 0
     patches: int = 0
     state_bytes: list[int] = field(default_factory=list)
@@ -164,7 +171,7 @@ class Room:
             return self.players[0], {"type": "rematch"}
         if status != "playing":
             return None
-        turn = state["round"]["turn"]
+        turn = state["round"]["turn"] if state.get("round") else None
         if turn is None:
             return None
         mover = next((p for p in self.players if p.state["you"]["seat"] == turn["seat"]), None)
@@ -182,11 +189,18 @@ class Room:
         return mover, {"type": "take", "piles": [self.rng.choice(piles)]}
 
     async def drive(self, rate: float, until: float) -> None:
-        """Send one action every 1/rate seconds (skipping a tick while the last is in flight)."""
+        """Send one action every 1/rate seconds (skipping a tick while the last is in flight).
+
+        A tick that fires more than ``LATE_TICK`` after its time is counted: the generator
+        fell behind.
+        """
         period = 1 / rate
         await asyncio.sleep(self.rng.random() * period)
         tick = time.perf_counter()
         while tick < until:
+            self.bench.stats.ticks += 1
+            if time.perf_counter() - tick > LATE_TICK:
+                self.bench.stats.late_ticks += 1
             if self.sent_at is not None:
                 self.bench.stats.late += 1
             else:
@@ -358,11 +372,17 @@ class Server:
         raise RuntimeError("server did not start")
 
     def stop(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
+        stop_process(self.process)
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """End a server: SIGTERM, then SIGKILL if it has not exited in 30 s."""
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def free_port() -> int:
@@ -393,6 +413,17 @@ class Result:
     closed: int
     patch_bytes: float
     state_bytes: float
+    ticks: int = 0
+    late_ticks: int = 0
+    generator_cpu: float = 0.0
+
+    @property
+    def valid(self) -> bool:
+        """Whether the generator kept up: its CPU and its late ticks under the limits."""
+        return (
+            self.generator_cpu <= GENERATOR_CPU_LIMIT
+            and self.late_ticks <= LATE_TICKS_LIMIT * max(self.ticks, 1)
+        )
 
 
 async def measure_server(
@@ -424,8 +455,10 @@ async def measure_server(
             loaded_rss = rss_bytes(server.process.pid)
             bench.stats = Stats()
             cpu = cpu_seconds(server.process.pid)
+            own_cpu, started = time.process_time(), time.perf_counter()
             await bench.run(seconds, rate)
             used = cpu_seconds(server.process.pid) - cpu
+            generator_cpu = (time.process_time() - own_cpu) / (time.perf_counter() - started)
             stats = bench.stats
             if game:
                 stats.state_bytes = [
@@ -454,6 +487,9 @@ async def measure_server(
         closed=stats.closed,
         patch_bytes=stats.patch_bytes / max(stats.patches, 1),
         state_bytes=statistics.mean(stats.state_bytes) if stats.state_bytes else 0.0,
+        ticks=stats.ticks,
+        late_ticks=stats.late_ticks,
+        generator_cpu=generator_cpu,
     )
 
 
@@ -476,7 +512,10 @@ def describe(rooms: int, players: int, game: Result, floor: Result) -> str:
         f"(floor {floor.rss_per_player_kb:4.1f}/{floor.rss_per_room_kb:5.1f}) "
         f"| patch {game.patch_bytes:.0f} B, state {game.state_bytes:.0f} B "
         f"(1/{ratio(game.state_bytes, game.patch_bytes):.1f}) "
-        f"| actions {game.actions} errors {game.errors} late {game.late} closed {game.closed}"
+        f"| actions {game.actions} errors {game.errors} skipped {game.late} closed {game.closed} "
+        f"| generator CPU {game.generator_cpu:.0%}/{floor.generator_cpu:.0%}, late ticks "
+        f"{game.late_ticks}/{floor.late_ticks}"
+        + ("" if game.valid and floor.valid else " | INVALID: the generator fell behind")
     )
 
 
@@ -500,11 +539,12 @@ def median_result(results: list[Result]) -> Result:
                 "rss_per_room_kb",
                 "patch_bytes",
                 "state_bytes",
+                "generator_cpu",
             )
         },
         **{
             name: sum(getattr(result, name) for result in results)
-            for name in ("actions", "delivered", "errors", "late", "closed")
+            for name in ("actions", "delivered", "errors", "late", "closed", "ticks", "late_ticks")
         },
     )
 
@@ -529,7 +569,12 @@ async def main_async(arguments: argparse.Namespace) -> list[dict[str, Any]]:
                 state_bytes = int(game.state_bytes) or state_bytes
                 floors.append(await measure(False, rooms, players, (reply_bytes, state_bytes)))
             game, floor = median_result(games), median_result(floors)
-            row = {"rooms": rooms, "players": players, "game": vars(game), "floor": vars(floor)}
+            row = {
+                "rooms": rooms,
+                "players": players,
+                "game": {**vars(game), "valid": game.valid},
+                "floor": {**vars(floor), "valid": floor.valid},
+            }
             rows.append(row)
             print(describe(rooms, players, game, floor), flush=True)
     return rows

@@ -1,0 +1,265 @@
+"""Side by side under one load generator: this server, Colyseus, boardgame.io and two bare relays.
+
+Each run starts one server fresh on core 0 and the Node generator (bench/peers/harness) on
+core 1; servers are interleaved (this server, then each other one, repeated) and each figure
+is the median of the repeats. The server's CPU comes from /proc: first with every room
+connected and no actions for ``--idle`` seconds (its idle cost), then over the measured window,
+so that the marginal CPU per delivered message is (window CPU - idle rate x window) / messages.
+The relays (bench/floor.py on uvicorn, bench/peers/relay on Node ws) send every member a message
+of the size this server's last run sent. A run whose generator fell behind is marked invalid.
+
+Install the peers once: .venv/bin/python -m bench.peers install
+Run: .venv/bin/python -m bench.compare [--rooms 20] [--players 4] [--seconds 10] [--idle 5]
+     [--repeats 3] [--servers game,colyseus,boardgameio,floor,relay] [--json PATH] [--markdown PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from bench.load import (
+    CLIENT_CORE,
+    SERVER_CORE,
+    TICKS,
+    Server,
+    cpu_seconds,
+    free_port,
+    rss_bytes,
+    stop_process,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+PEERS = ROOT / "bench" / "peers"
+NAMES = {
+    "game": "this server",
+    "colyseus": "Colyseus 0.18",
+    "boardgameio": "boardgame.io 0.50",
+    "floor": "uvicorn floor",
+    "relay": "Node ws relay",
+}
+NODE_SERVERS = {"colyseus": "colyseus", "boardgameio": "boardgameio", "relay": "relay"}
+# /proc counts CPU in ticks (10 ms here): fewer than this in a window is too coarse to compare.
+COARSE_CPU_TICKS = 100
+MEDIANS = (
+    "cpu_per_action_us",
+    "cpu_per_message_us",
+    "marginal_cpu_per_message_us",
+    "idle_cpu_share",
+    "window_cpu_share",
+    "p50_ms",
+    "p99_ms",
+    "max_ms",
+    "bytes_per_frame",
+    "rss_per_player_kb",
+    "generator_cpu",
+)
+
+
+def _pin(core: int) -> Any:
+    return lambda: os.sched_setaffinity(0, {core})
+
+
+class NodeServer:
+    """A peer server (bench/peers/<folder>/server.mjs) on the server core."""
+
+    def __init__(self, folder: str, port: int) -> None:
+        self.url = f"http://127.0.0.1:{port}"
+        self.process = subprocess.Popen(
+            ["node", "server.mjs", str(port)],
+            cwd=PEERS / folder,
+            preexec_fn=_pin(SERVER_CORE),
+            stdout=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                return
+            except OSError:
+                if self.process.poll() is not None:
+                    break
+                time.sleep(0.1)
+        self.stop()
+        raise RuntimeError(f"{folder} did not start")
+
+    def stop(self) -> None:
+        stop_process(self.process)
+
+
+def start(target: str, folder: str) -> NodeServer | Server:
+    """Start one server fresh, as the benchmark configures it."""
+    port = free_port()
+    if target in NODE_SERVERS:
+        return NodeServer(NODE_SERVERS[target], port)
+    return Server(target == "game", port, folder)
+
+
+def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> dict[str, Any]:
+    """One server, one generator run: the generator's figures and the server's CPU and memory."""
+    with tempfile.TemporaryDirectory() as folder:
+        server = start(target, folder)
+        pid = server.process.pid
+        try:
+            time.sleep(0.5)
+            base_rss = rss_bytes(pid)
+            command = [
+                "node",
+                str(PEERS / "harness" / "load.mjs"),
+                f"--target={target}",
+                f"--url={server.url}",
+                f"--rooms={arguments.rooms}",
+                f"--players={arguments.players}",
+                f"--seconds={arguments.seconds}",
+                f"--idle={arguments.idle}",
+                f"--warmup={arguments.warmup}",
+                f"--spread={arguments.spread}",
+                f"--reply-bytes={reply_bytes}",
+            ]
+            generator = subprocess.Popen(
+                command, stdout=subprocess.PIPE, text=True, preexec_fn=_pin(CLIENT_CORE)
+            )
+            assert generator.stdout is not None
+            marks: dict[str, tuple[float, float]] = {}
+            result: dict[str, Any] = {}
+            for line in generator.stdout:
+                event = json.loads(line)
+                marks[event["event"]] = (cpu_seconds(pid), time.perf_counter())
+                if event["event"] == "connected":
+                    connected_rss = rss_bytes(pid)
+                if event["event"] == "result":
+                    result = event
+                    loaded_rss = rss_bytes(pid)
+            if generator.wait() != 0 or not result:
+                raise RuntimeError(f"the generator failed against {target}")
+        finally:
+            server.stop()
+    idle_cpu = marks["idle_done"][0] - marks["connected"][0]
+    idle_wall = marks["idle_done"][1] - marks["connected"][1]
+    window_cpu = marks["result"][0] - marks["measure_start"][0]
+    window_wall = marks["result"][1] - marks["measure_start"][1]
+    idle_rate = idle_cpu / idle_wall
+    delivered = max(result["delivered"], 1)
+    players = arguments.rooms * arguments.players
+    return {
+        **result,
+        "server": NAMES[target],
+        "cpu_per_action_us": window_cpu / max(result["actions"], 1) * 1e6,
+        "cpu_per_message_us": window_cpu / delivered * 1e6,
+        "marginal_cpu_per_message_us": (window_cpu - idle_rate * window_wall) / delivered * 1e6,
+        "idle_cpu_share": idle_rate,
+        "window_cpu_share": window_cpu / window_wall,
+        "window_cpu_ticks": round(window_cpu * TICKS),
+        "rss_per_player_kb": max(0, loaded_rss - base_rss) / players / 1024,
+        "rss_connected_per_player_kb": max(0, connected_rss - base_rss) / players / 1024,
+    }
+
+
+def median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Each figure's median over the repeats; counts summed; valid only if every run was."""
+    row: dict[str, Any] = {name: statistics.median(run[name] for run in runs) for name in MEDIANS}
+    for name in ("actions", "delivered", "errors", "lost", "closed", "ticks", "late_ticks"):
+        row[name] = sum(run[name] for run in runs)
+    kinds: dict[str, int] = {}
+    for run in runs:
+        for kind, count in run["kinds"].items():
+            kinds[kind] = kinds.get(kind, 0) + count
+    row["kinds"] = kinds
+    row["valid"] = all(run["valid"] for run in runs)
+    row["window_cpu_ticks"] = min(run["window_cpu_ticks"] for run in runs)
+    row["invalid"] = sorted({reason for run in runs for reason in run["invalid"]})
+    row["server"] = runs[0]["server"]
+    return row
+
+
+def markdown(rows: dict[str, dict[str, Any]], arguments: argparse.Namespace) -> str:
+    """One line per server; ratios are that server's marginal CPU per message against this one's."""
+    base = rows.get("game", {}).get("marginal_cpu_per_message_us")
+    lines = [
+        f"{arguments.rooms} rooms x {arguments.players} players, {arguments.seconds:g} s windows, "
+        f"medians of {arguments.repeats}, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, "
+        f"load average {os.getloadavg()[0]:.1f}",
+        "",
+        "| Server | CPU/action µs | CPU/message µs | marginal µs/message (÷ this server) "
+        "| idle CPU | p50 / p99 / max ms | B/frame | RSS/player KB | actions (ready, rematch) "
+        "| generator CPU, late ticks | valid |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows.values():
+        marginal = row["marginal_cpu_per_message_us"]
+        ratio = f" (x{marginal / base:.2f})" if base and base > 0 else ""
+        kinds = row["kinds"]
+        ticks = row["window_cpu_ticks"]
+        coarse = f" (CPU only {ticks} ticks)" if ticks < COARSE_CPU_TICKS else ""
+        lines.append(
+            f"| {row['server']} | {row['cpu_per_action_us']:.0f} | {row['cpu_per_message_us']:.0f} "
+            f"| {marginal:.0f}{ratio} | {row['idle_cpu_share']:.1%} "
+            f"| {row['p50_ms']:.1f} / {row['p99_ms']:.1f} / {row['max_ms']:.0f} "
+            f"| {row['bytes_per_frame']:.0f} | {row['rss_per_player_kb']:.1f} "
+            f"| {row['actions']} ({kinds.get('ready', 0)}, {kinds.get('rematch', 0)}) "
+            f"| {row['generator_cpu']:.0%}, {row['late_ticks']}/{row['ticks']} "
+            f"| {'yes' if row['valid'] else 'no: ' + '; '.join(row['invalid'])}{coarse} |"
+        )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--rooms", type=int, default=20)
+    parser.add_argument("--players", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--idle", type=float, default=5.0, help="seconds connected, no actions")
+    parser.add_argument("--warmup", type=float, default=3.0)
+    parser.add_argument(
+        "--spread", type=int, default=60, help="rooms first play 0 to this many actions"
+    )
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--servers", default="game,colyseus,boardgameio,floor,relay")
+    parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "compare.json")
+    parser.add_argument("--markdown", type=Path, help="also write the table here")
+    arguments = parser.parse_args()
+    servers = arguments.servers.split(",")
+    unknown = set(servers) - set(NAMES)
+    if unknown:
+        sys.exit(f"unknown servers: {', '.join(sorted(unknown))}")
+    if not (PEERS / "harness" / "node_modules").exists():
+        sys.exit("the peers are not installed: .venv/bin/python -m bench.peers install")
+    runs: dict[str, list[dict[str, Any]]] = {target: [] for target in servers}
+    reply_bytes = 250
+    for repeat in range(arguments.repeats):
+        for target in servers:
+            run = run_once(target, arguments, reply_bytes)
+            if target == "game":
+                reply_bytes = round(run["bytes_per_frame"]) or reply_bytes
+            runs[target].append(run)
+            print(
+                f"[{repeat + 1}/{arguments.repeats}] {run['server']}: "
+                f"{run['marginal_cpu_per_message_us']:.0f} µs/message marginal, "
+                f"p99 {run['p99_ms']:.1f} ms, {run['actions']} actions, "
+                f"{'valid' if run['valid'] else 'INVALID: ' + '; '.join(run['invalid'])}",
+                flush=True,
+            )
+    rows = {target: median_row(runs[target]) for target in servers}
+    table = markdown(rows, arguments)
+    print(table)
+    arguments.json.parent.mkdir(parents=True, exist_ok=True)
+    document = {"settings": vars(arguments), "rows": rows, "runs": runs}
+    arguments.json.write_text(json.dumps(document, indent=2, default=str))
+    if arguments.markdown:
+        arguments.markdown.write_text(table + "\n")
+
+
+if __name__ == "__main__":
+    main()
