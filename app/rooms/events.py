@@ -44,19 +44,13 @@ class Left:
 
 
 @dataclass(frozen=True, slots=True)
-class Kicked:
+class Kicked(Left):
     """The host removed a player; later seats move up one."""
-
-    version: ClassVar[int] = 1
-    seat: int
 
 
 @dataclass(frozen=True, slots=True)
-class BotRemoved:
+class BotRemoved(Left):
     """The host removed a computer player; later seats move up one."""
-
-    version: ClassVar[int] = 1
-    seat: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,13 +80,8 @@ class MatchStarted:
 
 
 @dataclass(frozen=True, slots=True)
-class RematchStarted:
+class RematchStarted(MatchStarted):
     """The host began another match with the same seats; series totals carry on."""
-
-    version: ClassVar[int] = 1
-    match_id: str
-    seed: str
-    at: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,16 +135,13 @@ def encode(event: RoomEvent) -> JournalEvent:
             return {"type": "join", "name": name, "token_hash": token_hash, "at": at}
         case BotAdded(name=name, level=level):
             return {"type": "join", "name": name, "token_hash": "", "bot": level}
-        case Left(seat=seat) | Kicked(seat=seat) | BotRemoved(seat=seat):
+        case Left(seat=seat):  # and Kicked, BotRemoved
             return {"type": "leave", "seat": seat}
         case HostPassed(seat=seat):
             return {"type": "host", "seat": seat}
         case SettingsChanged(settings=settings):
             return {"type": "settings", "settings": settings.model_dump()}
-        case (
-            MatchStarted(match_id=match_id, seed=seed, at=at)
-            | RematchStarted(match_id=match_id, seed=seed, at=at)
-        ):
+        case MatchStarted(match_id=match_id, seed=seed, at=at):  # and RematchStarted
             return {"type": "start", "match_id": match_id, "seed": seed, "at": at}
         case MarkedReady(seat=seat):
             return {"type": "ready", "seat": seat}

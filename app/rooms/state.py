@@ -256,7 +256,7 @@ class RoomState:
                 self.seats.append(Seat(name, token_hash))
             case BotAdded(name=name, level=level):
                 self.seats.append(Seat(name, "", bot=level))
-            case Left(seat=seat) | Kicked(seat=seat) | BotRemoved(seat=seat):
+            case Left(seat=seat):  # and Kicked, BotRemoved
                 del self.seats[seat]
                 if seat < self.host:
                     self.host -= 1
@@ -266,10 +266,7 @@ class RoomState:
                 self.host = seat
             case SettingsChanged(settings=settings):
                 self.settings = settings
-            case (
-                MatchStarted(match_id=match_id, seed=seed, at=at)
-                | RematchStarted(match_id=match_id, seed=seed, at=at)
-            ):
+            case MatchStarted(match_id=match_id, seed=seed, at=at):  # and RematchStarted
                 self._start_match(match_id, seed, at)
             case MarkedReady(seat=seat):
                 self.seats[seat].ready = True
