@@ -337,8 +337,19 @@ async def open_table(
         joined = join_room(server, room["code"], f"P{seat}")
         assert joined["seat"] == seat
         tokens.append(joined["token"])
-    table = Table(server, room["code"], tokens, [Client(server, room["code"], t) for t in tokens])
-    table.spectators = [Client(server, room["code"]) for _ in range(spectators)]
+    return await connect_table(
+        Table(server, room["code"], tokens, []),
+        spectators,
+        lambda token: Client(server, room["code"], token),
+    )
+
+
+async def connect_table(
+    table: Table[P], spectators: int, make: Callable[[str | None], P]
+) -> Table[P]:
+    """Connect a client for each of the table's tokens and ``spectators`` watchers."""
+    table.players = [make(token) for token in table.tokens]
+    table.spectators = [make(None) for _ in range(spectators)]
     for client in table.everyone:
         await client.connect()
     await table.settle(table.everyone[-1])

@@ -20,7 +20,7 @@ from app.rooms.registry import hash_token, new_code, new_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.rooms.timers import millis
-from tests.rooms.client import Peer, State, Table
+from tests.rooms.client import Peer, State, Table, connect_table
 from tests.rooms.fakes import FakeClock, MemoryStore
 
 _ids = itertools.count(1)
@@ -183,9 +183,8 @@ async def open_table(
         joined = await host.join(room["code"], f"P{seat}")
         assert joined["seat"] == seat
         tokens.append(joined["token"])
-    table = Table(host, room["code"], tokens, [LocalClient(host, room["code"], t) for t in tokens])
-    table.spectators = [LocalClient(host, room["code"]) for _ in range(spectators)]
-    for client in table.everyone:
-        await client.connect()
-    await table.settle(table.everyone[-1])
-    return table
+    return await connect_table(
+        Table(host, room["code"], tokens, []),
+        spectators,
+        lambda token: LocalClient(host, room["code"], token),
+    )
