@@ -216,17 +216,10 @@ async def _stalled_socket(server: Server, code: str) -> tuple[socket.socket, Cli
     return sock, client
 
 
-@pytest.fixture(scope="module")
-def queueing_server() -> Iterator[Server]:
-    """Short send queues, and the usual time to say hello however loaded the machine is."""
-    with running_server(**{**FAST, "SEND_QUEUE_FRAMES": "8"}) as server:
-        yield server
-
-
-async def test_a_client_that_falls_behind_is_closed_4008(queueing_server: Server) -> None:
+async def test_a_client_that_falls_behind_is_closed_4008(allowing_server: Server) -> None:
     """A client that asks for states and never reads them is closed, then can resync."""
-    room = create_room(queueing_server)
-    sock, client = await _stalled_socket(queueing_server, room["code"])
+    room = create_room(allowing_server)
+    sock, client = await _stalled_socket(allowing_server, room["code"])
     try:
         client.send_text(json.dumps({"type": "hello", "token": room["token"]}).encode())
         for _ in range(RESYNCS):  # each answered by a whole state: far more than buffers hold
@@ -235,7 +228,7 @@ async def test_a_client_that_falls_behind_is_closed_4008(queueing_server: Server
         await asyncio.sleep(1)  # not reading: the server's sends back up
         close: Close | None = None
         texts = 0
-        sock.settimeout(60)  # a guard against a hang, generous for a loaded machine
+        sock.settimeout(10)
         while close is None:
             data = await asyncio.to_thread(sock.recv, 1 << 20)
             if not data:
@@ -253,7 +246,7 @@ async def test_a_client_that_falls_behind_is_closed_4008(queueing_server: Server
     assert close.code == 4008
     assert close.reason
     assert 1 <= texts < RESYNCS + 1  # cut off before every state went out
-    again = Client(queueing_server, room["code"], room["token"])
+    again = Client(allowing_server, room["code"], room["token"])
     await again.connect()
     assert again.seat == 0
     assert again.version == 1
