@@ -73,7 +73,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         RoomConfig(
             ready_seconds=settings.ready_seconds,
             idle_seconds=settings.room_idle_seconds,
-            max_queue=settings.send_queue_frames,
             bot_delay_seconds=settings.bot_delay_seconds,
             standin_seconds=settings.standin_seconds,
         ),

@@ -22,12 +22,13 @@ from typing import Any
 
 import orjson
 
-from app.rooms import live, protocol
+from app.rooms import protocol
 from app.rooms.connection import Connection
 from app.rooms.live import LiveRoom, RoomConfig
 from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
+from app.rooms.timers import LoopClock
 
 
 async def _discard(message: dict[str, Any]) -> None:
@@ -101,18 +102,28 @@ class Recorder:
         self.last = text
 
 
+class SteppedClock(LoopClock):
+    """The loop's timers, at a time the benchmark moves on itself."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.time = 1_800_000_000.0
+
+    def now(self) -> float:
+        return self.time
+
+
 async def sizes(players: int, actions: int, turn_seconds: int) -> None:
     """Bytes of each patch against the bytes of the full state it brings up to date.
 
     The room's clock moves 1 to 8 seconds between actions (so each turn has its own deadline)
     and every message carries an id, as the browser client's do.
     """
-    clock = [1_800_000_000_000]
-    live.now_ms = lambda: clock[0]  # type: ignore[assignment]
+    clock = SteppedClock()
     state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=turn_seconds), 0)
     for seat in range(players):
         state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
-    room = LiveRoom(state, RoomConfig(), lambda room: None)
+    room = LiveRoom(state, RoomConfig(), lambda room: None, clock=clock)
     recorders = [Recorder() for _ in range(players)]
     connections = [Connection(recorders[seat], seat, 1 << 20) for seat in range(players)]
     for connection in connections:
@@ -127,7 +138,7 @@ async def sizes(players: int, actions: int, turn_seconds: int) -> None:
         seat, raw = next_message(room, rng)
         kind = orjson.loads(raw)["type"]
         raw = raw[:-1] + b',"id":%d}' % (number % 1000)
-        clock[0] += rng.randrange(1000, 8000)
+        clock.time += rng.randrange(1000, 8000) / 1000
         before = [len(r.sizes) for r in recorders]
         await room.handle(connections[seat], protocol.parse_message(raw))
         for index, (recorder, connection) in enumerate(zip(recorders, connections, strict=True)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -40,7 +41,17 @@ class Server:
         self.log = ROOT / ".pytest_cache" / f"server-{port}.log"
 
     def start(self, timeout: float = 60.0) -> None:
-        """Start the process and wait until /healthz answers."""
+        """Start the process and wait until /healthz answers; a process that does not is ended."""
+        try:
+            self._start(timeout)
+        except BaseException:
+            if self.process is not None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait()
+            raise
+
+    def _start(self, timeout: float) -> None:
         self.log.parent.mkdir(exist_ok=True)
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
@@ -49,6 +60,8 @@ class Server:
                 env=self.env,
                 stdout=log,
                 stderr=subprocess.STDOUT,
+                # Its own process group, so that what it starts (bot workers) can be ended too.
+                start_new_session=True,
             )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
@@ -66,7 +79,10 @@ class Server:
         assert self.process is not None
         if self.process.poll() is None:
             self.process.send_signal(sig)
-        return self.process.wait(timeout)
+        code = self.process.wait(timeout)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.process.pid, signal.SIGKILL)  # workers a killed server left behind
+        return code
 
     def logs(self) -> str:
         """Everything the server has written so far."""

@@ -118,6 +118,10 @@ class Back(_Message):
     type: Literal["back"]
 
 
+# The turn actions: each is its engine action's journal form without the seat (see
+# ``app.engine.actions``), so adding one touches the engine, this schema and the client.
+MoveMessage = TakeMessage | DiscardMessage | KnockMessage
+
 ClientMessage = Annotated[
     Hello
     | Resync

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from app.engine.errors import IllegalAction
 from app.engine.match import MAX_ROUNDS, MatchRules
 from app.engine.variant import MIN_PLAYERS, Variant
 
@@ -57,3 +58,22 @@ class RoomSettings(BaseModel):
         if "max_players" not in changes and merged.get("ten_card") is True:
             merged["max_players"] = min(merged["max_players"], Variant(ten_card=True).max_players)
         return RoomSettings.model_validate(merged)
+
+
+def changed(settings: RoomSettings, changes: dict[str, Any]) -> RoomSettings:
+    """``settings`` with the host's ``changes``; raises IllegalAction ``bad_settings`` naming
+    the first fault."""
+    try:
+        return settings.updated(changes)
+    except ValueError as error:
+        raise IllegalAction("bad_settings", _first_error(error)) from None
+
+
+def _first_error(error: ValueError) -> str:
+    errors = getattr(error, "errors", None)
+    if callable(errors):
+        first = errors(include_url=False)[0]
+        where = ".".join(str(part) for part in first["loc"])
+        message = str(first["msg"]).removeprefix("Value error, ")
+        return f"{where}: {message}" if where else message
+    return str(error)

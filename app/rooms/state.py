@@ -1,22 +1,40 @@
 """A room's durable state, changed only by events, so it can be rebuilt by replaying them.
 
-Commands check that they are allowed (raising IllegalAction, changing nothing), then record an
-event. ``apply`` is the one place an event changes the state; replaying a room's events through
-it rebuilds the room exactly, which is how rooms survive a restart.
+Commands check that they are allowed (raising IllegalAction, changing nothing), then record a
+typed event (see ``events``). ``apply`` is the one place an event changes the state; replaying a
+room's events through it rebuilds the room exactly, which is how rooms survive a restart.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
 
-from app.engine.actions import Action, action_from_dict, action_to_dict
+from app.engine.actions import Action
 from app.engine.errors import IllegalAction
 from app.engine.match import Match, RoundResult
+from app.rooms.events import (
+    BotAdded,
+    BotRemoved,
+    Dealt,
+    HostPassed,
+    Joined,
+    JournalEvent,
+    Kicked,
+    Left,
+    MarkedReady,
+    MatchStarted,
+    Played,
+    RematchStarted,
+    RoomEvent,
+    SettingsChanged,
+    decode,
+    encode,
+)
 from app.rooms.settings import RoomSettings
 
-Event = dict[str, Any]
+# What storage keeps of an event: its journal dict (see ``events``).
+Event = JournalEvent
 MAX_NAME_LENGTH = 24
 
 
@@ -68,7 +86,7 @@ class RoomState:
         self.matches = 0
         self.series_base: list[int] = []
         # Events not yet handed to storage, and how many events the room has had in all.
-        self.unsaved: list[Event] = []
+        self.unsaved: list[RoomEvent] = []
         self.event_count = 0
 
     # Reading.
@@ -105,7 +123,7 @@ class RoomState:
             raise IllegalAction("room_full", "every seat is taken; you can watch")
         if any(seat.name.casefold() == name.casefold() for seat in self.seats):
             raise IllegalAction("name_taken", f"someone here is already called {name}")
-        self.record({"type": "join", "name": name, "token_hash": token_hash, "at": at})
+        self.record(Joined(name, token_hash, at))
         return len(self.seats) - 1
 
     def add_bot(self, by: int | None, level: str) -> int:
@@ -121,7 +139,7 @@ class RoomState:
             for candidate in (base, *(f"{base} {n}" for n in range(2, 8)))
             if candidate not in taken
         )
-        self.record({"type": "join", "name": name, "token_hash": "", "bot": level})
+        self.record(BotAdded(name, level))
         return len(self.seats) - 1
 
     def remove_bot(self, by: int | None, seat: object) -> None:
@@ -130,12 +148,12 @@ class RoomState:
         self._check_lobby("remove bots")
         if type(seat) is not int or not 0 <= seat < len(self.seats) or not self.is_bot(seat):
             raise IllegalAction("no_such_bot", f"there is no bot in seat {seat!r}")
-        self.record({"type": "leave", "seat": seat})
+        self.record(BotRemoved(seat))
 
     def leave(self, seat: int) -> None:
         """A player gives up their seat in the lobby."""
         self._check_lobby("leave")
-        self.record({"type": "leave", "seat": seat})
+        self.record(Left(seat))
 
     def kick(self, by: int | None, seat: object) -> None:
         """The host removes a player from the lobby."""
@@ -147,7 +165,7 @@ class RoomState:
             raise IllegalAction("bad_kick", "the host cannot kick themselves; leave instead")
         if self.is_bot(seat):
             raise IllegalAction("bad_kick", "that is a bot; remove it instead")
-        self.record({"type": "leave", "seat": seat})
+        self.record(Kicked(seat))
 
     def change_settings(self, by: int | None, settings: RoomSettings) -> None:
         """The host changes the settings in the lobby."""
@@ -158,7 +176,7 @@ class RoomState:
                 "bad_settings",
                 f"{len(self.seats)} players are seated, more than {settings.max_players}",
             )
-        self.record({"type": "settings", "settings": settings.model_dump()})
+        self.record(SettingsChanged(settings))
 
     def start(self, by: int | None, match_id: str, seed: str, at: int) -> None:
         """The host starts the match; the first round is dealt at once."""
@@ -166,7 +184,7 @@ class RoomState:
         self._check_lobby("start")
         if len(self.seats) < 2:
             raise IllegalAction("not_enough_players", "a match needs at least 2 players")
-        self.record({"type": "start", "match_id": match_id, "seed": seed, "at": at})
+        self.record(MatchStarted(match_id, seed, at))
 
     def play(self, seat: int | None, action: Action, at: int, auto: bool = False) -> None:
         """A turn action by the seat whose turn it is."""
@@ -175,7 +193,7 @@ class RoomState:
         if self.status is not Status.PLAYING:
             raise IllegalAction("no_round", "no round is being played")
         self._play(action)  # raises, changing nothing, if the rules refuse it
-        self._keep({"type": "play", "action": action_to_dict(action), "auto": auto, "at": at})
+        self._keep(Played(action, auto, at))
 
     def mark_ready(self, seat: int | None) -> None:
         """A player is ready for the next round."""
@@ -184,25 +202,25 @@ class RoomState:
         if self.status is not Status.ROUND_OVER:
             raise IllegalAction("wrong_status", "ready is for between rounds")
         if not self.seats[seat].ready:
-            self.record({"type": "ready", "seat": seat})
+            self.record(MarkedReady(seat))
 
     def deal(self, at: int) -> None:
         """Deal the next round of the match."""
         if self.status is not Status.ROUND_OVER:
             raise IllegalAction("wrong_status", "a round is dealt between rounds")
-        self.record({"type": "deal", "at": at})
+        self.record(Dealt(at))
 
     def rematch(self, by: int | None, match_id: str, seed: str, at: int) -> None:
         """The host starts a new match with the same seats; series totals carry on."""
         self._check_host(by, "start a rematch")
         if self.status is not Status.FINISHED:
             raise IllegalAction("wrong_status", "a rematch starts once the match is over")
-        self.record({"type": "start", "match_id": match_id, "seed": seed, "at": at})
+        self.record(RematchStarted(match_id, seed, at))
 
     def pass_host(self, seat: int) -> None:
         """Make ``seat`` the host."""
         if seat != self.host:
-            self.record({"type": "host", "seat": seat})
+            self.record(HostPassed(seat))
 
     def _check_host(self, by: int | None, what: str) -> None:
         if by is None or by != self.host:
@@ -214,54 +232,55 @@ class RoomState:
 
     # Events.
 
-    def record(self, event: Event) -> None:
+    def record(self, event: RoomEvent) -> None:
         """Apply an event and keep it for storage."""
         self.apply(event)
         self._keep(event)
 
-    def _keep(self, event: Event) -> None:
+    def _keep(self, event: RoomEvent) -> None:
         self.unsaved.append(event)
         self.event_count += 1
 
     def take_unsaved(self) -> tuple[int, list[Event]]:
-        """The events not yet stored, with the sequence number of the first; forgets them."""
+        """The events not yet stored, in the journal's form, with the sequence number of the
+        first; forgets them."""
         events, self.unsaved = self.unsaved, []
-        return self.event_count - len(events), events
+        return self.event_count - len(events), [encode(event) for event in events]
 
-    def apply(self, event: Event) -> None:
+    def apply(self, event: RoomEvent) -> None:
         """Change the state as ``event`` says; events are applied in the order recorded."""
-        kind = event["type"]
-        if kind == "join":
-            self.seats.append(Seat(event["name"], event["token_hash"], bot=event.get("bot")))
-        elif kind == "leave":
-            del self.seats[event["seat"]]
-            if event["seat"] < self.host:
-                self.host -= 1
-            elif self.host >= len(self.seats):
-                self.host = 0
-        elif kind == "host":
-            self.host = event["seat"]
-        elif kind == "settings":
-            self.settings = RoomSettings.model_validate(event["settings"])
-        elif kind == "start":
-            self._start_match(event)
-        elif kind == "play":
-            self._play(action_from_dict(event["action"]))
-        elif kind == "ready":
-            self.seats[event["seat"]].ready = True
-        elif kind == "deal":
-            assert self.match is not None
-            self.match.start_round()
-            self._set_status(Status.PLAYING)
-        else:
-            raise ValueError(f"unknown room event {kind!r}")
+        match event:
+            case Played(action=action):
+                self._play(action)
+            case Joined(name=name, token_hash=token_hash):
+                self.seats.append(Seat(name, token_hash))
+            case BotAdded(name=name, level=level):
+                self.seats.append(Seat(name, "", bot=level))
+            case Left(seat=seat):  # and Kicked, BotRemoved
+                del self.seats[seat]
+                if seat < self.host:
+                    self.host -= 1
+                elif self.host >= len(self.seats):
+                    self.host = 0
+            case HostPassed(seat=seat):
+                self.host = seat
+            case SettingsChanged(settings=settings):
+                self.settings = settings
+            case MatchStarted(match_id=match_id, seed=seed, at=at):  # and RematchStarted
+                self._start_match(match_id, seed, at)
+            case MarkedReady(seat=seat):
+                self.seats[seat].ready = True
+            case Dealt():
+                assert self.match is not None
+                self.match.start_round()
+                self._set_status(Status.PLAYING)
 
-    def _start_match(self, event: Event) -> None:
+    def _start_match(self, match_id: str, seed: str, at: int) -> None:
         if self.match is not None:
             self.series_base = self.series()
-        self.match = Match(len(self.seats), self.settings.rules, event["seed"])
-        self.match_id = event["match_id"]
-        self.match_started_at = event["at"]
+        self.match = Match(len(self.seats), self.settings.rules, seed)
+        self.match_id = match_id
+        self.match_started_at = at
         self.matches += 1
         self.match.start_round()
         self._set_status(Status.PLAYING)
@@ -282,9 +301,9 @@ class RoomState:
     def replay(
         cls, code: str, settings: RoomSettings, created_at: int, events: list[Event]
     ) -> RoomState:
-        """The room rebuilt from its first settings and its events."""
+        """The room rebuilt from its first settings and its events (as the journal keeps them)."""
         state = cls(code, settings, created_at)
         for event in events:
-            state.apply(event)
+            state.apply(decode(event))
         state.event_count = len(events)
         return state

@@ -1,4 +1,5 @@
-"""What rooms need from storage, so that the room code does not depend on a database."""
+"""What rooms need from storage (so that the room code does not depend on a database), and
+which finished rounds are still to be written to the history."""
 
 from __future__ import annotations
 
@@ -46,3 +47,43 @@ class NullStore:
 
     def forget(self, code: str) -> None:
         """Nothing to forget."""
+
+
+class RoundLedger:
+    """Which of the current match's finished rounds were already handed to the history."""
+
+    __slots__ = ("match_id", "written")
+
+    def __init__(self, state: RoomState) -> None:
+        self.match_id = state.match_id
+        self.written = len(state.match.results) if state.match else 0
+
+    def rewrite(self) -> None:
+        """Hand the current match's rounds over again (after a restart; they are stored once)."""
+        self.written = 0
+
+    def take(self, state: RoomState, now: int) -> list[FinishedRound]:
+        """Rounds finished since the last call, as the history keeps them."""
+        match = state.match
+        if match is None:
+            return []
+        start = self.written if self.match_id == state.match_id else 0
+        if len(match.results) == start:
+            return []
+        self.match_id, self.written = state.match_id, len(match.results)
+        names = tuple(seat.name for seat in state.seats)
+        places = tuple(match.places())
+        return [
+            FinishedRound(
+                match_id=state.match_id or "",
+                room_code=state.code,
+                settings=state.settings.model_dump(),
+                started_at=state.match_started_at or now,
+                names=names,
+                result=result,
+                ended_at=now,
+                final=match.finished and result is match.results[-1],
+                places=places,
+            )
+            for result in match.results[start:]
+        ]

@@ -33,6 +33,7 @@ class Thinker:
         return await loop.run_in_executor(self.pool, decide_seeded, level, observation, seed)
 
     def close(self) -> None:
-        """Stop the workers."""
+        """Stop the workers and wait until they have ended (a decision under way finishes)."""
         if self.pool is not None:
-            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None

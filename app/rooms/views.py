@@ -6,6 +6,7 @@ hands appear only in ``you`` (one's own) and in ``results`` (after the reveal).
 
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from app.engine.cards import CARD_IDS, Card
@@ -121,7 +122,7 @@ class ViewBuilder:
         self,
         state: RoomState,
         connected: list[bool],
-        standins: set[int],
+        standins: AbstractSet[int],
         spectators: int,
         deadline: int | None,
         ready_deadline: int | None,

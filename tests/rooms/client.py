@@ -16,7 +16,7 @@ import re
 import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import httpx
 import jsonpatch
@@ -73,14 +73,12 @@ async def close_all() -> None:
                 await asyncio.wait_for(client.close(), 5)
 
 
-class Client:
-    """One WebSocket connection to a room."""
+class Peer:
+    """A client of a room: the frames it got, the state they add up to, and its answers."""
 
-    def __init__(self, server: Server, code: str, token: str | None = None) -> None:
-        self.server = server
+    def __init__(self, code: str, token: str | None = None) -> None:
         self.code = code
         self.token = token
-        self.ws: ClientConnection | None = None
         self.frames: list[str] = []
         self.state: State | None = None
         self.version = 0
@@ -88,6 +86,82 @@ class Client:
         self.answers: dict[object, dict[str, Any]] = {}
         self.resyncs: list[tuple[State, State]] = []
         self.closed: tuple[int, str] | None = None
+
+    def _take(self, frame: dict[str, Any]) -> None:
+        kind = frame["type"]
+        if kind in ("error", "hint"):
+            # Answers to one message, outside the versioned stream of states and patches.
+            if kind == "error":
+                self.errors.append(frame)
+            if frame.get("id") is not None:
+                self.answers[frame["id"]] = frame
+            return
+        assert frame["version"] == self.version + 1, f"version gap: {self.version} then {frame}"
+        self.version = frame["version"]
+        if kind == "state":
+            if self.state is not None:
+                # Both copies: the live state goes on being patched in place.
+                self.resyncs.append((copy.deepcopy(self.state), copy.deepcopy(frame["state"])))
+            self.state = frame["state"]
+        elif kind == "patch":
+            assert self.state is not None
+            jsonpatch.apply_patch(self.state, frame["ops"], in_place=True)
+            if frame.get("ack") is not None:
+                self.answers[frame["ack"]] = frame
+        else:
+            raise AssertionError(f"unknown frame type {kind}")
+
+    def _answer(self, message_id: object, kind: str) -> dict[str, Any]:
+        """The answer to the message with ``message_id``; raises Refused for an error."""
+        answer = self.answers.pop(message_id, None)
+        if answer is None:
+            raise AssertionError(f"closed {self.closed} before an answer to {kind}")
+        if answer["type"] == "error":
+            raise Refused(answer)
+        return answer
+
+    # What the client's own view allows.
+
+    @property
+    def seat(self) -> int | None:
+        assert self.state is not None
+        seat: int | None = self.state["you"]["seat"]
+        return seat
+
+    def my_turn(self) -> bool:
+        state = self.state
+        return bool(
+            state
+            and state["status"] == "playing"
+            and state["round"]
+            and state["round"]["turn"] is not None
+            and state["round"]["turn"]["seat"] == state["you"]["seat"]
+        )
+
+    def random_move(self, rng: random.Random, knock_chance: float = 0.03) -> dict[str, Any]:
+        """A random legal move worked out from this client's own view alone."""
+        assert self.state is not None
+        current = self.state["round"]
+        settings = self.state["settings"]
+        if current["turn"]["pending"]:
+            cards = rng.sample(self.state["you"]["hand"], current["turn"]["pending"])
+            return {"type": "discard", "cards": cards}
+        if current["knocker"] is None and rng.random() < knock_chance:
+            return {"type": "knock"}
+        piles = [index for index, pile in enumerate(current["piles"]) if pile["count"]]
+        if current["discard"]["count"]:
+            piles.append(4)
+        most = 5 if settings["multi_pickup"] else 1
+        return {"type": "take", "piles": rng.sample(piles, rng.randint(1, min(most, len(piles))))}
+
+
+class Client(Peer):
+    """One WebSocket connection to a room."""
+
+    def __init__(self, server: Server, code: str, token: str | None = None) -> None:
+        super().__init__(code, token)
+        self.server = server
+        self.ws: ClientConnection | None = None
         self._changed = asyncio.Condition()
         self._reader: asyncio.Task[None] | None = None
         _opened.append(self)
@@ -128,30 +202,6 @@ class Client:
             self.closed = (rcvd.code, rcvd.reason) if rcvd else (1006, "")
             async with self._changed:
                 self._changed.notify_all()
-
-    def _take(self, frame: dict[str, Any]) -> None:
-        kind = frame["type"]
-        if kind in ("error", "hint"):
-            # Answers to one message, outside the versioned stream of states and patches.
-            if kind == "error":
-                self.errors.append(frame)
-            if frame.get("id") is not None:
-                self.answers[frame["id"]] = frame
-            return
-        assert frame["version"] == self.version + 1, f"version gap: {self.version} then {frame}"
-        self.version = frame["version"]
-        if kind == "state":
-            if self.state is not None:
-                # Both copies: the live state goes on being patched in place.
-                self.resyncs.append((copy.deepcopy(self.state), copy.deepcopy(frame["state"])))
-            self.state = frame["state"]
-        elif kind == "patch":
-            assert self.state is not None
-            jsonpatch.apply_patch(self.state, frame["ops"], in_place=True)
-            if frame.get("ack") is not None:
-                self.answers[frame["ack"]] = frame
-        else:
-            raise AssertionError(f"unknown frame type {kind}")
 
     async def wait_for(self, predicate: Callable[[State], bool], timeout: float = 10) -> State:
         """Wait until the patched state satisfies ``predicate``."""
@@ -204,12 +254,7 @@ class Client:
                 ),
                 timeout,
             )
-        answer = self.answers.pop(message_id, None)
-        if answer is None:
-            raise AssertionError(f"closed {self.closed} before an answer to {kind}")
-        if answer["type"] == "error":
-            raise Refused(answer)
-        return answer
+        return self._answer(message_id, kind)
 
     async def resync(self) -> tuple[State, State]:
         """Ask for a fresh state; returns (patched state before it, fresh state)."""
@@ -225,40 +270,6 @@ class Client:
             await self.ws.close()
         if self._reader is not None:
             await self._reader
-
-    # What the client's own view allows.
-
-    @property
-    def seat(self) -> int | None:
-        assert self.state is not None
-        seat: int | None = self.state["you"]["seat"]
-        return seat
-
-    def my_turn(self) -> bool:
-        state = self.state
-        return bool(
-            state
-            and state["status"] == "playing"
-            and state["round"]
-            and state["round"]["turn"] is not None
-            and state["round"]["turn"]["seat"] == state["you"]["seat"]
-        )
-
-    def random_move(self, rng: random.Random, knock_chance: float = 0.03) -> dict[str, Any]:
-        """A random legal move worked out from this client's own view alone."""
-        assert self.state is not None
-        current = self.state["round"]
-        settings = self.state["settings"]
-        if current["turn"]["pending"]:
-            cards = rng.sample(self.state["you"]["hand"], current["turn"]["pending"])
-            return {"type": "discard", "cards": cards}
-        if current["knocker"] is None and rng.random() < knock_chance:
-            return {"type": "knock"}
-        piles = [index for index, pile in enumerate(current["piles"]) if pile["count"]]
-        if current["discard"]["count"]:
-            piles.append(4)
-        most = 5 if settings["multi_pickup"] else 1
-        return {"type": "take", "piles": rng.sample(piles, rng.randint(1, min(most, len(piles))))}
 
 
 # Helpers shared by the room tests.
@@ -278,29 +289,32 @@ def public(state: State) -> State:
     return {key: value for key, value in state.items() if key != "you"}
 
 
+P = TypeVar("P", bound=Peer)
+
+
 @dataclass
-class Table:
+class Table(Generic[P]):
     """A room with seated, connected players and optional spectators."""
 
-    server: Server
+    server: Any  # where the room is: a Server, or a Host in this process
     code: str
     tokens: list[str]
-    players: list[Client]
-    spectators: list[Client] = field(default_factory=list)
+    players: list[P]
+    spectators: list[P] = field(default_factory=list)
 
     @property
-    def everyone(self) -> list[Client]:
+    def everyone(self) -> list[P]:
         return [*self.players, *self.spectators]
 
     @property
-    def host(self) -> Client:
+    def host(self) -> P:
         return self.players[0]
 
-    def mover(self) -> Client:
+    def mover(self) -> P:
         """The player whose turn it is (by the first player's view)."""
         return next(client for client in self.players if client.my_turn())
 
-    async def settle(self, reference: Client | None = None) -> None:
+    async def settle(self, reference: P | None = None) -> None:
         """Wait until every connection shows the same public view as ``reference``."""
         reference = reference or self.host
         assert reference.state is not None
@@ -315,7 +329,7 @@ class Table:
 
 async def open_table(
     server: Server, players: int = 2, spectators: int = 0, **settings: Any
-) -> Table:
+) -> Table[Client]:
     """Create a room, seat ``players`` (the first is the host), connect them all."""
     room = create_room(server, "P0", **settings)
     tokens = [room["token"]]
@@ -323,8 +337,19 @@ async def open_table(
         joined = join_room(server, room["code"], f"P{seat}")
         assert joined["seat"] == seat
         tokens.append(joined["token"])
-    table = Table(server, room["code"], tokens, [Client(server, room["code"], t) for t in tokens])
-    table.spectators = [Client(server, room["code"]) for _ in range(spectators)]
+    return await connect_table(
+        Table(server, room["code"], tokens, []),
+        spectators,
+        lambda token: Client(server, room["code"], token),
+    )
+
+
+async def connect_table(
+    table: Table[P], spectators: int, make: Callable[[str | None], P]
+) -> Table[P]:
+    """Connect a client for each of the table's tokens and ``spectators`` watchers."""
+    table.players = [make(token) for token in table.tokens]
+    table.spectators = [make(None) for _ in range(spectators)]
     for client in table.everyone:
         await client.connect()
     await table.settle(table.everyone[-1])
@@ -378,8 +403,8 @@ ANY_ID: Any = object()
 
 
 async def expect_refusal(
-    sender: Client,
-    others: list[Client],
+    sender: Any,
+    others: list[Any],
     message: dict[str, Any] | str,
     code: str,
     echo: Any = UNSET,
@@ -418,3 +443,36 @@ async def expect_refusal(
         assert stray == [], f"another connection was sent {stray}"
         assert len(other.frames) == mark + 1
     return error
+
+
+def others(table: Table[Any], sender: Any) -> list[Any]:
+    return [client for client in table.everyone if client is not sender]
+
+
+async def refused(table: Table[Any], sender: Any, message: Any, code: str, **kw: Any) -> None:
+    """Check that ``message`` from ``sender`` is refused with ``code`` (see expect_refusal)."""
+    await table.settle()
+    await expect_refusal(sender, others(table, sender), message, code, **kw)
+
+
+async def plays_on(table: Table[Any]) -> None:
+    """A legal action is still accepted and reaches everyone."""
+    state = table.host.state
+    assert state is not None
+    if state["status"] == "lobby":
+        rounds = state["settings"]["rounds"]
+        await table.host.act("settings", settings={"rounds": rounds % 50 + 1})
+        await table.settle()
+        assert table.host.state is not None
+        assert table.host.state["settings"]["rounds"] == rounds % 50 + 1
+    else:
+        mover = table.mover()
+        turn = mover.seat
+        await mover.play(mover.random_move(random.Random(0), knock_chance=0))
+        await table.settle(mover)
+        assert mover.state is not None
+        assert mover.state["round"]["turn"]["seat"] == turn
+        assert mover.state["round"]["turn"]["pending"] > 0
+    for client in table.everyone:
+        before, fresh = await client.resync()
+        assert before == fresh

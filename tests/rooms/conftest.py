@@ -4,6 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.rooms.local import Host
 from tests.server import Server, running_server
 
 FAST = {
@@ -21,3 +22,9 @@ def rooms_server() -> Iterator[Server]:
     """A real server whose rate limits are out of the way of fast test clients."""
     with running_server(**FAST) as started:
         yield started
+
+
+@pytest.fixture
+def rooms() -> Host:
+    """Rooms held in this process, with a clock moved by hand and a store in memory."""
+    return Host()

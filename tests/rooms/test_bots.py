@@ -1,34 +1,33 @@
-"""Bots at the table, a bot standing in for an absent player, and hints, over real sockets."""
+"""Bots at the table, a bot standing in for an absent player, and hints.
+
+Rooms in this process with a clock moved by hand; bots think in place (no worker processes)."""
 
 from __future__ import annotations
 
-import asyncio
 import random
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.rooms.client import Client, Refused, create_room, open_table
-from tests.rooms.conftest import FAST
-from tests.server import Server, running_server
+from app.rooms.live import RoomConfig
+from tests.rooms.client import Refused
+from tests.rooms.local import Host, LocalClient, open_table
 
 
-@pytest.fixture(scope="module")
-def bot_server() -> Iterator[Server]:
+@pytest.fixture
+def bot_server() -> Host:
     """Bots play at once; a player away on their turn is stood in for after half a second."""
-    with running_server(**{**FAST, "BOT_DELAY_SECONDS": "0", "STANDIN_SECONDS": "0.5"}) as server:
-        yield server
+    return Host(RoomConfig(ready_seconds=2, bot_delay_seconds=0, standin_seconds=0.5))
 
 
-async def lobby_with(server: Server, **settings: object) -> Client:
-    room = create_room(server, "Ann", turn_seconds=0, **settings)
-    host = Client(server, str(room["code"]), str(room["token"]))
+async def lobby_with(server: Host, **settings: Any) -> LocalClient:
+    room = server.create("Ann", turn_seconds=0, **settings)
+    host = LocalClient(server, str(room["code"]), str(room["token"]))
     await host.connect()
     return host
 
 
-async def test_the_host_seats_and_removes_bots(bot_server: Server) -> None:
+async def test_the_host_seats_and_removes_bots(bot_server: Host) -> None:
     host = await lobby_with(bot_server, max_players=4)
     for level in ("easy", "normal", "strong"):
         await host.act("add_bot", level=level)
@@ -52,7 +51,7 @@ async def test_the_host_seats_and_removes_bots(bot_server: Server) -> None:
     await host.close()
 
 
-async def test_a_guest_cannot_add_bots(bot_server: Server) -> None:
+async def test_a_guest_cannot_add_bots(bot_server: Host) -> None:
     table = await open_table(bot_server, 2, turn_seconds=0)
     with pytest.raises(Refused) as refused:
         await table.players[1].act("add_bot", level="easy")
@@ -66,7 +65,7 @@ async def test_a_guest_cannot_add_bots(bot_server: Server) -> None:
     ids=["standard", "multi", "ten", "ten-multi"],
 )
 async def test_one_person_plays_a_whole_match_against_bots(
-    bot_server: Server, settings: dict[str, object]
+    bot_server: Host, settings: dict[str, object]
 ) -> None:
     host = await lobby_with(bot_server, rounds=2, **settings)
     for level in ("easy", "normal", "strong"):
@@ -75,7 +74,7 @@ async def test_one_person_plays_a_whole_match_against_bots(
     rng = random.Random(8)
     while host.state["status"] != "finished":  # type: ignore[index]
         state = await host.wait_for(
-            lambda s: s["status"] in ("round_over", "finished") or host.my_turn(), timeout=30
+            lambda s: s["status"] in ("round_over", "finished") or host.my_turn()
         )
         if state["status"] == "round_over":
             await host.act("ready")
@@ -90,7 +89,7 @@ async def test_one_person_plays_a_whole_match_against_bots(
     await host.close()
 
 
-async def test_a_bot_stands_in_for_an_absent_player_until_they_return(bot_server: Server) -> None:
+async def test_a_bot_stands_in_for_an_absent_player_until_they_return(bot_server: Host) -> None:
     table = await open_table(bot_server, 2, rounds=3, turn_seconds=0)
     ann, bob = table.players
     await ann.act("start")
@@ -100,11 +99,11 @@ async def test_a_bot_stands_in_for_an_absent_player_until_they_return(bot_server
     assert not ann.state["players"][1]["standin"]  # type: ignore[index]
     # Bob's turns are played for him once his grace is over: Ann keeps getting her turn back.
     for _ in range(3):
-        await ann.wait_for(lambda s: ann.my_turn(), timeout=10)
+        await ann.wait_for(lambda s: ann.my_turn())
         await ann.act("take", piles=[0])
         await ann.play({"type": "discard", "cards": [ann.state["you"]["hand"][-1]]})  # type: ignore[index]
     await ann.wait_for(lambda s: s["players"][1]["standin"])
-    bob = Client(bot_server, table.code, table.tokens[1])
+    bob = LocalClient(bot_server, table.code, table.tokens[1])
     await bob.connect()
     state = await ann.wait_for(lambda s: s["players"][1]["connected"])
     assert not state["players"][1]["standin"]
@@ -113,7 +112,7 @@ async def test_a_bot_stands_in_for_an_absent_player_until_they_return(bot_server
     await bob.close()
 
 
-async def bob_stood_in(server: Server) -> tuple[Client, Client]:
+async def bob_stood_in(server: Host) -> tuple[LocalClient, LocalClient]:
     """Ann and Bob at a table with a 1 s turn timer, once a bot stands in for Bob.
 
     Ann plays her turns; Bob, connected, never does: the timer plays two of his turns, then a
@@ -123,7 +122,7 @@ async def bob_stood_in(server: Server) -> tuple[Client, Client]:
     ann, bob = table.players
     await ann.act("start")
     while not ann.state["players"][1]["standin"]:  # type: ignore[index]
-        await ann.wait_for(lambda s: ann.my_turn() or s["players"][1]["standin"], timeout=10)
+        await ann.wait_for(lambda s: ann.my_turn() or s["players"][1]["standin"])
         if ann.my_turn():
             await ann.act("take", piles=[1])
             await ann.play({"type": "discard", "cards": [ann.state["you"]["hand"][0]]})  # type: ignore[index]
@@ -131,36 +130,34 @@ async def bob_stood_in(server: Server) -> tuple[Client, Client]:
 
 
 async def test_two_missed_deadlines_bring_a_stand_in_until_back() -> None:
-    settings = {**FAST, "BOT_DELAY_SECONDS": "0", "STANDIN_SECONDS": "60"}
-    with running_server(**settings) as server:
-        ann, bob = await bob_stood_in(server)
-        assert bob.state is not None
-        await bob.wait_for(lambda s: s["players"][1]["standin"])
-        await bob.act("back")
-        await ann.wait_for(lambda s: not s["players"][1]["standin"])
-        await ann.close()
-        await bob.close()
+    server = Host(RoomConfig(ready_seconds=2, bot_delay_seconds=0, standin_seconds=60))
+    ann, bob = await bob_stood_in(server)
+    assert bob.state is not None
+    await bob.wait_for(lambda s: s["players"][1]["standin"])
+    await bob.act("back")
+    await ann.wait_for(lambda s: not s["players"][1]["standin"])
+    await ann.close()
+    await bob.close()
 
 
 async def test_a_stood_in_player_who_moves_is_back_for_everyone() -> None:
-    settings = {**FAST, "BOT_DELAY_SECONDS": "30", "STANDIN_SECONDS": "60"}
-    with running_server(**settings) as server:
-        ann, bob = await bob_stood_in(server)
-        # The bot waits 30 s before it plays for Bob: Bob's own move on his turn comes first,
-        # and that move alone tells everyone he is back.
-        await bob.wait_for(lambda s: bob.my_turn(), timeout=10)
-        await bob.act("take", piles=[1])
-        # Before his turn timer plays the rest of his turn: the take's own patch said it.
-        for client in (ann, bob):
-            before, fresh = await client.resync()
-            assert before == fresh
-            assert not before["players"][1]["standin"]
-            assert before["round"]["turn"]["pending"] > 0
-        await ann.close()
-        await bob.close()
+    server = Host(RoomConfig(ready_seconds=2, bot_delay_seconds=30, standin_seconds=60))
+    ann, bob = await bob_stood_in(server)
+    # The bot waits 30 s before it plays for Bob: Bob's own move on his turn comes first,
+    # and that move alone tells everyone he is back.
+    await bob.wait_for(lambda s: bob.my_turn())
+    await bob.act("take", piles=[1])
+    # Before his turn timer plays the rest of his turn: the take's own patch said it.
+    for client in (ann, bob):
+        before, fresh = await client.resync()
+        assert before == fresh
+        assert not before["players"][1]["standin"]
+        assert before["round"]["turn"]["pending"] > 0
+    await ann.close()
+    await bob.close()
 
 
-async def test_hints_answer_only_the_asker_with_a_legal_move(bot_server: Server) -> None:
+async def test_hints_answer_only_the_asker_with_a_legal_move(bot_server: Host) -> None:
     table = await open_table(bot_server, 2, spectators=1, rounds=1, turn_seconds=0)
     ann, bob = table.players
     (watcher,) = table.spectators
@@ -183,13 +180,13 @@ async def test_hints_answer_only_the_asker_with_a_legal_move(bot_server: Server)
     for action in advice["actions"]:
         fields = {key: value for key, value in action.items() if key != "seat"}
         await mover.play(fields)
-    await asyncio.sleep(0.2)
+    await bot_server.clock.advance(0.2)
     assert not any('"type":"hint"' in frame for frame in other.frames[frames_before:])
     for client in (ann, bob, watcher):
         await client.close()
 
 
-async def test_the_host_can_switch_hints_off(bot_server: Server) -> None:
+async def test_the_host_can_switch_hints_off(bot_server: Host) -> None:
     table = await open_table(bot_server, 2, rounds=1, turn_seconds=0, hints=False)
     await table.host.act("start")
     for client in table.players:
@@ -198,7 +195,7 @@ async def test_the_host_can_switch_hints_off(bot_server: Server) -> None:
     await table.close()
 
 
-async def answer(client: Client, message: dict[str, object]) -> dict[str, Any]:
+async def answer(client: LocalClient, message: dict[str, object]) -> dict[str, Any]:
     """Send a message with an id and wait for the frame that answers it (hint or error)."""
     message_id = message["id"]
     await client.send(message)

@@ -1,44 +1,38 @@
-"""The host's controls over WebSocket: settings, kick, leave, start and rematch."""
+"""The host's controls: settings, kick, leave, start and rematch (rooms in this process).
+
+Where the socket layer would answer (a join refused with 409, a hello refused with 4001), these
+tests check the room's answer it is made from; test_http and test_closing check the wire's."""
 
 from __future__ import annotations
 
 import copy
 import re
-from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.rooms.client import (
-    Client,
-    Refused,
-    Table,
-    api,
-    close_all,
-    closed_with,
-    open_table,
-)
-from tests.server import Server
+from app.engine.errors import IllegalAction
+from app.rooms.registry import hash_token
+from tests.rooms.client import Refused, Table
+from tests.rooms.local import Host, LocalClient, open_table
 
 
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    """Close every connection a test opened, even when it failed."""
-    yield
-    await close_all()
+def holds_a_seat(rooms: Host, code: str, token: str) -> bool:
+    """Whether a hello with ``token`` would be given a seat (the socket closes 4001 if not)."""
+    return rooms.rooms[code].state.seat_of(hash_token(token)) is not None
 
 
-def settings_of(client: Client) -> dict[str, object]:
+def settings_of(client: LocalClient) -> dict[str, object]:
     assert client.state is not None
     settings: dict[str, object] = client.state["settings"]
     return settings
 
 
-def names(client: Client) -> list[str]:
+def names(client: LocalClient) -> list[str]:
     assert client.state is not None
     return [player["name"] for player in client.state["players"]]
 
 
-async def all_agree(table: Table) -> None:
+async def all_agree(table: Table[LocalClient]) -> None:
     for client in table.everyone:
         before, fresh = await client.resync()
         assert before == fresh
@@ -47,8 +41,8 @@ async def all_agree(table: Table) -> None:
 # Settings.
 
 
-async def test_settings_change_only_the_fields_given(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 2, spectators=1, rounds=7, turn_seconds=30)
+async def test_settings_change_only_the_fields_given(rooms: Host) -> None:
+    table = await open_table(rooms, 2, spectators=1, rounds=7, turn_seconds=30)
     start = dict(settings_of(table.host))
     await table.host.act("settings", settings={"rounds": 3})
     await table.settle()
@@ -60,13 +54,13 @@ async def test_settings_change_only_the_fields_given(rooms_server: Server) -> No
         assert settings_of(client) == expected
     await table.host.act("settings", settings={})
     assert settings_of(table.host) == expected
-    info = api(rooms_server, "GET", f"/api/rooms/{table.code}").json()
+    info = rooms.info(table.code)
     assert info["settings"] == expected
     await all_agree(table)
 
 
-async def test_ten_card_shrinks_the_table_to_four(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 3, spectators=1)
+async def test_ten_card_shrinks_the_table_to_four(rooms: Host) -> None:
+    table = await open_table(rooms, 3, spectators=1)
     assert settings_of(table.host)["max_players"] == 6
     await table.host.act("settings", settings={"ten_card": True})
     await table.settle()
@@ -78,8 +72,8 @@ async def test_ten_card_shrinks_the_table_to_four(rooms_server: Server) -> None:
     await all_agree(table)
 
 
-async def test_ten_card_keeps_a_smaller_table(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 2, max_players=3)
+async def test_ten_card_keeps_a_smaller_table(rooms: Host) -> None:
+    table = await open_table(rooms, 2, max_players=3)
     await table.host.act("settings", settings={"ten_card": True})
     assert settings_of(table.host)["max_players"] == 3
     await table.host.act("settings", settings={"ten_card": False, "max_players": 6})
@@ -87,19 +81,19 @@ async def test_ten_card_keeps_a_smaller_table(rooms_server: Server) -> None:
     assert settings_of(table.host)["max_players"] == 2
 
 
-async def test_a_smaller_table_closes_the_free_seats(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 2)
+async def test_a_smaller_table_closes_the_free_seats(rooms: Host) -> None:
+    table = await open_table(rooms, 2)
     await table.host.act("settings", settings={"max_players": 2})
-    answer = api(rooms_server, "POST", f"/api/rooms/{table.code}/join", {"name": "Cid"})
-    assert answer.status_code == 409
-    assert answer.json()["code"] == "room_full"
+    with pytest.raises(IllegalAction) as refusal:
+        await rooms.join(table.code, "Cid")
+    assert refusal.value.code == "room_full"
 
 
 # Kick.
 
 
-async def test_kick_closes_the_player_and_renumbers_the_seats(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 4, spectators=1)
+async def test_kick_closes_the_player_and_renumbers_the_seats(rooms: Host) -> None:
+    table = await open_table(rooms, 4, spectators=1)
     kicked = table.players[1]
     await table.host.act("kick", seat=1)
     code, reason = await kicked.wait_closed()
@@ -116,32 +110,29 @@ async def test_kick_closes_the_player_and_renumbers_the_seats(rooms_server: Serv
         assert state["spectators"] == 1
     assert [client.seat for client in table.players[2:]] == [1, 2]
     assert [p["host"] for p in table.host.state["players"]] == [True, False, False]  # type: ignore[index]
-    info = api(rooms_server, "GET", f"/api/rooms/{table.code}").json()
+    info = rooms.info(table.code)
     assert [p["name"] for p in info["players"]] == ["P0", "P2", "P3"]
     table.players.remove(kicked)
     await all_agree(table)
 
 
-async def test_a_kicked_token_no_longer_holds_a_seat(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 3)
+async def test_a_kicked_token_no_longer_holds_a_seat(rooms: Host) -> None:
+    table = await open_table(rooms, 3)
     await table.host.act("kick", seat=1)
     await table.players[1].wait_closed()
-    closed, _ = await closed_with(
-        rooms_server, table.code, {"type": "hello", "token": table.tokens[1]}
-    )
-    assert closed == 4001
+    assert not holds_a_seat(rooms, table.code, table.tokens[1])
     # The others' tokens follow them to their new seats.
-    again = Client(rooms_server, table.code, table.tokens[2])
+    again = LocalClient(rooms, table.code, table.tokens[2])
     await again.connect()
     assert again.seat == 1
     assert (await table.players[2].wait_closed())[0] == 4009
     # The kicked player may join again, at the end.
-    joined = api(rooms_server, "POST", f"/api/rooms/{table.code}/join", {"name": "P1"}).json()
+    joined = await rooms.join(table.code, "P1")
     assert joined["seat"] == 2
 
 
-async def test_kick_of_a_player_who_is_away(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 3, spectators=1)
+async def test_kick_of_a_player_who_is_away(rooms: Host) -> None:
+    table = await open_table(rooms, 3, spectators=1)
     away = table.players.pop()
     await away.close()
     await table.host.wait_for(lambda s: s["players"][2]["connected"] is False)
@@ -154,8 +145,8 @@ async def test_kick_of_a_player_who_is_away(rooms_server: Server) -> None:
 # Leave.
 
 
-async def test_a_player_who_leaves_goes_on_watching(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 3, spectators=1)
+async def test_a_player_who_leaves_goes_on_watching(rooms: Host) -> None:
+    table = await open_table(rooms, 3, spectators=1)
     leaver = table.players[1]
     await leaver.act("leave")
     assert leaver.closed is None
@@ -168,15 +159,12 @@ async def test_a_player_who_leaves_goes_on_watching(rooms_server: Server) -> Non
     await table.host.act("start")
     await leaver.wait_for(lambda s: s["status"] == "playing")
     assert leaver.state["you"]["hand"] == []
-    closed, _ = await closed_with(
-        rooms_server, table.code, {"type": "hello", "token": table.tokens[1]}
-    )
-    assert closed == 4001
+    assert not holds_a_seat(rooms, table.code, table.tokens[1])
     await all_agree(table)
 
 
-async def test_the_host_may_leave_and_the_role_moves_on(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 3, spectators=1)
+async def test_the_host_may_leave_and_the_role_moves_on(rooms: Host) -> None:
+    table = await open_table(rooms, 3, spectators=1)
     await table.host.act("leave")
     await table.settle(table.host)
     for client in table.everyone:
@@ -191,8 +179,8 @@ async def test_the_host_may_leave_and_the_role_moves_on(rooms_server: Server) ->
     await all_agree(table)
 
 
-async def test_the_last_seat_may_leave(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 2)
+async def test_the_last_seat_may_leave(rooms: Host) -> None:
+    table = await open_table(rooms, 2)
     await table.players[1].act("leave")
     await table.settle(table.players[1])
     assert names(table.host) == ["P0"]
@@ -204,8 +192,8 @@ async def test_the_last_seat_may_leave(rooms_server: Server) -> None:
 # Start and rematch.
 
 
-async def test_start_deals_the_first_round_to_everyone(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 3, spectators=1, turn_seconds=0)
+async def test_start_deals_the_first_round_to_everyone(rooms: Host) -> None:
+    table = await open_table(rooms, 3, spectators=1, turn_seconds=0)
     await table.host.act("start")
     await table.settle()
     for client in table.everyone:
@@ -225,11 +213,11 @@ async def test_start_deals_the_first_round_to_everyone(rooms_server: Server) -> 
         if client.seat is not None:
             assert len(state["you"]["hand"]) == 5
             assert state["you"]["evaluation"] is not None
-    info = api(rooms_server, "GET", f"/api/rooms/{table.code}").json()
+    info = rooms.info(table.code)
     assert info["status"] == "playing"
 
 
-async def play_one_round(table: Table) -> None:
+async def play_one_round(table: Table[LocalClient]) -> None:
     """The first player knocks, the rest take and discard once: the round is over."""
     first = table.mover()
     await first.act("knock")
@@ -241,8 +229,8 @@ async def play_one_round(table: Table) -> None:
         await table.settle(mover)
 
 
-async def test_rematch_keeps_series_totals_and_resets_the_match(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 2, spectators=1, rounds=1, turn_seconds=0)
+async def test_rematch_keeps_series_totals_and_resets_the_match(rooms: Host) -> None:
+    table = await open_table(rooms, 2, spectators=1, rounds=1, turn_seconds=0)
     await table.host.act("start")
     await table.settle()
     await play_one_round(table)

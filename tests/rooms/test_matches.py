@@ -1,8 +1,8 @@
-"""Whole matches over WebSocket for every variant and table size, and what their frames reveal.
+"""Whole matches for every variant and table size, and what their frames reveal.
 
-Each match is played once (module fixture, its own event loop) by random legal moves chosen
-from each player's own view, with a spectator watching; the tests then check the outcome and
-every frame that every connection received.
+Each match is played once (module fixture, its own event loop) in this process by random legal
+moves chosen from each player's own view, with a spectator watching; the tests then check the
+outcome and every frame that every connection received. test_smoke plays one over sockets.
 """
 
 from __future__ import annotations
@@ -22,9 +22,8 @@ import pytest
 from app.engine.cards import CARD_IDS, parse_card
 from app.engine.fairdeal import shuffled_deck
 from app.engine.scoring import score_cards
-from tests.rooms.client import Client, State, Table, api, card_ids_in, close_all, open_table, public
-from tests.rooms.conftest import FAST
-from tests.server import Server, running_server
+from tests.rooms.client import State, Table, card_ids_in, public
+from tests.rooms.local import Host, LocalClient, open_table
 
 ROUNDS = 2
 DECK = 125
@@ -51,10 +50,10 @@ class Played:
     players: int
     multi_pickup: bool
     ten_card: bool
-    table: Table
+    table: Table[LocalClient]
     finals: list[State | None]
     actions: int
-    room_info: dict[str, Any]
+    status: str
     scored: list[tuple[Any, Any]]
 
     @property
@@ -68,14 +67,7 @@ class Played:
         return 10 if self.ten_card else 5
 
 
-async def play_match(server: Server, multi: bool, ten: bool, players: int, seed: int) -> Played:
-    try:
-        return await _play_match(server, multi, ten, players, seed)
-    finally:
-        await close_all()
-
-
-async def _play_match(server: Server, multi: bool, ten: bool, players: int, seed: int) -> Played:
+async def play_match(server: Host, multi: bool, ten: bool, players: int, seed: int) -> Played:
     table = await open_table(
         server,
         players,
@@ -89,7 +81,7 @@ async def _play_match(server: Server, multi: bool, ten: bool, players: int, seed
     # Two players taking several cards a turn never knock: their rounds exhaust the piles.
     knock_chance = 0.0 if players == 2 and multi else 0.04
     await table.host.act("start")
-    last: Client = table.host
+    last: LocalClient = table.host
     actions = 0
     while True:
         await table.settle(last)
@@ -113,33 +105,23 @@ async def _play_match(server: Server, multi: bool, ten: bool, players: int, seed
                 await client.resync()
     for client in table.everyone:
         await client.resync()
-    room_info = api(server, "GET", f"/api/rooms/{table.code}").json()
+    status = server.rooms[table.code].state.status.value
     finals = [copy.deepcopy(client.state) for client in table.everyone]
     scored = []
     for state in finals[:players]:
         assert state is not None
-        answer = api(server, "POST", "/api/score", {"cards": state["you"]["hand"]})
-        scored.append((state["you"]["evaluation"], answer.json()))
+        # What the score endpoint answers for these cards (test_smoke asks it over HTTP).
+        answer = score_cards([parse_card(card) for card in state["you"]["hand"]]).as_dict()
+        scored.append((state["you"]["evaluation"], answer))
     await table.close()
-    return Played(players, multi, ten, table, finals, actions, room_info, scored)
-
-
-@pytest.fixture(scope="module")
-def match_server() -> Iterator[Server]:
-    """The shared settings, but the journal written at once instead of every 10 ms.
-
-    Every change waits for its journal write before it is announced; thousands of moves
-    waiting 10 ms each would make these matches several times slower.
-    """
-    with running_server(**{**FAST, "JOURNAL_FLUSH_MS": "0"}) as server:
-        yield server
+    return Played(players, multi, ten, table, finals, actions, status, scored)
 
 
 @pytest.fixture(scope="module", params=GAMES, ids=game_id)
-def played(request: pytest.FixtureRequest, match_server: Server) -> Played:
+def played(request: pytest.FixtureRequest) -> Played:
     multi, ten, players = request.param
     seed = GAMES.index(request.param)
-    return asyncio.run(play_match(match_server, multi, ten, players, seed))
+    return asyncio.run(play_match(Host(), multi, ten, players, seed))
 
 
 # The outcome.
@@ -161,7 +143,7 @@ def test_match_ends_finished_with_one_result_per_round(played: Played) -> None:
     assert final["round"]["number"] == ROUNDS
     assert final["round"]["turn"] is None
     assert final["round"]["ending"] in ("knock", "exhausted")
-    assert played.room_info["status"] == "finished"
+    assert played.status == "finished"
 
 
 def test_final_totals_are_the_sums_of_round_points(played: Played) -> None:
@@ -227,7 +209,7 @@ class Seen:
     first_turn: int | None = None
 
 
-def walk(client: Client) -> Iterator[tuple[str, dict[str, Any], State]]:
+def walk(client: LocalClient) -> Iterator[tuple[str, dict[str, Any], State]]:
     """Every frame the client received, with its state right after applying it."""
     state: State | None = None
     for text in client.frames:
@@ -310,7 +292,7 @@ def test_seeds_appear_only_in_results(played: Played) -> None:
             assert text.count('"seed"') == len(paths)
 
 
-def rounds_seen(client: Client, dealt: int) -> dict[tuple[str, int], Seen]:
+def rounds_seen(client: LocalClient, dealt: int) -> dict[tuple[str, int], Seen]:
     """What the client saw of each round while it was played."""
     seen: dict[tuple[str, int], Seen] = {}
     for _text, _frame, state in walk(client):

@@ -1,37 +1,30 @@
-"""Leaving and coming back: the seat, the hand and the turn are kept; the host role moves on."""
+"""Leaving and coming back: the seat, the hand and the turn are kept; the host role moves on.
+
+Rooms in this process; a connection closed is the room's detach, as a closed socket's is."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
-
-import pytest
+from collections.abc import Callable
 
 from app.engine.cards import parse_card
 from app.engine.scoring import score_cards
-from tests.rooms.client import Client, State, api, close_all, open_table
-from tests.server import Server
-
-
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    """Close every connection a test opened, even when it failed."""
-    yield
-    await close_all()
+from tests.rooms.client import State
+from tests.rooms.local import Host, LocalClient, open_table
 
 
 def away(seat: int) -> Callable[[State], bool]:
     return lambda state: state["players"][seat]["connected"] is False
 
 
-def host_seat(client: Client) -> int:
+def host_seat(client: LocalClient) -> int:
     assert client.state is not None
     hosts = [player["seat"] for player in client.state["players"] if player["host"]]
     assert len(hosts) == 1, hosts
     return hosts[0]
 
 
-async def test_reconnect_mid_turn_keeps_seat_hand_and_step(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 3, spectators=1, turn_seconds=0)
+async def test_reconnect_mid_turn_keeps_seat_hand_and_step(rooms: Host) -> None:
+    table = await open_table(rooms, 3, spectators=1, turn_seconds=0)
     await table.host.act("start")
     await table.settle()
     mover = table.mover()
@@ -49,7 +42,7 @@ async def test_reconnect_mid_turn_keeps_seat_hand_and_step(rooms_server: Server)
         state = await client.wait_for(away(seat))
         assert state["round"] == public_round
         assert state["round"]["turn"]["pending"] == 1  # the seat holds 6 cards
-    back = Client(rooms_server, table.code, table.tokens[seat])
+    back = LocalClient(rooms, table.code, table.tokens[seat])
     await back.connect()
     assert back.version == 1
     state = back.state
@@ -77,14 +70,14 @@ async def test_reconnect_mid_turn_keeps_seat_hand_and_step(rooms_server: Server)
     await table.close()
 
 
-async def test_the_others_see_a_player_leave_and_come_back(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 2, spectators=1)
+async def test_the_others_see_a_player_leave_and_come_back(rooms: Host) -> None:
+    table = await open_table(rooms, 2, spectators=1)
     bob = table.players[1]
     await bob.close()
     await table.host.wait_for(away(1))
-    info = api(rooms_server, "GET", f"/api/rooms/{table.code}").json()
+    info = rooms.info(table.code)
     assert [player["connected"] for player in info["players"]] == [True, False]
-    again = Client(rooms_server, table.code, table.tokens[1])
+    again = LocalClient(rooms, table.code, table.tokens[1])
     await again.connect()
     assert again.seat == 1
     await table.host.wait_for(lambda s: s["players"][1]["connected"] is True)
@@ -92,10 +85,10 @@ async def test_the_others_see_a_player_leave_and_come_back(rooms_server: Server)
     await table.close()
 
 
-async def test_a_replaced_connection_hears_nothing_more(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 2, turn_seconds=0)
+async def test_a_replaced_connection_hears_nothing_more(rooms: Host) -> None:
+    table = await open_table(rooms, 2, turn_seconds=0)
     first = table.players[1]
-    second = Client(rooms_server, table.code, table.tokens[1])
+    second = LocalClient(rooms, table.code, table.tokens[1])
     await second.connect()
     assert (await first.wait_closed())[0] == 4009
     frames = len(first.frames)
@@ -108,29 +101,29 @@ async def test_a_replaced_connection_hears_nothing_more(rooms_server: Server) ->
     await table.close()
 
 
-async def test_host_passes_to_the_next_connected_player(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 3, spectators=1, turn_seconds=0)
+async def test_host_passes_to_the_next_connected_player(rooms: Host) -> None:
+    table = await open_table(rooms, 3, spectators=1, turn_seconds=0)
     await table.host.close()
-    rest: list[Client] = [*table.players[1:], *table.spectators]
+    rest: list[LocalClient] = [*table.players[1:], *table.spectators]
     for client in rest:
         await client.wait_for(away(0))
         assert host_seat(client) == 1
-    info = api(rooms_server, "GET", f"/api/rooms/{table.code}").json()
+    info = rooms.info(table.code)
     assert [player["host"] for player in info["players"]] == [False, True, False]
     bob = table.players[1]
     await bob.act("settings", settings={"rounds": 2})
     await bob.act("start")
     await table.players[2].wait_for(lambda s: s["status"] == "playing")
     # The host role does not come back with the old host.
-    again = Client(rooms_server, table.code, table.tokens[0])
+    again = LocalClient(rooms, table.code, table.tokens[0])
     await again.connect()
     assert host_seat(again) == 1
     table.players[0] = again
     await table.close()
 
 
-async def test_host_skips_players_who_are_away(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 4, turn_seconds=0)
+async def test_host_skips_players_who_are_away(rooms: Host) -> None:
+    table = await open_table(rooms, 4, turn_seconds=0)
     await table.players[1].close()
     await table.host.wait_for(away(1))
     assert host_seat(table.host) == 0
@@ -145,8 +138,8 @@ async def test_host_skips_players_who_are_away(rooms_server: Server) -> None:
         await client.close()
 
 
-async def test_host_passes_on_during_a_match(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 3, rounds=1, turn_seconds=0)
+async def test_host_passes_on_during_a_match(rooms: Host) -> None:
+    table = await open_table(rooms, 3, rounds=1, turn_seconds=0)
     await table.host.act("start")
     await table.settle()
     await table.host.close()
@@ -157,17 +150,17 @@ async def test_host_passes_on_during_a_match(rooms_server: Server) -> None:
         await client.close()
 
 
-async def test_a_player_alone_in_the_room_becomes_host(rooms_server: Server) -> None:
+async def test_a_player_alone_in_the_room_becomes_host(rooms: Host) -> None:
     """Everyone left, the host last; the first player back is the only one present.
 
     Unless the host role passes to them, nobody present can start, kick or change settings.
     """
-    table = await open_table(rooms_server, 3)
+    table = await open_table(rooms, 3)
     await table.players[1].close()
     await table.players[2].close()
     await table.host.wait_for(lambda s: not any(p["connected"] for p in s["players"][1:]))
     await table.host.close()
-    bob = Client(rooms_server, table.code, table.tokens[1])
+    bob = LocalClient(rooms, table.code, table.tokens[1])
     await bob.connect()
     assert bob.state is not None
     assert [p["connected"] for p in bob.state["players"]] == [False, True, False]

@@ -1,54 +1,36 @@
-"""Every refusal of docs/protocol.md that can be provoked over the wire.
+"""Every refusal of docs/protocol.md that can be provoked by a message, in this process.
 
 Each refusal must answer its sender alone with the right code, echo the message's id and
-change nothing for anyone; the room must play on afterwards.
+change nothing for anyone; the room must play on afterwards. Those the socket layer makes (too
+large, rate limited) are in test_wire.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import random
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from tests.rooms.client import (
-    ANY_ID,
-    Client,
-    Table,
-    close_all,
-    create_room,
-    expect_refusal,
-    open_table,
-)
-from tests.rooms.conftest import FAST
-from tests.server import Server, running_server
-
-
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    """Close every connection a test opened, even when it failed."""
-    yield
-    await close_all()
-
+from tests.rooms.client import Table, expect_refusal, plays_on, refused
+from tests.rooms.local import Host, LocalClient, open_table
 
 OTHER_CARD = "3-star-orange"
 
 
 @pytest.fixture
-async def lobby(rooms_server: Server) -> AsyncIterator[Table]:
+async def lobby(rooms: Host) -> AsyncIterator[Table[LocalClient]]:
     """Three players and a spectator in a lobby."""
-    table = await open_table(rooms_server, 3, spectators=1, turn_seconds=0)
+    table = await open_table(rooms, 3, spectators=1, turn_seconds=0)
     yield table
     await table.close()
 
 
 @pytest.fixture
-async def playing(rooms_server: Server) -> AsyncIterator[Table]:
+async def playing(rooms: Host) -> AsyncIterator[Table[LocalClient]]:
     """Two players and a spectator, the first round dealt, nobody has moved."""
-    table = await open_table(rooms_server, 2, spectators=1, turn_seconds=0)
+    table = await open_table(rooms, 2, spectators=1, turn_seconds=0)
     await table.host.act("start")
     await table.settle()
     yield table
@@ -56,58 +38,26 @@ async def playing(rooms_server: Server) -> AsyncIterator[Table]:
 
 
 @pytest.fixture
-async def multi(rooms_server: Server) -> AsyncIterator[Table]:
+async def multi(rooms: Host) -> AsyncIterator[Table[LocalClient]]:
     """Like ``playing`` with multiple pickups."""
-    table = await open_table(rooms_server, 2, spectators=1, turn_seconds=0, multi_pickup=True)
+    table = await open_table(rooms, 2, spectators=1, turn_seconds=0, multi_pickup=True)
     await table.host.act("start")
     await table.settle()
     yield table
     await table.close()
 
 
-def others(table: Table, sender: Client) -> list[Client]:
-    return [client for client in table.everyone if client is not sender]
-
-
-async def refused(table: Table, sender: Client, message: Any, code: str, **kw: Any) -> None:
-    await table.settle()
-    await expect_refusal(sender, others(table, sender), message, code, **kw)
-
-
-async def plays_on(table: Table) -> None:
-    """A legal action is still accepted and reaches everyone."""
-    state = table.host.state
-    assert state is not None
-    if state["status"] == "lobby":
-        rounds = state["settings"]["rounds"]
-        await table.host.act("settings", settings={"rounds": rounds % 50 + 1})
-        await table.settle()
-        assert table.host.state is not None
-        assert table.host.state["settings"]["rounds"] == rounds % 50 + 1
-    else:
-        mover = table.mover()
-        turn = mover.seat
-        await mover.play(mover.random_move(random.Random(0), knock_chance=0))
-        await table.settle(mover)
-        assert mover.state is not None
-        assert mover.state["round"]["turn"]["seat"] == turn
-        assert mover.state["round"]["turn"]["pending"] > 0
-    for client in table.everyone:
-        before, fresh = await client.resync()
-        assert before == fresh
-
-
-def not_turn(table: Table) -> Client:
+def not_turn(table: Table) -> LocalClient:
     return next(client for client in table.players if not client.my_turn())
 
 
-def hand(client: Client) -> list[str]:
+def hand(client: LocalClient) -> list[str]:
     assert client.state is not None
     hand: list[str] = client.state["you"]["hand"]
     return hand
 
 
-def round_of(client: Client) -> dict[str, Any]:
+def round_of(client: LocalClient) -> dict[str, Any]:
     assert client.state is not None
     current: dict[str, Any] = client.state["round"]
     return current
@@ -193,33 +143,6 @@ async def test_unknown_type_names_the_known_types(lobby: Table) -> None:
     error = await expect_refusal(lobby.host, [], {"type": "shuffle", "id": 1}, "unknown_type")
     for known in ["start", "take", "discard", "knock", "ready", "kick", "leave", "rematch"]:
         assert known in error["message"]
-
-
-async def test_too_large(lobby: Table) -> None:
-    big = {"type": "start", "id": "big", "pad": "x" * 5000}
-    await refused(lobby, lobby.host, big, "too_large", echo=ANY_ID)
-    await plays_on(lobby)
-
-
-async def test_too_large_echoes_the_id(lobby: Table) -> None:
-    big = {"type": "start", "id": "big", "pad": "x" * 5000}
-    await refused(lobby, lobby.host, big, "too_large", echo="big")
-
-
-async def test_too_large_counts_bytes_not_characters(lobby: Table) -> None:
-    """1,500 three-byte characters are 4,500 bytes: over the 4 KiB limit."""
-    big = {"type": "start", "id": "wide", "pad": "\u20ac" * 1500}
-    assert len(json.dumps(big, ensure_ascii=False)) < 4096
-    await refused(lobby, lobby.host, json.dumps(big, ensure_ascii=False), "too_large", echo=ANY_ID)
-    await plays_on(lobby)
-
-
-async def test_just_under_the_size_limit_is_read(lobby: Table) -> None:
-    message = {"type": "start", "id": "edge", "pad": ""}
-    message["pad"] = "x" * (4096 - len(json.dumps(message, separators=(",", ":"))))
-    text = json.dumps(message, separators=(",", ":"))
-    assert len(text) == 4096
-    await refused(lobby, lobby.host, text, "bad_message", echo="edge")
 
 
 # Who may do what.
@@ -309,8 +232,8 @@ async def test_wrong_status_for_rematch_during_a_match(playing: Table) -> None:
     await plays_on(playing)
 
 
-async def test_not_enough_players(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 1, spectators=1, turn_seconds=0)
+async def test_not_enough_players(rooms: Host) -> None:
+    table = await open_table(rooms, 1, spectators=1, turn_seconds=0)
     await refused(table, table.host, {"type": "start", "id": "s"}, "not_enough_players")
     await plays_on(table)
     await table.close()
@@ -339,8 +262,8 @@ async def test_bad_settings(lobby: Table, settings: dict[str, Any]) -> None:
     await plays_on(lobby)
 
 
-async def test_bad_settings_when_ten_card_does_not_fit_the_table(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 5, turn_seconds=0)
+async def test_bad_settings_when_ten_card_does_not_fit_the_table(rooms: Host) -> None:
+    table = await open_table(rooms, 5, turn_seconds=0)
     message = {"type": "settings", "settings": {"ten_card": True}, "id": 8}
     await refused(table, table.host, message, "bad_settings")
     await plays_on(table)
@@ -371,9 +294,9 @@ async def test_no_round_in_the_lobby(lobby: Table, message: dict[str, Any]) -> N
     await plays_on(lobby)
 
 
-async def test_no_round_between_rounds(rooms_server: Server) -> None:
+async def test_no_round_between_rounds(rooms: Host) -> None:
     """After a knock ends the round, turn actions are refused until the next deal."""
-    table = await open_table(rooms_server, 2, spectators=1, rounds=2, turn_seconds=0)
+    table = await open_table(rooms, 2, spectators=1, rounds=2, turn_seconds=0)
     await table.host.act("start")
     await table.settle()
     first = table.mover()
@@ -565,53 +488,3 @@ async def test_knock_not_allowed_after_a_knock(playing: Table) -> None:
     assert second is not first
     await refused(playing, second, {"type": "knock", "id": 55}, "knock_not_allowed")
     await plays_on(playing)
-
-
-# Rate limiting (a dedicated server with a tiny budget).
-
-
-@pytest.fixture(scope="module")
-def strict_server() -> Iterator[Server]:
-    with running_server(**{**FAST, "MESSAGES_PER_SECOND": "2", "MESSAGE_BURST": "4"}) as server:
-        yield server
-
-
-async def burst(server: Server, count: int) -> tuple[Client, Client, list[dict[str, Any]], int]:
-    """A host sends ``count`` settings changes at once; returns what came back to it."""
-    room = create_room(server, turn_seconds=0)
-    host = Client(server, room["code"], room["token"])
-    watcher = Client(server, room["code"])
-    await host.connect()
-    await watcher.connect()
-    await host.wait_for(lambda state: state["spectators"] == 1)
-    marks = len(host.frames), len(watcher.frames)
-    for number in range(count):
-        await host.send({"type": "settings", "settings": {"rounds": number + 1}, "id": number})
-    await host.wait_frames(marks[0] + count)
-    return host, watcher, [json.loads(text) for text in host.frames[marks[0] :]], marks[1]
-
-
-async def test_rate_limited(strict_server: Server) -> None:
-    host, watcher, frames, mark = await burst(strict_server, 6)
-    accepted = [frame for frame in frames if frame["type"] == "patch"]
-    errors = [frame for frame in frames if frame["type"] == "error"]
-    assert [frame["ack"] for frame in accepted] == [0, 1, 2, 3]
-    assert [frame["code"] for frame in errors] == ["rate_limited", "rate_limited"]
-    await asyncio.sleep(1.1)  # the bucket refills
-    await watcher.wait_for(lambda state: state["settings"]["rounds"] == 4)
-    assert len(watcher.frames) == mark + 4, "a dropped message reached someone"
-    before, fresh = await host.resync()
-    assert before == fresh
-    assert fresh["settings"]["rounds"] == 4
-    await host.act("settings", settings={"rounds": 9})
-    await watcher.wait_for(lambda state: state["settings"]["rounds"] == 9)
-    await host.close()
-    await watcher.close()
-
-
-async def test_rate_limited_echoes_the_id(strict_server: Server) -> None:
-    host, watcher, frames, _mark = await burst(strict_server, 6)
-    errors = [frame for frame in frames if frame["type"] == "error"]
-    await host.close()
-    await watcher.close()
-    assert [frame["id"] for frame in errors] == [4, 5]

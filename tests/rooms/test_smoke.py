@@ -1,6 +1,8 @@
+"""One match over real sockets and HTTP: what the in-process room tests cannot reach."""
+
 import random
 
-from tests.rooms.client import Client, create_room, join_room
+from tests.rooms.client import Client, api, create_room, join_room
 from tests.server import Server
 
 
@@ -24,7 +26,11 @@ async def test_two_players_play_a_round(rooms_server: Server) -> None:
         await mover.play(mover.random_move(rng))
         before, fresh = await mover.resync()
         assert before == fresh
-    for f in ann_client.frames[:8]:
-        print(len(f), f[:600])
+    assert api(rooms_server, "GET", f"/api/rooms/{room['code']}").json()["status"] == "finished"
+    for client in clients:
+        assert client.state is not None
+        hand = client.state["you"]["hand"]
+        answer = api(rooms_server, "POST", "/api/score", {"cards": hand}).json()
+        assert client.state["you"]["evaluation"] == answer
     await ann_client.close()
     await bob_client.close()

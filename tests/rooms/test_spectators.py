@@ -1,34 +1,15 @@
-"""Watching a room: no seat, no cards, no say, but every move live."""
+"""Watching a room: no seat, no cards, no say, but every move live (rooms in this process)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
-from tests.rooms.client import (
-    Client,
-    Refused,
-    api,
-    card_ids_in,
-    close_all,
-    create_room,
-    expect_refusal,
-    open_table,
-    public,
-)
-from tests.server import Server
+from tests.rooms.client import Refused, card_ids_in, expect_refusal, public
+from tests.rooms.local import Host, LocalClient, open_table
 
 
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    """Close every connection a test opened, even when it failed."""
-    yield
-    await close_all()
-
-
-async def test_a_spectator_has_no_seat_and_no_hand(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 2, spectators=1, turn_seconds=0)
+async def test_a_spectator_has_no_seat_and_no_hand(rooms: Host) -> None:
+    table = await open_table(rooms, 2, spectators=1, turn_seconds=0)
     (watcher,) = table.spectators
     assert watcher.state is not None
     assert watcher.state["you"] == {"seat": None, "hand": [], "evaluation": None}
@@ -39,19 +20,19 @@ async def test_a_spectator_has_no_seat_and_no_hand(rooms_server: Server) -> None
     await table.close()
 
 
-async def test_the_spectator_count_is_shown_to_everyone(rooms_server: Server) -> None:
-    room = create_room(rooms_server)
-    host = Client(rooms_server, room["code"], room["token"])
+async def test_the_spectator_count_is_shown_to_everyone(rooms: Host) -> None:
+    room = rooms.create()
+    host = LocalClient(rooms, room["code"], room["token"])
     await host.connect()
     assert host.state is not None
     assert host.state["spectators"] == 0
-    watchers = [Client(rooms_server, room["code"]) for _ in range(3)]
+    watchers = [LocalClient(rooms, room["code"]) for _ in range(3)]
     for count, watcher in enumerate(watchers, start=1):
         await watcher.connect()
         assert watcher.state is not None
         assert watcher.state["spectators"] == count
         await host.wait_for(lambda s, n=count: s["spectators"] == n)
-    info = api(rooms_server, "GET", f"/api/rooms/{room['code']}").json()
+    info = rooms.info(room["code"])
     assert info["spectators"] == 3
     assert [player["connected"] for player in info["players"]] == [True]
     await watchers[0].close()
@@ -61,8 +42,8 @@ async def test_the_spectator_count_is_shown_to_everyone(rooms_server: Server) ->
         await client.close()
 
 
-async def test_a_spectators_actions_are_refused(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 2, spectators=1, turn_seconds=0)
+async def test_a_spectators_actions_are_refused(rooms: Host) -> None:
+    table = await open_table(rooms, 2, spectators=1, turn_seconds=0)
     (watcher,) = table.spectators
     await table.host.act("start")
     await table.settle()
@@ -79,8 +60,8 @@ async def test_a_spectators_actions_are_refused(rooms_server: Server) -> None:
     await table.close()
 
 
-async def test_a_spectator_sees_every_move_live(rooms_server: Server) -> None:
-    table = await open_table(rooms_server, 2, spectators=1, turn_seconds=0)
+async def test_a_spectator_sees_every_move_live(rooms: Host) -> None:
+    table = await open_table(rooms, 2, spectators=1, turn_seconds=0)
     (watcher,) = table.spectators
     await table.host.act("start")
     await table.settle()
@@ -102,15 +83,15 @@ async def test_a_spectator_sees_every_move_live(rooms_server: Server) -> None:
 
 
 async def test_a_spectator_arriving_mid_round_gets_the_table_without_hands(
-    rooms_server: Server,
+    rooms: Host,
 ) -> None:
-    table = await open_table(rooms_server, 3, turn_seconds=0)
+    table = await open_table(rooms, 3, turn_seconds=0)
     await table.host.act("start")
     await table.settle()
     mover = table.mover()
     await mover.act("take", piles=[0])
     await table.settle(mover)
-    late = Client(rooms_server, table.code)
+    late = LocalClient(rooms, table.code)
     await late.connect()
     assert late.state is not None
     assert late.state["you"] == {"seat": None, "hand": [], "evaluation": None}
@@ -122,15 +103,15 @@ async def test_a_spectator_arriving_mid_round_gets_the_table_without_hands(
     await table.close()
 
 
-async def test_a_watcher_who_joins_by_http_needs_a_new_connection(rooms_server: Server) -> None:
+async def test_a_watcher_who_joins_by_http_needs_a_new_connection(rooms: Host) -> None:
     """Watching does not seat you: joining over HTTP gives a token for a new connection."""
-    room = create_room(rooms_server)
-    watcher = Client(rooms_server, room["code"])
+    room = rooms.create()
+    watcher = LocalClient(rooms, room["code"])
     await watcher.connect()
-    joined = api(rooms_server, "POST", f"/api/rooms/{room['code']}/join", {"name": "Bob"}).json()
+    joined = await rooms.join(room["code"], "Bob")
     state = await watcher.wait_for(lambda s: len(s["players"]) == 2)
     assert state["you"]["seat"] is None
-    bob = Client(rooms_server, room["code"], joined["token"])
+    bob = LocalClient(rooms, room["code"], joined["token"])
     await bob.connect()
     assert bob.seat == 1
     await watcher.wait_for(lambda s: s["players"][1]["connected"] is True)

@@ -1,33 +1,23 @@
-"""The turn timer plays for a player who does not move; the ready timer deals the next round."""
+"""The turn timer plays for a player who does not move; the ready timer deals the next round.
+
+Rooms in this process with a clock moved by hand: the room is set for READY_SECONDS=2."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
 import json
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
-
-from tests.rooms.client import Client, Table, close_all, open_table
-from tests.server import Server
+from tests.rooms.local import Host, LocalClient, Table, open_table
 
 
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    """Close every connection a test opened, even when it failed."""
-    yield
-    await close_all()
-
-
-def round_of(client: Client) -> dict[str, Any]:
+def round_of(client: LocalClient) -> dict[str, Any]:
     assert client.state is not None
     current: dict[str, Any] = client.state["round"]
     return current
 
 
-async def server_time(client: Client) -> int:
+async def server_time(client: LocalClient) -> int:
     """The server's clock, from a fresh state."""
     await client.resync()
     states = [json.loads(text) for text in client.frames if text.startswith('{"type":"state"')]
@@ -41,17 +31,17 @@ async def all_agree(table: Table) -> None:
         assert before == fresh
 
 
-async def started(server: Server, players: int = 2, **settings: Any) -> Table:
-    table = await open_table(server, players, spectators=1, **settings)
+async def started(rooms: Host, players: int = 2, **settings: Any) -> Table:
+    table = await open_table(rooms, players, spectators=1, **settings)
     await table.host.act("start")
     await table.settle()
     return table
 
 
 async def test_the_turn_timer_plays_the_turn_of_a_player_who_does_not_move(
-    rooms_server: Server,
+    rooms: Host,
 ) -> None:
-    table = await started(rooms_server, turn_seconds=1)
+    table = await started(rooms, turn_seconds=1)
     first = round_of(table.host)
     deadline = first["turn"]["deadline"]
     assert isinstance(deadline, int)
@@ -77,8 +67,8 @@ async def test_the_turn_timer_plays_the_turn_of_a_player_who_does_not_move(
     await table.close()
 
 
-async def test_the_turn_timer_discards_for_a_player_who_took(rooms_server: Server) -> None:
-    table = await started(rooms_server, turn_seconds=1)
+async def test_the_turn_timer_discards_for_a_player_who_took(rooms: Host) -> None:
+    table = await started(rooms, turn_seconds=1)
     mover = table.mover()
     seat = mover.seat
     deadline = round_of(mover)["turn"]["deadline"]
@@ -96,8 +86,8 @@ async def test_the_turn_timer_discards_for_a_player_who_took(rooms_server: Serve
     await table.close()
 
 
-async def test_the_turn_timer_goes_on_turn_after_turn(rooms_server: Server) -> None:
-    table = await started(rooms_server, 3, turn_seconds=1)
+async def test_the_turn_timer_goes_on_turn_after_turn(rooms: Host) -> None:
+    table = await started(rooms, 3, turn_seconds=1)
     deadlines = {round_of(table.host)["turn"]["deadline"]}
     turns = [round_of(table.host)["turn"]["seat"]]
     for _ in range(2):
@@ -109,18 +99,18 @@ async def test_the_turn_timer_goes_on_turn_after_turn(rooms_server: Server) -> N
     await table.close()
 
 
-async def test_the_turn_timer_pauses_while_no_player_is_connected(rooms_server: Server) -> None:
-    table = await started(rooms_server, turn_seconds=1)
+async def test_the_turn_timer_pauses_while_no_player_is_connected(rooms: Host) -> None:
+    table = await started(rooms, turn_seconds=1)
     (watcher,) = table.spectators
     before = copy.deepcopy(round_of(watcher))
     for player in table.players:
         await player.close()
     state = await watcher.wait_for(lambda s: not any(p["connected"] for p in s["players"]))
     assert state["round"]["turn"]["deadline"] is None
-    await asyncio.sleep(1.3)  # longer than the turn
+    await rooms.clock.advance(1.3)  # longer than the turn
     assert round_of(watcher)["turn"]["seat"] == before["turn"]["seat"]
     assert round_of(watcher)["discard"]["count"] == 0
-    back = Client(rooms_server, table.code, table.tokens[0])
+    back = LocalClient(rooms, table.code, table.tokens[0])
     await back.connect()
     current = round_of(back)
     assert current["turn"]["seat"] == before["turn"]["seat"]
@@ -133,8 +123,8 @@ async def test_the_turn_timer_pauses_while_no_player_is_connected(rooms_server: 
     await watcher.close()
 
 
-async def test_no_deadline_without_a_turn_timer(rooms_server: Server) -> None:
-    table = await started(rooms_server, turn_seconds=0)
+async def test_no_deadline_without_a_turn_timer(rooms: Host) -> None:
+    table = await started(rooms, turn_seconds=0)
     assert round_of(table.host)["turn"]["deadline"] is None
     mover = table.mover()
     await mover.act("knock")
@@ -155,9 +145,9 @@ async def end_first_round(table: Table) -> None:
     assert table.host.state["status"] == "round_over"
 
 
-async def test_the_next_round_is_dealt_after_the_ready_time(rooms_server: Server) -> None:
-    """The shared server waits READY_SECONDS=2 for players who do not say they are ready."""
-    table = await started(rooms_server, rounds=2, turn_seconds=0)
+async def test_the_next_round_is_dealt_after_the_ready_time(rooms: Host) -> None:
+    """The room waits READY_SECONDS=2 for players who do not say they are ready."""
+    table = await started(rooms, rounds=2, turn_seconds=0)
     await end_first_round(table)
     state = table.host.state
     assert state is not None
@@ -176,8 +166,8 @@ async def test_the_next_round_is_dealt_after_the_ready_time(rooms_server: Server
     await table.close()
 
 
-async def test_the_next_round_is_dealt_once_everyone_is_ready(rooms_server: Server) -> None:
-    table = await started(rooms_server, 3, rounds=2, turn_seconds=0)
+async def test_the_next_round_is_dealt_once_everyone_is_ready(rooms: Host) -> None:
+    table = await started(rooms, 3, rounds=2, turn_seconds=0)
     first = table.mover()
     await first.act("knock")
     await table.settle(first)
@@ -202,8 +192,8 @@ async def test_the_next_round_is_dealt_once_everyone_is_ready(rooms_server: Serv
     await table.close()
 
 
-async def test_a_second_ready_is_acknowledged_and_changes_nothing(rooms_server: Server) -> None:
-    table = await started(rooms_server, rounds=2, turn_seconds=0)
+async def test_a_second_ready_is_acknowledged_and_changes_nothing(rooms: Host) -> None:
+    table = await started(rooms, rounds=2, turn_seconds=0)
     await end_first_round(table)
     ann = table.host
     await ann.act("ready")
@@ -215,8 +205,8 @@ async def test_a_second_ready_is_acknowledged_and_changes_nothing(rooms_server: 
     await table.close()
 
 
-async def test_players_who_are_away_are_not_waited_for(rooms_server: Server) -> None:
-    table = await started(rooms_server, rounds=2, turn_seconds=0)
+async def test_players_who_are_away_are_not_waited_for(rooms: Host) -> None:
+    table = await started(rooms, rounds=2, turn_seconds=0)
     await end_first_round(table)
     ann, bob = table.players
     await bob.close()

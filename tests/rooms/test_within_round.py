@@ -21,6 +21,8 @@ from app.rooms.live import LiveRoom, RoomConfig
 from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState, Status
+from app.rooms.views import ViewBuilder
+from tests.rooms.fakes import FakeClock
 
 
 class Follower:
@@ -49,6 +51,13 @@ def _message(room: LiveRoom, rng: random.Random) -> tuple[int, bytes]:
     return current.turn, orjson.dumps(action)
 
 
+def _on_turn(room: LiveRoom) -> int:
+    match = room.state.match
+    assert match is not None
+    assert match.round is not None
+    return match.round.turn
+
+
 @pytest.mark.parametrize(
     ("players", "multi_pickup", "ten_card"),
     [(2, False, False), (4, True, False), (3, False, True), (6, False, False)],
@@ -60,7 +69,8 @@ async def test_the_view_after_every_move_equals_one_built_from_scratch(
     state = RoomState("ABCD-EFGH", settings, 0)
     for seat in range(players):
         state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
-    room = LiveRoom(state, RoomConfig(bot_delay_seconds=3600), lambda room: None)
+    clock = FakeClock()
+    room = LiveRoom(state, RoomConfig(bot_delay_seconds=3600), lambda room: None, clock=clock)
     followers = [Follower() for _ in range(players + 1)]
     seats: list[int | None] = [*range(players), None]
     connections = [
@@ -74,16 +84,24 @@ async def test_the_view_after_every_move_equals_one_built_from_scratch(
     while room.state.status is not Status.FINISHED:
         playing = room.state.status is Status.PLAYING
         away = (moves // 40) % 2 == 1
-        if playing and away and room._on_turn()[1] == 1:
+        if playing and away and _on_turn(room) == 1:
             # Seat 1 is away for a while: the turn timer plays its turns, and after two a bot
             # stands in for it, until its player's own next move.
-            await room._turn_expired(room._timed_turn)  # type: ignore[arg-type]
+            assert room.turn_deadline is not None
+            await clock.advance(room.turn_deadline / 1000 - clock.now())
             stood_in += 1 in room.standins()
         else:
             seat, raw = _message(room, rng)
             await room.handle(connections[seat], protocol.parse_message(raw))
         moves += 1
-        fresh = room._build_public()
+        fresh = ViewBuilder().public(
+            room.state,
+            room.presence(),
+            room.standins(),
+            room.spectators(),
+            room.turn_deadline,
+            room.ready_deadline,
+        )
         assert room.public == fresh
         for follower, connection in zip(followers, connections, strict=True):
             assert follower.document == {**fresh, "you": connection.you}

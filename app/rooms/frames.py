@@ -1,0 +1,84 @@
+"""The frames a room sends: full states, and patches from what each connection last held.
+
+The public view is diffed once against what everyone holds and serialised once; each connection
+then gets that plus its own ``you`` changes, queued without awaiting a socket.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from app.rooms import protocol
+from app.rooms.connection import Connection
+from app.rooms.patch import diff
+from app.rooms.state import RoomState
+from app.rooms.views import View, ViewBuilder
+
+
+def join_ops(shared: bytes, private: list[dict[str, Any]]) -> bytes:
+    """One JSON Patch array: the shared ops (already serialised) followed by private ones."""
+    if not private:
+        return shared
+    extra = orjson.dumps(private)
+    if shared == b"[]":
+        return extra
+    return shared[:-1] + b"," + extra[1:]
+
+
+class Frames:
+    """The public view every connection holds, and the frames that bring connections up to date."""
+
+    __slots__ = ("public", "views")
+
+    def __init__(self, views: ViewBuilder, public: View) -> None:
+        self.views = views
+        self.public = public
+
+    def send_state(self, state: RoomState, connection: Connection, now: int) -> None:
+        """Queue a full state for one connection."""
+        you = self.views.private(state, connection.seat)
+        connection.you = you
+        connection.version += 1
+        document = {**self.public, "you": you}
+        connection.push(protocol.state_frame(connection.version, document, now))
+
+    def round_changed(self, state: RoomState, deadline: int | None) -> list[dict[str, Any]]:
+        """Rebuild only the round's public face; the ops that bring it up to date."""
+        before, after = self.public["round"], self.views.round(state, deadline)
+        self.public["round"] = after
+        return diff(before, after, "/round")
+
+    def public_changed(self, public: View) -> list[dict[str, Any]]:
+        """Take ``public`` as the new public view; the ops that bring the old one up to date."""
+        ops = diff(self.public, public)
+        self.public = public
+        return ops
+
+    def send_patches(
+        self,
+        state: RoomState,
+        connections: list[Connection],
+        ops: list[dict[str, Any]],
+        sender: Connection | None,
+        ack: object,
+    ) -> None:
+        """Send each connection the shared ``ops`` and its own ``you`` changes; the sender's
+        patch carries ``ack`` (even when nothing changed)."""
+        shared = orjson.dumps(ops) if ops else b"[]"
+        for connection in connections:
+            if connection.you is None:
+                continue  # its first state is on the way and already holds this change
+            you = self.views.private(state, connection.seat)
+            private = diff(connection.you, you, "/you") if connection.you is not you else []
+            connection.you = you
+            acknowledged = connection is sender and ack is not None
+            if not ops and not private and not acknowledged:
+                continue
+            connection.version += 1
+            connection.push(
+                protocol.patch_frame(
+                    connection.version, join_ops(shared, private), ack if acknowledged else None
+                )
+            )

@@ -1,0 +1,243 @@
+"""A room's clock and its timers (turn, ready, bot, idle), each set for a typed key.
+
+A timer rings at most once for the key it was set for; the room checks, under its lock, that the
+timer is still set for that key before acting, so a ring that lost a race changes nothing. What
+keys the timers should hold for a state is worked out by the pure ``plan`` functions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+from typing import Generic, NamedTuple, Protocol, TypeVar
+
+from app.engine.options import Step
+from app.rooms.state import RoomState, Status
+
+log = logging.getLogger(__name__)
+
+Job = Callable[[], Awaitable[None]]
+
+
+class Handle(Protocol):
+    """A scheduled call that can still be called off."""
+
+    def cancel(self) -> None:
+        """Call it off (nothing happens if it already ran)."""
+
+
+class Clock(Protocol):
+    """Where a room reads the time and schedules its timers."""
+
+    def now(self) -> float:
+        """Seconds since the epoch."""
+
+    def call_later(self, delay: float, job: Job) -> Handle:
+        """Run ``job`` once ``delay`` seconds have passed."""
+
+
+class LoopClock:
+    """The wall clock, and timers on the running asyncio loop."""
+
+    def __init__(self) -> None:
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    def now(self) -> float:
+        """Seconds since the epoch."""
+        return time.time()
+
+    def call_later(self, delay: float, job: Job) -> Handle:
+        """Start ``job`` as a task after ``delay`` seconds; a failure is logged."""
+        return asyncio.get_running_loop().call_later(delay, self._spawn, job)
+
+    def _spawn(self, job: Job) -> None:
+        task = asyncio.get_running_loop().create_task(_run(job))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+
+async def _run(job: Job) -> None:
+    try:
+        await job()
+    except Exception:
+        log.exception("room timer failed")
+
+
+@dataclass(frozen=True, slots=True)
+class RoomConfig:
+    """Server-wide timings that rooms follow."""
+
+    ready_seconds: float = 30.0
+    idle_seconds: float = 900.0
+    bot_delay_seconds: float = 1.0
+    standin_seconds: float = 10.0
+
+
+def millis(clock: Clock) -> int:
+    """The clock's time in milliseconds, as deadlines are given to clients."""
+    return int(clock.now() * 1000)
+
+
+class TurnKey(NamedTuple):
+    """The turn a turn timer plays for."""
+
+    match_id: str | None
+    round: int
+    turns: int
+
+
+class ReadyKey(NamedTuple):
+    """The pause after a round that a ready timer ends."""
+
+    match_id: str | None
+    rounds_finished: int
+
+
+class BotKey(NamedTuple):
+    """The turn a bot is to play, for its own seat or for a player (``away``: not connected)."""
+
+    match_id: str | None
+    round: int
+    turns: int
+    step: Step
+    away: bool
+
+
+class IdleKey(NamedTuple):
+    """The room left with nobody connected."""
+
+    code: str
+
+
+K = TypeVar("K")
+
+
+class Timer(Generic[K]):
+    """One timer: the key it is set for, when it rings, and the job it runs then."""
+
+    __slots__ = ("clock", "deadline", "handle", "job", "key")
+
+    def __init__(self, clock: Clock, job: Callable[[K], Awaitable[None]]) -> None:
+        self.clock = clock
+        self.job = job
+        self.key: K | None = None
+        self.deadline: int | None = None
+        self.handle: Handle | None = None
+
+    def set(self, key: K, delay: float) -> None:
+        """Ring for ``key`` in ``delay`` seconds, unless already set for it."""
+        if key == self.key:
+            return
+        self.clear()
+        self.key = key
+        self.deadline = millis(self.clock) + int(delay * 1000)
+        self.handle = self.clock.call_later(delay, lambda: self.job(key))
+
+    def clear(self) -> None:
+        """Call off the ring and forget the key."""
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+        self.key = None
+        self.deadline = None
+
+    def holds(self, key: K) -> bool:
+        """Whether the timer is still set for ``key`` (a ring that lost a race is not)."""
+        return self.key == key
+
+
+@dataclass(frozen=True, slots=True)
+class BotTurn:
+    """A bot is to play this turn, after ``delay`` seconds."""
+
+    key: BotKey
+    delay: float
+
+
+def turn_key(state: RoomState, here: set[int]) -> TurnKey | None:
+    """The turn the turn timer plays for: a timed turn, while anyone is connected."""
+    match = state.match
+    if not here or state.status is not Status.PLAYING or not state.settings.turn_seconds:
+        return None
+    if match is None or match.round is None:
+        return None
+    return TurnKey(state.match_id, match.round.number, match.round.turns)
+
+
+def ready_key(state: RoomState) -> ReadyKey | None:
+    """The pause the ready timer ends: between two rounds of a match."""
+    if state.status is not Status.ROUND_OVER or state.match is None:
+        return None
+    return ReadyKey(state.match_id, len(state.match.results))
+
+
+def bot_turn(
+    state: RoomState, here: set[int], standins: AbstractSet[int], config: RoomConfig
+) -> BotTurn | None:
+    """Whether a bot plays this turn (its own seat, a stand-in, or for a player who is away).
+
+    ``here`` holds the seats of people connected; with nobody connected nothing is played.
+    A player away on their turn gets a grace of ``config.standin_seconds`` to return first.
+    """
+    match = state.match
+    current = match.round if match else None
+    if not here or state.status is not Status.PLAYING or current is None:
+        return None
+    seat = current.turn
+    delay: float = config.bot_delay_seconds
+    if state.is_bot(seat) or seat in standins:
+        away = False
+    elif seat not in here:
+        away = True
+        delay = max(delay, config.standin_seconds)
+    else:
+        return None
+    return BotTurn(BotKey(state.match_id, current.number, current.turns, current.step, away), delay)
+
+
+class RoomTimers:
+    """A room's four timers, each running the room's job for it when it rings."""
+
+    __slots__ = ("bot", "idle", "ready", "turn")
+
+    def __init__(
+        self,
+        clock: Clock,
+        turn: Callable[[TurnKey], Awaitable[None]],
+        ready: Callable[[ReadyKey], Awaitable[None]],
+        bot: Callable[[BotKey], Awaitable[None]],
+        idle: Callable[[IdleKey], Awaitable[None]],
+    ) -> None:
+        self.turn: Timer[TurnKey] = Timer(clock, turn)
+        self.ready: Timer[ReadyKey] = Timer(clock, ready)
+        self.bot: Timer[BotKey] = Timer(clock, bot)
+        self.idle: Timer[IdleKey] = Timer(clock, idle)
+
+    def follow(
+        self, state: RoomState, here: set[int], standins: AbstractSet[int], config: RoomConfig
+    ) -> None:
+        """Set or clear the turn, ready and bot timers to match the state after a change."""
+        planned = bot_turn(state, here, standins, config)
+        if planned is None:
+            self.bot.clear()
+        else:
+            self.bot.set(planned.key, planned.delay)
+        turn = turn_key(state, here)
+        if turn is None:
+            self.turn.clear()
+        else:
+            self.turn.set(turn, state.settings.turn_seconds)
+        ready = ready_key(state)
+        if ready is None:
+            self.ready.clear()
+        else:
+            self.ready.set(ready, config.ready_seconds)
+
+    def stop(self) -> None:
+        """Clear every timer."""
+        for timer in (self.turn, self.ready, self.bot, self.idle):
+            timer.clear()

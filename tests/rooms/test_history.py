@@ -1,0 +1,40 @@
+"""Finished rounds are handed to the history once each, with what the history keeps of them."""
+
+from __future__ import annotations
+
+from tests.rooms.client import Table
+from tests.rooms.local import Host, LocalClient, open_table
+
+
+async def play_one_round(table: Table[LocalClient]) -> None:
+    """The first player knocks and the other takes and discards: the round is over."""
+    first = table.mover()
+    await first.act("knock")
+    second = table.mover()
+    await second.act("take", piles=[0])
+    await second.act("discard", cards=[second.state["you"]["hand"][0]])  # type: ignore[index]
+
+
+async def test_each_finished_round_is_saved_once_and_the_last_is_final(rooms: Host) -> None:
+    table = await open_table(rooms, 2, rounds=2, turn_seconds=0)
+    await table.host.act("start")
+    await play_one_round(table)
+    assert [saved.result.number for saved in rooms.store.rounds] == [1]
+    for player in table.players:
+        await player.act("ready")
+    await play_one_round(table)
+    saved = rooms.store.rounds
+    assert [(entry.result.number, entry.final) for entry in saved] == [(1, False), (2, True)]
+    assert {entry.match_id for entry in saved} == {table.host.state["match_id"]}  # type: ignore[index]
+    assert saved[-1].names == ("P0", "P1")
+    assert saved[-1].places == tuple(p["place"] for p in table.host.state["players"])  # type: ignore[index]
+    events = rooms.store.events[table.code]
+    assert [event["type"] for event in events[:3]] == ["join", "join", "start"]
+
+
+async def test_after_a_restart_the_rounds_of_the_match_are_saved_again(rooms: Host) -> None:
+    table = await open_table(rooms, 2, rounds=2, turn_seconds=0)
+    await table.host.act("start")
+    await play_one_round(table)
+    await rooms.rooms[table.code].resave_finished_rounds()
+    assert [saved.result.number for saved in rooms.store.rounds] == [1, 1]

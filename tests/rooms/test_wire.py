@@ -1,0 +1,119 @@
+"""Refusals the socket layer makes: messages too large, and clients sending too fast.
+
+Each refusal must answer its sender alone with the right code, echo the message's id when it
+can be read and change nothing for anyone; the room must play on afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+
+from tests.rooms.client import (
+    ANY_ID,
+    Client,
+    Table,
+    close_all,
+    create_room,
+    open_table,
+    plays_on,
+    refused,
+)
+from tests.rooms.conftest import FAST
+from tests.server import Server, running_server
+
+
+@pytest.fixture(autouse=True)
+async def _close_clients() -> AsyncIterator[None]:
+    """Close every connection a test opened, even when it failed."""
+    yield
+    await close_all()
+
+
+@pytest.fixture
+async def lobby(rooms_server: Server) -> AsyncIterator[Table[Client]]:
+    """Three players and a spectator in a lobby."""
+    table = await open_table(rooms_server, 3, spectators=1, turn_seconds=0)
+    yield table
+    await table.close()
+
+
+async def test_too_large(lobby: Table) -> None:
+    big = {"type": "start", "id": "big", "pad": "x" * 5000}
+    await refused(lobby, lobby.host, big, "too_large", echo=ANY_ID)
+    await plays_on(lobby)
+
+
+async def test_too_large_echoes_the_id(lobby: Table) -> None:
+    big = {"type": "start", "id": "big", "pad": "x" * 5000}
+    await refused(lobby, lobby.host, big, "too_large", echo="big")
+
+
+async def test_too_large_counts_bytes_not_characters(lobby: Table) -> None:
+    """1,500 three-byte characters are 4,500 bytes: over the 4 KiB limit."""
+    big = {"type": "start", "id": "wide", "pad": "\u20ac" * 1500}
+    assert len(json.dumps(big, ensure_ascii=False)) < 4096
+    await refused(lobby, lobby.host, json.dumps(big, ensure_ascii=False), "too_large", echo=ANY_ID)
+    await plays_on(lobby)
+
+
+async def test_just_under_the_size_limit_is_read(lobby: Table) -> None:
+    message = {"type": "start", "id": "edge", "pad": ""}
+    message["pad"] = "x" * (4096 - len(json.dumps(message, separators=(",", ":"))))
+    text = json.dumps(message, separators=(",", ":"))
+    assert len(text) == 4096
+    await refused(lobby, lobby.host, text, "bad_message", echo="edge")
+
+
+# Rate limiting (a dedicated server with a tiny budget).
+
+
+@pytest.fixture(scope="module")
+def strict_server() -> Iterator[Server]:
+    with running_server(**{**FAST, "MESSAGES_PER_SECOND": "2", "MESSAGE_BURST": "4"}) as server:
+        yield server
+
+
+async def burst(server: Server, count: int) -> tuple[Client, Client, list[dict[str, Any]], int]:
+    """A host sends ``count`` settings changes at once; returns what came back to it."""
+    room = create_room(server, turn_seconds=0)
+    host = Client(server, room["code"], room["token"])
+    watcher = Client(server, room["code"])
+    await host.connect()
+    await watcher.connect()
+    await host.wait_for(lambda state: state["spectators"] == 1)
+    marks = len(host.frames), len(watcher.frames)
+    for number in range(count):
+        await host.send({"type": "settings", "settings": {"rounds": number + 1}, "id": number})
+    await host.wait_frames(marks[0] + count)
+    return host, watcher, [json.loads(text) for text in host.frames[marks[0] :]], marks[1]
+
+
+async def test_rate_limited(strict_server: Server) -> None:
+    host, watcher, frames, mark = await burst(strict_server, 6)
+    accepted = [frame for frame in frames if frame["type"] == "patch"]
+    errors = [frame for frame in frames if frame["type"] == "error"]
+    assert [frame["ack"] for frame in accepted] == [0, 1, 2, 3]
+    assert [frame["code"] for frame in errors] == ["rate_limited", "rate_limited"]
+    await asyncio.sleep(1.1)  # the bucket refills
+    await watcher.wait_for(lambda state: state["settings"]["rounds"] == 4)
+    assert len(watcher.frames) == mark + 4, "a dropped message reached someone"
+    before, fresh = await host.resync()
+    assert before == fresh
+    assert fresh["settings"]["rounds"] == 4
+    await host.act("settings", settings={"rounds": 9})
+    await watcher.wait_for(lambda state: state["settings"]["rounds"] == 9)
+    await host.close()
+    await watcher.close()
+
+
+async def test_rate_limited_echoes_the_id(strict_server: Server) -> None:
+    host, watcher, frames, _mark = await burst(strict_server, 6)
+    errors = [frame for frame in frames if frame["type"] == "error"]
+    await host.close()
+    await watcher.close()
+    assert [frame["id"] for frame in errors] == [4, 5]
