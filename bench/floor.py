@@ -5,24 +5,18 @@ naming a room; it answers with a state-sized message; every later message is an 
 the floor sends every member of the room a message of the size the game server would send
 (the action carries the size to send as ``"reply"``). Served by uvicorn with the same settings
 as the game server (uvloop, httptools, no per-message compression), and the same garbage
-collector settings (start-up objects frozen, young collections every
+collector policy (app/collection.py: start-up objects frozen, young collections every
 ``YOUNG_COLLECTION_THRESHOLD`` new objects, full collections on a schedule).
 """
 
 from __future__ import annotations
 
-import asyncio
-import gc
 from collections import defaultdict
 from typing import Any
 
 import orjson
 
-from app.main import (
-    FULL_COLLECTION_SECONDS,
-    YOUNG_COLLECTION_THRESHOLD,
-    collect_garbage_now_and_then,
-)
+from app.collection import start_collecting
 
 Scope = dict[str, Any]
 
@@ -35,11 +29,7 @@ async def app(scope: Scope, receive: Any, send: Any) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
-                gc.freeze()
-                gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, 1, 1_000_000_000)
-                collector = asyncio.create_task(
-                    collect_garbage_now_and_then(FULL_COLLECTION_SECONDS)
-                )
+                collector = start_collecting()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 collector.cancel()
