@@ -108,7 +108,7 @@ class LocalClient(Peer):
         if self.token is not None:
             seat = self.room.state.seat_of(hash_token(self.token))
             assert seat is not None, "this token holds no seat in this room"
-        self.connection = Connection(self._receive, seat, "test", 256)
+        self.connection = Connection(self._receive, seat, 256)
         await self.room.attach(self.connection)
         assert self.state is not None
 
