@@ -60,7 +60,7 @@ def test_two_players_play_a_round_and_see_the_results(pages: Pages, shot: Shot) 
     for page in (ann, bob):
         expect(page.locator(".pile")).to_have_count(5)
         expect(page.locator(".hand .card")).to_have_count(5)
-        expect(page.locator(".handbox .score")).to_have_text(re.compile(r"points?$"))
+        expect(page.locator(".dock .score")).to_have_text(re.compile(r"points?$"))
     # Seat 0 deals the first round, so Bob (seat 1) goes first.
     my_turn(bob)
     expect(ann.locator(".status")).to_contain_text("Bob is playing")
