@@ -158,11 +158,11 @@ export function tableView(page, state) {
     const label = `${name}: ${top ? cardName(top) : top === undefined ? 'turning over' : 'empty'}, ${plural(pile.count, 'card')}`;
     const face = top
       ? html`<span class="card" data-k="${top}">${cardFace(top)}</span>`
-      : html`<span class="slot ${top === undefined ? 'back' : ''}">${top === undefined ? '' : index === 4 ? 'discard' : 'empty'}</span>`;
+      : html`<span class="slot ${top === undefined ? 'back' : index === 4 ? 'none' : 'empty'}"></span>`;
     const hinted = page.ui.hint?.piles.includes(index) ? 'hinted' : '';
     return html`<button type="button" class="pile ${index === 4 ? 'discard' : ''} ${can ? 'can' : ''} ${hinted}" data-act="pile" data-pile="${index}"
         data-k="pile-${index}" aria-label="${label}" aria-disabled="${String(!can)}" ${multi && canTake ? html`aria-pressed="${String(pressed)}"` : ''}>
-      ${face}<span class="count" aria-hidden="true">${pile.count}${index === 4 ? html`<br>discard` : ''}</span></button>`;
+      ${face}<span class="count" aria-hidden="true">${pile.count}</span></button>`;
   });
   const watching = state.spectators ? html`<span class="nowrap">${state.spectators} watching</span> · ` : '';
   return html`${page.bar(state, html`<span class="nowrap">Round ${round.number} of ${state.settings.rounds}</span> · ${watching}`)}

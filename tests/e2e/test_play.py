@@ -40,7 +40,7 @@ def fits_phone(page: Any) -> None:
 
 
 def test_two_players_play_a_round_and_see_the_results(pages: Pages, shot: Shot) -> None:
-    ann = pages.open("/")
+    ann = pages.open("/", motion=True)  # cards travel on her screen
     shot(ann, "home")
     code = create_room(ann, "Ann", rounds=1, timer="0")
     bob = pages.open("/", phone=True)
