@@ -97,9 +97,9 @@ def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) ->
     expect(ann.locator(".pile.can").first.or_(ann.locator("#table-title"))).to_be_focused()
     my_turn(ann)
     axe_clean(ann, "the table, to take")
-    shot(ann, "table-1366")
-    ann.set_viewport_size({"width": 820, "height": 1180})
-    shot(ann, "table-820")
+    for size in AXE_SIZES:
+        ann.set_viewport_size(size)
+        shot(ann, f"table-{size['width']}")
     take(ann, 0)
     axe_clean(ann, "the table, to discard")
     ann.locator(".hand .card").first.click()
@@ -109,7 +109,9 @@ def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) ->
     expect(ann.locator(".standings")).to_be_visible()
     expect(ann.locator("[data-act=rematch]")).to_be_focused()
     axe_clean(ann, "the results")
-    shot(ann, "results-820")
+    for size in AXE_SIZES:
+        ann.set_viewport_size(size)
+        shot(ann, f"results-{size['width']}")
 
     match = api(pages.server, "GET", "/api/matches?player=Ann&limit=1").json()["matches"][0]
     for path in (f"/matches/{match['id']}", "/players/Ann"):
