@@ -280,6 +280,7 @@ def test_multiple_pickups_and_ten_cards_with_the_ready_countdown(pages: Pages, s
         )
     shot(ann, "results-10card")
     fits_phone(bob)
+    expect(bob.locator("[data-act=ready]")).to_be_focused()  # the next action, not the page
     ann.click("[data-act=ready]")
     expect(ann.locator("[data-act=ready]")).to_have_text("Ready ✓")
     expect(bob.locator(".sticky-actions")).to_contain_text("ready: Ann")
@@ -287,3 +288,4 @@ def test_multiple_pickups_and_ten_cards_with_the_ready_countdown(pages: Pages, s
     for page in (ann, bob):
         expect(page.locator(".roombar")).to_contain_text("Round 2 of 2")
         expect(page.locator(".handgroup")).to_have_count(2)
+        expect(page.locator("#table-title:focus, .pile.can:focus")).to_have_count(1)

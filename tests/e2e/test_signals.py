@@ -47,7 +47,9 @@ def test_a_turn_in_a_hidden_tab_marks_the_title_and_the_icon(pages: Pages) -> No
     plain = ann.locator("link[rel=icon]").get_attribute("href")
     assert plain is not None
     ann.click("[data-act=add-bot][data-level=easy]")
-    ann.evaluate("Object.defineProperty(document, 'hidden', { configurable: true, get: () => 1 })")
+    ann.evaluate(
+        "Object.defineProperty(document, 'hidden', { configurable: true, get: () => true })"
+    )
     ann.click("[data-act=start]")
     my_turn(ann)  # after the bot's first turn
     expect(ann).to_have_title(re.compile("^● Your turn"))
