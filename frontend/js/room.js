@@ -70,13 +70,10 @@ class RoomPage {
     document.title = `Room ${code} · Spectrum Online`;
     this.offline = !navigator.onLine;
     this.moves = [];
-    this.listeners = {
-      offline: () => this.wentOffline(),
-      online: () => this.cameOnline(),
-      visibilitychange: () => this.update(),
-    };
+    this.listeners = { offline: () => this.wentOffline(), online: () => this.cameOnline() };
     for (const [type, listener] of Object.entries(this.listeners)) addEventListener(type, listener);
-    document.addEventListener('visibilitychange', this.listeners.visibilitychange);
+    this.seenAgain = () => this.update();
+    document.addEventListener('visibilitychange', this.seenAgain);
     this.connect();
   }
 
@@ -115,7 +112,7 @@ class RoomPage {
     clearInterval(this.ticker);
     clearTimeout(this.rejoinTimer);
     for (const [type, listener] of Object.entries(this.listeners)) removeEventListener(type, listener);
-    document.removeEventListener('visibilitychange', this.listeners.visibilitychange);
+    document.removeEventListener('visibilitychange', this.seenAgain);
     alertTurn(false);
     this.offs.forEach((off) => off());
     this.dialog?.remove();
