@@ -197,7 +197,12 @@ def test_a_computer_player_and_the_servers_hints(pages: Pages, shot: Shot) -> No
     expect(ann.locator(".status.mine")).to_contain_text("discard")
     ann.click("[data-act=hint]")
     expect(ann.locator(".hand .card.hinted")).to_have_count(1)
+    # The bot may have knocked on its first turn: then this discard ends the round.
+    last_turn = ann.locator(".status", has_text="knocked").count() > 0
     ann.locator(".hand .card.hinted").click()
+    if last_turn:
+        expect(ann.locator(".result")).to_have_count(2)
+        return
     expect(ann.locator(".hand .card")).to_have_count(5)
     expect(ann.locator(".status")).not_to_contain_text("Your turn")
 
