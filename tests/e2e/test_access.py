@@ -33,6 +33,14 @@ AXE_OPTIONS = {
 LONG_NAMES = ["Zoë / Ω?#名前 Longname-24", "Ива́н Пётр?#ながいなまえ-ok"]
 
 
+def resize(page: Any, size: dict[str, int]) -> None:
+    """Give ``page`` the viewport ``size`` and wait until its styles answer to it."""
+    page.set_viewport_size(size)
+    page.wait_for_function(
+        f"matchMedia('(width: {size['width']}px) and (height: {size['height']}px)').matches"
+    )
+
+
 def axe_clean(page: Any, what: str) -> None:
     """axe-core finds nothing wrong with ``page`` at each of the three sizes."""
     require_playwright()
@@ -40,7 +48,7 @@ def axe_clean(page: Any, what: str) -> None:
 
     axe = Axe()
     for size in AXE_SIZES:
-        page.set_viewport_size(size)
+        resize(page, size)
         found = axe.run(page, options=AXE_OPTIONS).response["violations"]
         problems = [
             f"{rule['id']} ({rule['impact']}): {rule['help']} at "
@@ -54,7 +62,7 @@ def axe_clean(page: Any, what: str) -> None:
 def on_screen(page: Any, selector: str) -> None:
     """Each element matching ``selector`` is wholly inside the viewport, at every size."""
     for size in ACTION_SIZES:
-        page.set_viewport_size(size)
+        resize(page, size)
         page.evaluate("scrollTo(0, 0)")
         elements = page.locator(selector)
         expect(elements.first).to_be_visible()
@@ -98,7 +106,7 @@ def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) ->
     my_turn(ann)
     axe_clean(ann, "the table, to take")
     for size in AXE_SIZES:
-        ann.set_viewport_size(size)
+        resize(ann, size)
         shot(ann, f"table-{size['width']}")
     take(ann, 0)
     axe_clean(ann, "the table, to discard")
@@ -110,7 +118,7 @@ def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) ->
     expect(ann.locator("[data-act=rematch]")).to_be_focused()
     axe_clean(ann, "the results")
     for size in AXE_SIZES:
-        ann.set_viewport_size(size)
+        resize(ann, size)
         shot(ann, f"results-{size['width']}")
 
     match = api(pages.server, "GET", "/api/matches?player=Ann&limit=1").json()["matches"][0]
@@ -130,7 +138,7 @@ def test_the_tables_actions_stay_on_screen(pages: Pages, shot: Shot) -> None:
     expect(ann.locator(".handgroup")).to_have_count(2)
     on_screen(ann, "[data-act=knock], [data-act=hint], .dock .score")
     for size in ACTION_SIZES:
-        ann.set_viewport_size(size)
+        resize(ann, size)
         shot(ann, f"table-10card-{size['width']}x{size['height']}")
     # The piles that may be taken from are marked before any pointer comes near them.
     shadow = "card => getComputedStyle(card).boxShadow"

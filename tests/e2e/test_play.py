@@ -34,6 +34,8 @@ TOO_SMALL = """() => [...document.querySelectorAll('main button, main a, main in
 
 def fits_phone(page: Any) -> None:
     """No sideways scrolling at 360 px, and every control at least 44 px each way."""
+    # Right after a resize, the page may not have restyled for its new width yet.
+    page.wait_for_function("matchMedia('(max-width: 360px)').matches")
     assert scroll_width(page) <= 360, f"{page.url} scrolls sideways: {scroll_width(page)} px"
     small = page.evaluate(TOO_SMALL)
     assert small == [], f"touch targets under 44 px: {small}"
