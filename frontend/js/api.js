@@ -59,3 +59,6 @@ export const seatToken = {
   isKey: (key) => key.startsWith(TOKEN),
   codeOf: (key) => key.slice(TOKEN.length),
 };
+
+/** The share link the server gave for a room this browser made. */
+export const shareLink = { key: (code) => `spectrum.link.${code}` };

@@ -35,18 +35,20 @@ export function parseCard(id) {
 export const cardName = (id) => id.split('-').join(', ');
 
 /**
- * A card face as an SVG string (decorative: the element around it carries the name). Small
- * cards write the colour's initial large (V C Y O R) where its name would be too small to read.
+ * A card face as an SVG string (decorative: the element around it carries the name). Its words are
+ * drawn from the page's sprite (index.html), so they are pictures, not text of the element around.
+ * The colour's initial (V C Y O R) sits in a corner so colours are told apart without seeing them;
+ * small cards write it large where the colour's name would be too small to read.
  */
 export function cardFace(id, small = false) {
   const { number, shape, colour } = parseCard(id);
   const label = small
-    ? `<text class="colour initial" x="30" y="78">${colour[0].toUpperCase()}</text>`
-    : `<text class="colour" x="30" y="75">${colour}</text>`;
+    ? `<use href="#i-${colour}" x="30" y="78"/>`
+    : `<use href="#w-${colour}" x="30" y="75"/><use href="#i-${colour}" transform="translate(50 19) scale(.8)"/>`;
   return raw(
     `<svg class="face" viewBox="0 0 60 84" aria-hidden="true" focusable="false">` +
       `<rect class="paper" x="1" y="1" width="58" height="82" rx="7"/>` +
-      `<text class="num" x="8" y="20">${number}</text>` +
+      `<use href="#n${number}" x="8" y="20"/>` +
       `<g class="shape" transform="translate(30 ${small ? 41 : 43})" fill="${FILL[colour]}">${SHAPE_SVG[shape]}</g>` +
       `${label}</svg>`,
   );

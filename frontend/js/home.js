@@ -1,6 +1,6 @@
 // Home: your name, a new room with its settings, or joining one by its code.
 
-import { ApiError, NAME_KEY, api, normalCode, seatToken } from './api.js';
+import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api.js';
 import { navigate } from './app.js';
 import { cardImage } from './cards.js';
 import { delegate, html, render, store, toast } from './dom.js';
@@ -77,6 +77,7 @@ export function mount(root) {
     try {
       const room = await api('/api/rooms', { method: 'POST', body: { name, settings: readSettings(form) } });
       store.set(seatToken.key(room.code), room.token);
+      store.set(shareLink.key(room.code), room.url);
       navigate(`/r/${room.code}`);
     } catch (error) {
       ui.busy = '';

@@ -36,7 +36,7 @@ export function lobbyView(page, state) {
   const enough = state.players.length >= 2;
   let actions;
   if (host) {
-    actions = html`<button class="btn primary wide" data-act="start" ${enough ? '' : 'aria-disabled="true" disabled'}>Start the match</button>
+    actions = html`<button class="btn primary wide" data-act="start" ${enough ? '' : html`aria-disabled="true" disabled`}>Start the match</button>
       ${enough ? '' : html`<p class="muted small" style="margin-top:8px">Waiting for at least one more player. Share the link!</p>`}`;
   } else if (me != null) {
     actions = html`<p class="muted">Waiting for ${hostName ?? 'the host'} to start the match.</p>
@@ -50,12 +50,19 @@ export function lobbyView(page, state) {
   } else {
     actions = html`<p class="muted">Every seat is taken: you are watching.</p>`;
   }
+  const link = new URL(page.link());
+  const loopback = ['localhost', '[::1]'].includes(link.hostname) || link.hostname.startsWith('127.');
+  const port = link.port || (link.protocol === 'https:' ? 443 : 80);
   return html`${page.bar(state)}
     <div class="panel share">
       <div><h1 class="sr">Room ${state.code}</h1><p class="muted small" style="margin:0">Invite friends with this code or link</p>
         <p class="code">${state.code}</p>
         <input id="room-link" class="sr" readonly value="${page.link()}" tabindex="-1" aria-hidden="true">
         <p class="link">${page.link()}</p>
+        ${loopback
+          ? html`<p class="warn" role="note">This link works on this computer only. Start the server with <code>HOST=0.0.0.0</code> and
+              <code>PUBLIC_URL=http://&lt;this computer's address&gt;:${port}</code> so friends on your network can join.</p>`
+          : ''}
         <div class="row"><button class="btn primary" data-act="copy">Copy link</button>
           ${navigator.share ? html`<button class="btn" data-act="share">Share…</button>` : ''}</div></div>
       <img class="qr" src="/api/rooms/${state.code}/qr.svg" alt="QR code of the room's link" width="160" height="160">

@@ -1,10 +1,12 @@
 // A room: the lobby, the table, the results between rounds and the end of the match.
 
-import { ApiError, NAME_KEY, api, normalCode, seatToken } from './api.js';
+import { alertTurn, play, setSound, soundOn } from './alerts.js';
+import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api.js';
 import { cardName, minus } from './cards.js';
 import { RoomConnection } from './conn.js';
 import { delegate, html, render, store, toast } from './dom.js';
 import { lobbyView } from './lobby.js';
+import { glide, othersMoves, snapshot } from './motion.js';
 import { resultsView } from './results.js';
 import { fieldValue } from './settings.js';
 import { clock, describe, handSize, predict, sameTurn, tableView, toggle, turnOf } from './table.js';
@@ -66,7 +68,36 @@ class RoomPage {
     ];
     this.ticker = setInterval(() => this.tick(), 250);
     document.title = `Room ${code} · Spectrum Online`;
+    this.offline = !navigator.onLine;
+    this.moves = [];
+    this.listeners = { offline: () => this.wentOffline(), online: () => this.cameOnline() };
+    for (const [type, listener] of Object.entries(this.listeners)) addEventListener(type, listener);
+    this.seenAgain = () => this.update();
+    document.addEventListener('visibilitychange', this.seenAgain);
     this.connect();
+  }
+
+  /** Whether what the page shows is live: connected, and the browser online. */
+  live() {
+    return this.conn.status === 'open' && !this.offline && !this.rejoining;
+  }
+
+  wentOffline() {
+    this.offline = true;
+    this.update();
+  }
+
+  cameOnline() {
+    this.offline = false;
+    this.rejoining = true;
+    // A socket that outlived the outage may still be open: ask it for a fresh state, and drop
+    // it for a new one if no answer comes.
+    if (this.conn.status === 'open') {
+      this.conn.resync();
+      clearTimeout(this.rejoinTimer);
+      this.rejoinTimer = setTimeout(() => this.rejoining && this.conn.status === 'open' && this.conn.ws?.close(1000), 5000);
+    } else this.conn.retryNow();
+    this.update();
   }
 
   connect() {
@@ -79,6 +110,10 @@ class RoomPage {
   destroy() {
     this.conn.stop();
     clearInterval(this.ticker);
+    clearTimeout(this.rejoinTimer);
+    for (const [type, listener] of Object.entries(this.listeners)) removeEventListener(type, listener);
+    document.removeEventListener('visibilitychange', this.seenAgain);
+    alertTurn(false);
     this.offs.forEach((off) => off());
     this.dialog?.remove();
   }
@@ -87,6 +122,10 @@ class RoomPage {
     if (type === 'error') this.refused(detail);
     if (type === 'hint') this.advised(detail);
     if (type === 'state' || type === 'patch') this.observe();
+    if (type === 'state' && this.rejoining) {
+      this.rejoining = false;
+      toast('Back online: reconnected, and the table is up to date.');
+    }
     if (type === 'status' && this.conn.status === 'closed') {
       const code = this.conn.closeCode;
       if (code === 4001 || code === 4004 || code === 4010) this.forgetSeat();
@@ -126,9 +165,29 @@ class RoomPage {
       this.ui.hint = null;
     }
     if (state.you.hand.length === handSize(state.settings)) this.baseHand = [...state.you.hand];
+    if (before) this.listen(before, state);
     const evaluation = state.you.evaluation;
     if (evaluation) this.order = evaluation.hands ? evaluation.hands.flatMap((hand) => hand.order) : evaluation.order;
-    this.seen = { match_id: state.match_id, round: round && structuredClone(round) };
+    this.seen = { match_id: state.match_id, status: state.status, round: round && structuredClone(round) };
+  }
+
+  /** The sound of what just happened, and the cards others moved, to be seen travelling. */
+  listen(before, state) {
+    const me = state.you.seat;
+    const was = before.round;
+    const now = state.round;
+    if (before.status === 'playing' && state.status !== 'playing' && state.status !== 'lobby') {
+      play('end');
+      return;
+    }
+    if (!was || !now || was.number !== now.number) return;
+    this.moves.push(...othersMoves(was, now, me));
+    const mine = (round) => me != null && turnOf(round).seat === me;
+    const taken = now.piles.some((pile, index) => pile.count < was.piles[index].count) || now.discard.count < was.discard.count;
+    if (mine(now) && !mine(was)) play('turn');
+    else if (now.knocker != null && was.knocker == null) play('knock');
+    else if (now.discard.count > was.discard.count || (taken && !sameTurn(was, now) && turnOf(was).step === 'take')) play('discard');
+    else if (taken) play('take');
   }
 
   nameOf(seat) {
@@ -142,7 +201,7 @@ class RoomPage {
   }
 
   send(action, { guess = false } = {}) {
-    const id = this.conn.send(action);
+    const id = this.offline ? null : this.conn.send(action);
     if (id == null) {
       toast('Not connected right now. Reconnecting…', 'error');
       return null;
@@ -154,10 +213,36 @@ class RoomPage {
 
   update() {
     this.root.setAttribute('aria-busy', String(this.conn.pending.size > 0));
+    const spots = snapshot(this.root);
     render(this.root, this.view());
+    glide(this.root, spots, this.moves.splice(0));
     const state = this.conn.state;
     const mine = state?.status === 'playing' && state.you.seat != null && turnOf(state.round).seat === state.you.seat;
     document.title = `${mine ? '● Your turn · ' : ''}Room ${this.code} · Spectrum Online`;
+    alertTurn(mine);
+    this.focusStage(state?.status);
+  }
+
+  /** When the stage changes under a focus that was lost with it, focus its next action. */
+  focusStage(status) {
+    const was = this.stage;
+    this.stage = status;
+    if (!was || was === status || this.conn.status === 'closed') return;
+    const lost = !document.activeElement || document.activeElement === document.body || document.activeElement === this.root;
+    if (!lost) return;
+    const targets = {
+      playing: ['.pile.can', '#table-title'],
+      round_over: ['[data-act=ready]:not([disabled])', '#results-title'],
+      finished: ['[data-act=rematch]', '#results-title'],
+      lobby: ['[data-act=start]:not([disabled])', '.panel.share [data-act=copy]'],
+    };
+    for (const selector of targets[status] ?? []) {
+      const target = this.root.querySelector(selector);
+      if (target) {
+        target.focus();
+        return;
+      }
+    }
   }
 
   tick() {
@@ -251,6 +336,11 @@ class RoomPage {
       case 'retry':
         this.conn.retryNow();
         return;
+      case 'sound':
+        setSound(!soundOn());
+        this.update();
+        play('take');
+        return;
       case 'reclaim':
         this.connect();
         return;
@@ -339,8 +429,9 @@ class RoomPage {
     this.update();
   }
 
+  /** The room's share link: the one the server gave when this browser made the room, else this page's. */
   link() {
-    return `${location.origin}/r/${this.code}`;
+    return store.get(shareLink.key(this.code)) ?? `${location.origin}/r/${this.code}`;
   }
 
   async copyLink() {
@@ -376,8 +467,8 @@ class RoomPage {
     }
     const body =
       state.status === 'lobby' ? lobbyView(this, state) : state.status === 'playing' ? tableView(this, state) : resultsView(this, state);
-    const away = conn.status === 'open' ? '' : 'offline';
-    const content = html`<section class="page ${away}">${this.banner()}${body}</section>`;
+    const away = this.live() ? '' : 'offline';
+    const content = html`<section class="page ${away} ${state.status === 'playing' ? 'tablepage' : ''}">${this.banner()}${body}</section>`;
     if (this.focusNext) {
       const selector = this.focusNext;
       queueMicrotask(() => {
@@ -393,6 +484,13 @@ class RoomPage {
 
   banner() {
     const conn = this.conn;
+    if (this.offline) {
+      return html`<div class="banner" role="alert"><span><strong>You are offline.</strong> The table is paused here until the network
+        is back; this page then reconnects by itself.</span></div>`;
+    }
+    if (this.rejoining && conn.status !== 'retrying') {
+      return html`<div class="banner" role="status"><span class="spinner"></span><span>Back online. Reconnecting…</span></div>`;
+    }
     if (conn.status === 'retrying') {
       return html`<div class="banner" role="status"><span class="spinner"></span>
         <span>Connection lost. Reconnecting in <span data-retry>${Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000))}</span> s…</span>
@@ -421,6 +519,7 @@ class RoomPage {
 
   bar(state, extra = '') {
     return html`<div class="roombar"><span>${extra}<span class="nowrap">Room <strong>${state.code}</strong></span></span>
-      <button class="btn quiet" data-act="rules" aria-haspopup="dialog">Rules</button></div>`;
+      <span class="row"><button class="btn quiet sound" data-act="sound" aria-pressed="${String(soundOn())}">Sound</button>
+      <button class="btn quiet" data-act="rules" aria-haspopup="dialog">Rules</button></span></div>`;
   }
 }

@@ -4,6 +4,16 @@
 import { cardFace, cardName, minus, scoreDetail, scoreLine } from './cards.js';
 import { html, plural } from './dom.js';
 
+/** "Tap" on touch screens, "Click" elsewhere. */
+export const tap = () => (matchMedia('(pointer: coarse)').matches ? 'Tap' : 'Click');
+
+/** A countdown to ``deadline``, or a paused clock while the page cannot know the time left. */
+export function countdown(page, deadline, extra = '') {
+  if (!page.live()) return html`<span class="timer paused ${extra}" role="timer" aria-label="time left unknown while disconnected">–:––</span>`;
+  const left = deadline - page.conn.now();
+  return html`<span class="timer ${extra} ${left < 10500 ? 'low' : ''}" role="timer" aria-label="time left" data-deadline="${deadline}">${clock(left)}</span>`;
+}
+
 /** Milliseconds as a clock: "1:05". */
 export const clock = (ms) => {
   const seconds = Math.max(0, Math.ceil(ms / 1000));
@@ -138,10 +148,7 @@ export function tableView(page, state) {
   const lastTurns = knocker
     ? html`<span class="badge warm">${knocker.seat === me ? 'You' : knocker.name} knocked · ${plural(round.final_turns, 'turn')} left</span>`
     : '';
-  const left = turn.deadline - page.conn.now();
-  const timer = turn.deadline
-    ? html`<span class="timer ${left < 10500 ? 'low' : ''}" role="timer" aria-label="time left" data-deadline="${turn.deadline}">${clock(left)}</span>`
-    : '';
+  const timer = turn.deadline ? countdown(page, turn.deadline) : '';
   const canTake = mine && turn.step === 'take';
   const piles = [...round.piles.map((pile, index) => [pile, index]), [round.discard, 4]].map(([pile, index]) => {
     const name = index === 4 ? 'Discard pile' : `Pile ${index + 1}`;
@@ -151,14 +158,15 @@ export function tableView(page, state) {
     const label = `${name}: ${top ? cardName(top) : top === undefined ? 'turning over' : 'empty'}, ${plural(pile.count, 'card')}`;
     const face = top
       ? html`<span class="card" data-k="${top}">${cardFace(top)}</span>`
-      : html`<span class="slot ${top === undefined ? 'back' : ''}">${top === undefined ? '' : index === 4 ? 'discard' : 'empty'}</span>`;
+      : html`<span class="slot ${top === undefined ? 'back' : index === 4 ? 'none' : 'empty'}"></span>`;
     const hinted = page.ui.hint?.piles.includes(index) ? 'hinted' : '';
     return html`<button type="button" class="pile ${index === 4 ? 'discard' : ''} ${can ? 'can' : ''} ${hinted}" data-act="pile" data-pile="${index}"
         data-k="pile-${index}" aria-label="${label}" aria-disabled="${String(!can)}" ${multi && canTake ? html`aria-pressed="${String(pressed)}"` : ''}>
-      ${face}<span class="count" aria-hidden="true">${pile.count}${index === 4 ? html`<br>discard` : ''}</span></button>`;
+      ${face}<span class="count" aria-hidden="true">${pile.count}</span></button>`;
   });
   const watching = state.spectators ? html`<span class="nowrap">${state.spectators} watching</span> · ` : '';
   return html`${page.bar(state, html`<span class="nowrap">Round ${round.number} of ${state.settings.rounds}</span> · ${watching}`)}
+    <h1 class="sr" id="table-title" tabindex="-1">Room ${state.code}, round ${round.number} of ${state.settings.rounds}</h1>
     ${seatsStrip(page, state)}
     ${me != null && state.players[me]?.standin
       ? html`<div class="banner" role="status">A bot is playing for you while you were away.
@@ -184,25 +192,28 @@ function handView(page, state, mine) {
   const fresh = page.baseHand.length && you.hand.length > page.baseHand.length ? new Set(you.hand.filter((card) => !page.baseHand.includes(card))) : new Set();
   const button = (card) => {
     const at = page.ui.cards.indexOf(card);
-    const extra = `${fresh.has(card) ? 'new' : ''} ${page.ui.hint?.drop.includes(card) ? 'hinted' : ''}`;
+    const extra = `${fresh.has(card) ? 'new' : ''} ${page.ui.hint?.drop.includes(card) ? 'hinted' : ''} ${step === 'discard' ? 'can' : ''}`;
     return html`<button type="button" class="card ${extra}" data-act="card" data-card="${card}" data-k="${card}"
       aria-label="${cardName(card)}${fresh.has(card) ? ', just taken' : ''}" aria-disabled="${String(step !== 'discard')}"
       ${picking ? html`aria-pressed="${String(at >= 0)}"` : ''}>${cardFace(card)}${at >= 0 ? html`<span class="pick" aria-hidden="true">${at + 1}</span>` : ''}</button>`;
   };
   let hand;
+  let total;
   if (evaluation?.hands) {
     hand = html`${evaluation.hands.map(
       (part, index) => html`<div class="handgroup"><div class="hand split" role="group" aria-label="Your hand ${index + 1}, in its best order">
         ${part.order.map(button)}</div><p class="detail">Hand ${index + 1}: ${scoreLine(part)}</p></div>`,
-    )}<p class="score">${scoreLine(evaluation)}</p>`;
+    )}`;
+    total = html`<p class="score">${scoreLine(evaluation)}</p>`;
   } else {
     const many = you.hand.length > 5 ? 'many' : '';
-    const line = evaluation
-      ? html`<p class="score">${scoreLine(evaluation)}</p><p class="detail">${scoreDetail(evaluation)}</p>`
-      : html`<p class="score muted">${step === 'discard' ? (picking ? `Pick ${turn.pending} cards to discard` : 'Tap a card to discard it') : '…'}</p>`;
-    hand = html`<div class="hand ${many}" role="group" aria-label="Your hand${evaluation ? ', in its best order' : ''}">${ordered.map(button)}</div>${line}`;
+    total = evaluation
+      ? html`<p class="score">${scoreLine(evaluation)}</p>`
+      : html`<p class="score muted">${step === 'discard' ? (picking ? `Pick ${turn.pending} cards to discard` : `${tap()} a card to discard it`) : '…'}</p>`;
+    hand = html`<div class="hand ${many}" role="group" aria-label="Your hand${evaluation ? ', in its best order' : ''}">${ordered.map(button)}</div>
+      ${evaluation ? html`<p class="detail">${scoreDetail(evaluation)}</p>` : ''}`;
   }
-  return html`<div class="handbox">${hand}${actions(page, state, mine)}</div>`;
+  return html`<div class="handbox">${hand}</div><div class="dock">${total}${actions(page, state, mine)}</div>`;
 }
 
 function actions(page, state, mine) {
@@ -227,7 +238,7 @@ function actions(page, state, mine) {
   if (turn.step === 'take') {
     const knock = round.knocker == null ? html`<button class="btn ${hint?.knock ? 'hinted' : ''}" data-act="knock">Knock</button>` : '';
     if (!state.settings.multi_pickup) {
-      return html`<div class="actions"><p class="hint">Tap a pile to take its top card${knock ? ', or knock' : ''}.</p>${knock}${help}</div>`;
+      return html`<div class="actions"><p class="hint">${tap()} a pile to take its top card${knock ? ', or knock' : ''}.</p>${knock}${help}</div>`;
     }
     const count = page.ui.piles.length;
     return html`<div class="actions"><p class="hint">Pick the piles to take from, then take.</p>

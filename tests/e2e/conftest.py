@@ -81,10 +81,19 @@ class Pages:
         self.contexts: list[Any] = []
         self.errors: list[str] = []
 
-    def open(self, path: str | None = "/", phone: bool = False, context: Any = None) -> Any:
-        """A page at ``path``: desktop size, or a 360 px wide touch phone."""
+    def open(
+        self, path: str | None = "/", phone: bool = False, context: Any = None, motion: bool = False
+    ) -> Any:
+        """A page at ``path``: desktop size, or a 360 px wide touch phone.
+
+        Reduced motion is asked for (animations never stand between a test and the state),
+        unless ``motion``.
+        """
         if context is None:
-            options: dict[str, Any] = {"viewport": PHONE if phone else DESKTOP}
+            options: dict[str, Any] = {
+                "viewport": PHONE if phone else DESKTOP,
+                "reduced_motion": "no-preference" if motion else "reduce",
+            }
             if phone:
                 options.update(is_mobile=True, has_touch=True, device_scale_factor=2)
             context = self.browser.new_context(**options)

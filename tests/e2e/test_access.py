@@ -1,0 +1,195 @@
+"""Every page read by axe-core at three sizes; the table's actions on screen; long and odd names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote
+
+from tests.e2e.conftest import PHONE, Pages, require_playwright, scroll_width
+from tests.e2e.matches import in_thread, play_matches
+from tests.e2e.ui import create_room, expect, join_from_home, my_turn, seat_online, take
+from tests.rooms.client import api
+
+Shot = Callable[[Any, str], None]
+AXE_SIZES = [
+    {"width": 1366, "height": 768},
+    {"width": 390, "height": 844},
+    {"width": 820, "height": 1180},
+]
+ACTION_SIZES = [
+    {"width": 1280, "height": 720},
+    {"width": 1366, "height": 768},
+    {"width": 390, "height": 844},
+    {"width": 360, "height": 640},
+]
+# Every rule axe-core runs by default, and the one that checks a name says what is shown.
+AXE_OPTIONS = {
+    "resultTypes": ["violations"],
+    "rules": {"label-content-name-mismatch": {"enabled": True}},
+}
+# 24 characters each, with the characters a link must escape and scripts other than Latin.
+LONG_NAMES = ["Zoë / Ω?#名前 Longname-24", "Ива́н Пётр?#ながいなまえ-ok"]
+
+
+def resize(page: Any, size: dict[str, int]) -> None:
+    """Give ``page`` the viewport ``size`` and wait until its styles answer to it."""
+    page.set_viewport_size(size)
+    page.wait_for_function(
+        f"matchMedia('(width: {size['width']}px) and (height: {size['height']}px)').matches"
+    )
+
+
+def axe_clean(page: Any, what: str) -> None:
+    """axe-core finds nothing wrong with ``page`` at each of the three sizes."""
+    require_playwright()
+    from axe_playwright_python.sync_playwright import Axe
+
+    axe = Axe()
+    for size in AXE_SIZES:
+        resize(page, size)
+        found = axe.run(page, options=AXE_OPTIONS).response["violations"]
+        problems = [
+            f"{rule['id']} ({rule['impact']}): {rule['help']} at "
+            f"{[node['target'] for node in rule['nodes']][:5]}"
+            for rule in found
+        ]
+        where = f"{what} at {size['width']}x{size['height']}"
+        assert problems == [], where + ":\n" + "\n".join(problems)
+
+
+def on_screen(page: Any, selector: str) -> None:
+    """Each element matching ``selector`` is wholly inside the viewport, at every size."""
+    for size in ACTION_SIZES:
+        resize(page, size)
+        page.evaluate("scrollTo(0, 0)")
+        elements = page.locator(selector)
+        expect(elements.first).to_be_visible()
+        for element in elements.all():
+            box = element.bounding_box()
+            assert box is not None
+            inside = (
+                box["x"] >= 0
+                and box["y"] >= 0
+                and box["x"] + box["width"] <= size["width"]
+                and box["y"] + box["height"] <= size["height"]
+            )
+            assert inside, f"{selector} at {size}: {box}"
+
+
+def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) -> None:
+    for path, ready in [
+        ("/", "#name"),
+        ("/calculator", ".picker"),
+        ("/rules", ".prose h1"),
+        ("/history", "h1"),
+        ("/r/not-a-code", "h1"),
+        ("/r/2222-2222", "h1"),
+    ]:
+        page = pages.open(path)
+        expect(page.locator(ready).first).to_be_visible()
+        axe_clean(page, path)
+
+    ann = pages.open("/")
+    create_room(ann, "Ann", rounds=1, timer="60")
+    expect(ann.locator("[data-act=start]")).to_be_disabled()
+    axe_clean(ann, "a lobby with one player")
+    ann.click("[data-act=add-bot][data-level=easy]")
+    expect(ann.locator("[data-act=start]")).to_be_enabled()
+    axe_clean(ann, "the host's lobby")
+    ann.set_viewport_size({"width": 1366, "height": 768})
+    ann.click("[data-act=start]")
+    expect(ann.locator(".pile")).to_have_count(5)
+    # Focus goes where the next action is, not back to the page.
+    expect(ann.locator("#table-title:focus, .pile.can:focus")).to_have_count(1)
+    my_turn(ann)
+    axe_clean(ann, "the table, to take")
+    for size in AXE_SIZES:
+        resize(ann, size)
+        shot(ann, f"table-{size['width']}")
+    take(ann, 0)
+    axe_clean(ann, "the table, to discard")
+    ann.locator(".hand .card").first.click()
+    my_turn(ann)
+    ann.click("[data-act=knock]")
+    ann.click("[data-act=knock-yes]")
+    expect(ann.locator(".standings")).to_be_visible()
+    expect(ann.locator("[data-act=rematch]")).to_be_focused()
+    axe_clean(ann, "the results")
+    for size in AXE_SIZES:
+        resize(ann, size)
+        shot(ann, f"results-{size['width']}")
+
+    match = api(pages.server, "GET", "/api/matches?player=Ann&limit=1").json()["matches"][0]
+    for path in (f"/matches/{match['id']}", "/players/Ann"):
+        page = pages.open(path)
+        expect(page.locator("h1")).to_be_visible()
+        axe_clean(page, path)
+
+
+def test_the_tables_actions_stay_on_screen(pages: Pages, shot: Shot) -> None:
+    ann = pages.open("/")
+    create_room(ann, "Ann", rounds=1, timer="0")
+    ann.check("input[name=ten_card]")
+    ann.click("[data-act=add-bot][data-level=easy]")
+    ann.click("[data-act=start]")
+    my_turn(ann)
+    expect(ann.locator(".handgroup")).to_have_count(2)
+    on_screen(ann, "[data-act=knock], [data-act=hint], .dock .score")
+    for size in ACTION_SIZES:
+        resize(ann, size)
+        shot(ann, f"table-10card-{size['width']}x{size['height']}")
+    # The piles that may be taken from are marked before any pointer comes near them.
+    shadow = "card => getComputedStyle(card).boxShadow"
+    marked = ann.locator(".pile.can .card").first.evaluate(shadow)
+    assert marked != "none"
+    assert ann.locator(".hand .card").first.evaluate(shadow) != marked
+    take(ann, 1, hand_after=11)
+    expect(ann.locator(".hand .card.can")).to_have_count(11)
+    assert ann.locator(".hand .card.can").first.evaluate(shadow) not in ("none", "")
+    on_screen(ann, "[data-act=hint], .dock .score")
+
+
+def test_long_and_odd_names_fit_and_link(pages: Pages, shot: Shot) -> None:
+    first, second = LONG_NAMES
+    ann = pages.open("/", phone=True)
+    code = create_room(ann, first, rounds=1, timer="0")
+    bob = pages.open("/")
+    join_from_home(bob, second, code)
+    seat_online(ann, second)
+    assert scroll_width(ann) <= PHONE["width"]
+    shot(ann, "lobby-long-names-360")
+    ann.click("[data-act=start]")
+    my_turn(bob)
+    expect(ann.locator(".seat")).to_have_count(2)
+    assert scroll_width(ann) <= PHONE["width"]
+    shot(ann, "table-long-names-360")
+    bob.click("[data-act=knock]")
+    bob.click("[data-act=knock-yes]")
+    take(ann, 0)
+    ann.locator(".hand .card").first.click()
+    expect(ann.locator(".standings")).to_be_visible()
+    expect(ann.locator(".standings")).to_contain_text(second)
+    shot(ann, "results-long-names-360")
+    assert scroll_width(ann) <= PHONE["width"]
+
+    in_thread(play_matches, pages.server, list(LONG_NAMES), 1)
+    match = api(pages.server, "GET", f"/api/matches?player={quote(first)}&limit=1").json()
+    href = f"/matches/{match['matches'][0]['id']}"
+    phone = pages.open(href, phone=True)
+    expect(phone.locator("h2", has_text="Round 1")).to_be_visible()
+    assert scroll_width(phone) <= PHONE["width"]
+    shot(phone, "match-long-names-360")
+    for name in LONG_NAMES:
+        link = phone.locator(".standings a", has_text=name)
+        expect(link).to_have_attribute("href", f"/players/{quote(name, safe='')}")
+    phone.locator(".standings a", has_text=second).click()
+    expect(phone.locator("h1")).to_have_text(second)
+    expect(phone).to_have_url(re.compile(re.escape(quote(second, safe="")) + "$"))
+    assert scroll_width(phone) <= PHONE["width"]
+    shot(phone, "player-long-name-360")
+    phone.goto(pages.server.url + "/history")
+    expect(phone.locator(".standings a", has_text=second)).to_be_visible()
+    assert scroll_width(phone) <= PHONE["width"]
+    shot(phone, "history-long-names-360")
