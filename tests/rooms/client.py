@@ -123,6 +123,12 @@ class Peer:
     # What the client's own view allows.
 
     @property
+    def view(self) -> State:
+        """The patched state, which every connected client has."""
+        assert self.state is not None, "not connected yet"
+        return self.state
+
+    @property
     def seat(self) -> int | None:
         assert self.state is not None
         seat: int | None = self.state["you"]["seat"]

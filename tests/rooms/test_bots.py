@@ -31,7 +31,7 @@ async def test_the_host_seats_and_removes_bots(bot_server: Host) -> None:
     host = await lobby_with(bot_server, max_players=4)
     for level in ("easy", "normal", "strong"):
         await host.act("add_bot", level=level)
-    players = host.state["players"]  # type: ignore[index]
+    players = host.view["players"]
     assert [player["bot"] for player in players] == [None, "easy", "normal", "strong"]
     assert [player["name"] for player in players[1:]] == ["Easy bot", "Normal bot", "Strong bot"]
     assert all(player["connected"] for player in players)
@@ -45,9 +45,9 @@ async def test_the_host_seats_and_removes_bots(bot_server: Host) -> None:
         await host.act("remove_bot", seat=0)
     assert refused.value.code == "no_such_bot"
     await host.act("remove_bot", seat=2)
-    assert [p["name"] for p in host.state["players"]] == ["Ann", "Easy bot", "Strong bot"]  # type: ignore[index]
+    assert [p["name"] for p in host.view["players"]] == ["Ann", "Easy bot", "Strong bot"]
     await host.act("add_bot", level="strong")
-    assert host.state["players"][3]["name"] == "Strong bot 2"  # type: ignore[index]
+    assert host.view["players"][3]["name"] == "Strong bot 2"
     await host.close()
 
 
@@ -72,7 +72,7 @@ async def test_one_person_plays_a_whole_match_against_bots(
         await host.act("add_bot", level=level)
     await host.act("start")
     rng = random.Random(8)
-    while host.state["status"] != "finished":  # type: ignore[index]
+    while host.view["status"] != "finished":
         state = await host.wait_for(
             lambda s: s["status"] in ("round_over", "finished") or host.my_turn()
         )
@@ -81,7 +81,7 @@ async def test_one_person_plays_a_whole_match_against_bots(
             await host.wait_for(lambda s: s["status"] != "round_over")
         elif state["status"] == "playing":
             await host.play(host.random_move(rng, knock_chance=0.02))
-    results = host.state["results"]  # type: ignore[index]
+    results = host.view["results"]
     assert len(results) == 2
     assert all(len(result["hands"]) == 4 for result in results)
     before, fresh = await host.resync()
@@ -96,18 +96,18 @@ async def test_a_bot_stands_in_for_an_absent_player_until_they_return(bot_server
     await bob.wait_for(lambda s: s["status"] == "playing")
     await bob.close()
     await ann.wait_for(lambda s: not s["players"][1]["connected"])
-    assert not ann.state["players"][1]["standin"]  # type: ignore[index]
+    assert not ann.view["players"][1]["standin"]
     # Bob's turns are played for him once his grace is over: Ann keeps getting her turn back.
     for _ in range(3):
         await ann.wait_for(lambda s: ann.my_turn())
         await ann.act("take", piles=[0])
-        await ann.play({"type": "discard", "cards": [ann.state["you"]["hand"][-1]]})  # type: ignore[index]
+        await ann.play({"type": "discard", "cards": [ann.view["you"]["hand"][-1]]})
     await ann.wait_for(lambda s: s["players"][1]["standin"])
     bob = LocalClient(bot_server, table.code, table.tokens[1])
     await bob.connect()
     state = await ann.wait_for(lambda s: s["players"][1]["connected"])
     assert not state["players"][1]["standin"]
-    assert len(bob.state["you"]["hand"]) in (5, 6)  # type: ignore[index]
+    assert len(bob.view["you"]["hand"]) in (5, 6)
     await ann.close()
     await bob.close()
 
@@ -121,11 +121,11 @@ async def bob_stood_in(server: Host) -> tuple[LocalClient, LocalClient]:
     table = await open_table(server, 2, rounds=3, turn_seconds=1)
     ann, bob = table.players
     await ann.act("start")
-    while not ann.state["players"][1]["standin"]:  # type: ignore[index]
+    while not ann.view["players"][1]["standin"]:
         await ann.wait_for(lambda s: ann.my_turn() or s["players"][1]["standin"])
         if ann.my_turn():
             await ann.act("take", piles=[1])
-            await ann.play({"type": "discard", "cards": [ann.state["you"]["hand"][0]]})  # type: ignore[index]
+            await ann.play({"type": "discard", "cards": [ann.view["you"]["hand"][0]]})
     return ann, bob
 
 

@@ -12,7 +12,7 @@ async def play_one_round(table: Table[LocalClient]) -> None:
     await first.act("knock")
     second = table.mover()
     await second.act("take", piles=[0])
-    await second.act("discard", cards=[second.state["you"]["hand"][0]])  # type: ignore[index]
+    await second.act("discard", cards=[second.view["you"]["hand"][0]])
 
 
 async def test_each_finished_round_is_saved_once_and_the_last_is_final(rooms: Host) -> None:
@@ -25,9 +25,9 @@ async def test_each_finished_round_is_saved_once_and_the_last_is_final(rooms: Ho
     await play_one_round(table)
     saved = rooms.store.rounds
     assert [(entry.result.number, entry.final) for entry in saved] == [(1, False), (2, True)]
-    assert {entry.match_id for entry in saved} == {table.host.state["match_id"]}  # type: ignore[index]
+    assert {entry.match_id for entry in saved} == {table.host.view["match_id"]}
     assert saved[-1].names == ("P0", "P1")
-    assert saved[-1].places == tuple(p["place"] for p in table.host.state["players"])  # type: ignore[index]
+    assert saved[-1].places == tuple(p["place"] for p in table.host.view["players"])
     events = rooms.store.events[table.code]
     assert [event["type"] for event in events[:3]] == ["join", "join", "start"]
 

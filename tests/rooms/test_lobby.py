@@ -109,7 +109,7 @@ async def test_kick_closes_the_player_and_renumbers_the_seats(rooms: Host) -> No
         ]
         assert state["spectators"] == 1
     assert [client.seat for client in table.players[2:]] == [1, 2]
-    assert [p["host"] for p in table.host.state["players"]] == [True, False, False]  # type: ignore[index]
+    assert [p["host"] for p in table.host.view["players"]] == [True, False, False]
     info = rooms.info(table.code)
     assert [p["name"] for p in info["players"]] == ["P0", "P2", "P3"]
     table.players.remove(kicked)
@@ -174,7 +174,7 @@ async def test_the_host_may_leave_and_the_role_moves_on(rooms: Host) -> None:
         hosts = [p for p in players if p["host"]]
         assert len(hosts) == 1
         assert hosts[0]["connected"] is True
-    new_host = next(c for c in table.players[1:] if c.state["players"][c.seat]["host"])  # type: ignore[index]
+    new_host = next(c for c in table.players[1:] if c.view["players"][c.seat]["host"])
     await new_host.act("start")
     await all_agree(table)
 
@@ -225,7 +225,7 @@ async def play_one_round(table: Table[LocalClient]) -> None:
     for _ in range(len(table.players) - 1):
         mover = table.mover()
         await mover.act("take", piles=[0])
-        await mover.act("discard", cards=[mover.state["you"]["hand"][0]])  # type: ignore[index]
+        await mover.act("discard", cards=[mover.view["you"]["hand"][0]])
         await table.settle(mover)
 
 

@@ -60,8 +60,8 @@ async def test_the_turn_timer_plays_the_turn_of_a_player_who_does_not_move(
     assert isinstance(current["turn"]["deadline"], int)
     assert current["turn"]["deadline"] > deadline
     await mover.wait_for(lambda s: s["round"]["turn"]["seat"] != seat)
-    assert len(mover.state["you"]["hand"]) == 5  # type: ignore[index]
-    assert mover.state["you"]["evaluation"] is not None  # type: ignore[index]
+    assert len(mover.view["you"]["hand"]) == 5
+    assert mover.view["you"]["evaluation"] is not None
     await table.settle()
     await all_agree(table)
     await table.close()
@@ -73,7 +73,7 @@ async def test_the_turn_timer_discards_for_a_player_who_took(rooms: Host) -> Non
     seat = mover.seat
     deadline = round_of(mover)["turn"]["deadline"]
     await mover.act("take", piles=[3])
-    held = list(mover.state["you"]["hand"])  # type: ignore[index]
+    held = list(mover.view["you"]["hand"])
     assert round_of(mover)["turn"]["deadline"] == deadline, "taking does not restart the clock"
     state = await mover.wait_for(lambda s: s["round"]["turn"]["seat"] != seat)
     hand = state["you"]["hand"]
@@ -139,7 +139,7 @@ async def end_first_round(table: Table) -> None:
     await table.settle(first)
     second = table.mover()
     await second.act("take", piles=[0])
-    await second.act("discard", cards=[second.state["you"]["hand"][0]])  # type: ignore[index]
+    await second.act("discard", cards=[second.view["you"]["hand"][0]])
     await table.settle(second)
     assert table.host.state is not None
     assert table.host.state["status"] == "round_over"
@@ -174,7 +174,7 @@ async def test_the_next_round_is_dealt_once_everyone_is_ready(rooms: Host) -> No
     for _ in range(2):
         mover = table.mover()
         await mover.act("take", piles=[1])
-        await mover.act("discard", cards=[mover.state["you"]["hand"][-1]])  # type: ignore[index]
+        await mover.act("discard", cards=[mover.view["you"]["hand"][-1]])
         await table.settle(mover)
     ann, bob, cid = table.players
     await ann.act("ready")

@@ -23,7 +23,7 @@ async def test_rounds_wait_for_the_database_and_are_saved_when_it_returns() -> N
         await clients[0].act("start")
         rng = random.Random(3)
         await play_until(clients, rng, lambda s: s["status"] == "round_over")
-        match_id = clients[0].state["match_id"]  # type: ignore[index]
+        match_id = clients[0].view["match_id"]
         assert httpx.get(f"{server.url}/readyz").status_code == 200
 
         set_connections_allowed(url, False)
@@ -46,7 +46,7 @@ async def test_rounds_wait_for_the_database_and_are_saved_when_it_returns() -> N
         stored = httpx.get(f"{server.url}/api/matches/{match_id}").json()
         assert [played["number"] for played in stored["rounds"]] == [1, 2]
         assert stored["status"] == "finished"
-        results = clients[0].state["results"]  # type: ignore[index]
+        results = clients[0].view["results"]
         assert [hand["total"] for hand in stored["rounds"][1]["hands"]] == results[1]["totals"]
         for client in clients:
             await client.close()

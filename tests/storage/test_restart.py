@@ -45,8 +45,8 @@ async def test_sigkill_mid_round_loses_nothing(database_url: str) -> None:
                 and s["round"]["turn"]["pending"] > 0
             ),
         )
-        before = [comparable(client.state) for client in clients]  # type: ignore[arg-type]
-        match_id = clients[0].state["match_id"]  # type: ignore[index]
+        before = [comparable(client.view) for client in clients]
+        match_id = clients[0].view["match_id"]
 
         server.stop(signal.SIGKILL)
         for client in clients:
@@ -58,10 +58,10 @@ async def test_sigkill_mid_round_loses_nothing(database_url: str) -> None:
             await client.connect()
         for client, expected in zip(clients, before, strict=True):
             await client.wait_for(lambda s: all(p["connected"] for p in s["players"]))
-            assert comparable(client.state) == expected  # type: ignore[arg-type]
+            assert comparable(client.view) == expected
 
         await play_until(clients, rng, lambda s: s["status"] == "finished")
-        results = clients[0].state["results"]  # type: ignore[index]
+        results = clients[0].view["results"]
         assert [result["number"] for result in results] == [1, 2, 3]
 
         stored = httpx.get(f"{server.url}/api/matches/{match_id}").json()

@@ -20,7 +20,7 @@ async def test_sigterm_closes_with_1012_and_keeps_the_room() -> None:
             await client.wait_for(lambda s: s["status"] == "playing")
         mover = next(client for client in clients if client.my_turn())
         await mover.act("take", piles=[0])
-        hand = list(mover.state["you"]["hand"])  # type: ignore[index]
+        hand = list(mover.view["you"]["hand"])
 
         started = time.monotonic()
         code = server.stop(signal.SIGTERM)
@@ -34,6 +34,6 @@ async def test_sigterm_closes_with_1012_and_keeps_the_room() -> None:
         server.start()
         again = Client(server, room["code"], mover.token)
         await again.connect()
-        assert again.state["you"]["hand"] == hand  # type: ignore[index]
-        assert again.state["round"]["turn"]["pending"] == 1  # type: ignore[index]
+        assert again.view["you"]["hand"] == hand
+        assert again.view["round"]["turn"]["pending"] == 1
         await again.close()
