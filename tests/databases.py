@@ -43,6 +43,20 @@ def _admin(*statements: str) -> None:
         pool.submit(asyncio.run, _execute(statements)).result()
 
 
+def fetch_value(url: str, statement: str) -> str:
+    """The first value ``statement`` answers in the database at ``url`` (as text; "" for none)."""
+
+    async def fetch() -> str:
+        connection = await asyncpg.connect(_dsn(url), timeout=5)
+        try:
+            return str(await connection.fetchval(statement) or "")
+        finally:
+            await connection.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, fetch()).result()
+
+
 def postgres_reachable() -> str | None:
     """None when PostgreSQL answers, else why not."""
     try:

@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 
 from tests.play import play_until
-from tests.rooms.client import Client, close_all, create_room, join_room
+from tests.rooms.client import Client, close_all, open_table
 from tests.server import Server
 
 SERVER = Server({}, 8000)
@@ -26,18 +26,12 @@ SERVER = Server({}, 8000)
 
 async def first_round() -> dict[str, Any]:
     """A two-round match between two people, played to the end of its first round."""
-    room = create_room(SERVER, "Ann", rounds=2, turn_seconds=0)
-    bob = join_room(SERVER, room["code"], "Bob")
-    tokens = [room["token"], bob["token"]]
-    clients = [Client(SERVER, room["code"], token) for token in tokens]
-    for client in clients:
-        await client.connect()
-    await clients[0].act("start")
-    await play_until(clients, random.Random(7), lambda s: s["status"] == "round_over", 0.2)
-    state = clients[0].state
-    assert state is not None
+    table = await open_table(SERVER, players=2, rounds=2, turn_seconds=0)
+    await table.host.act("start")
+    await play_until(table.players, random.Random(7), lambda s: s["status"] == "round_over", 0.2)
+    totals = _totals(table.host.view)
     await close_all()
-    return {"code": room["code"], "tokens": tokens, "totals": _totals(state)}
+    return {"code": table.code, "tokens": table.tokens, "totals": totals}
 
 
 async def rest_of_match(first: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +47,7 @@ async def rest_of_match(first: dict[str, Any]) -> dict[str, Any]:
     final = clients[0].state
     assert final is not None
     await close_all()
-    listing = httpx.get(f"{SERVER.url}/api/matches", params={"player": "Ann"}).json()
+    listing = httpx.get(f"{SERVER.url}/api/matches", params={"player": "P0"}).json()
     (match,) = listing["matches"]
     detail = httpx.get(f"{SERVER.url}/api/matches/{match['id']}").json()
     return {"totals": _totals(final), "rounds": len(detail["rounds"]), "match": match["id"]}

@@ -17,13 +17,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import httpx
 import pytest
-from sqlalchemy.engine import make_url
 
 from app.storage.migrations import head_revision
-from tests.databases import postgres_database
+from tests.databases import fetch_value, postgres_database
 from tests.ops.docker import (
     STOP_SECONDS,
     Container,
@@ -219,24 +217,12 @@ def test_a_database_from_a_newer_version_is_left_alone(image: str) -> None:
             env={"DATABASE_URL": url, "PATH": "/usr/bin:/bin"},
             capture_output=True,
         )
-        _sql(url, "UPDATE alembic_version SET version_num = 'zz_newer'")
+        fetch_value(url, "UPDATE alembic_version SET version_num = 'zz_newer'")
         with container(image, "spectrum-test-newer", free_port(), {"DATABASE_URL": url}) as box:
             assert box.wait_exited() == 1
             (error,) = box.errors()
             assert "is at migration zz_newer, which this version does not know" in error
-        assert _sql(url, "SELECT version_num FROM alembic_version") == "zz_newer"
-
-
-def _sql(url: str, statement: str) -> str:
-    async def run() -> str:
-        dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-        connection = await asyncpg.connect(dsn, timeout=5)
-        try:
-            return str(await connection.fetchval(statement) or "")
-        finally:
-            await connection.close()
-
-    return asyncio.run(run())
+        assert fetch_value(url, "SELECT version_num FROM alembic_version") == "zz_newer"
 
 
 # The compose stack, kept off Docker's networks: the database gets a namespace holding only

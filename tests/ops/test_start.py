@@ -1,6 +1,5 @@
 """The server's start (the container's entry point), run for real against PostgreSQL and SQLite."""
 
-import asyncio
 import json
 import signal
 import subprocess
@@ -8,13 +7,12 @@ import sys
 import time
 from pathlib import Path
 
-import asyncpg
 import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
 from app.storage.migrations import head_revision
-from tests.databases import postgres_database, set_connections_allowed
+from tests.databases import fetch_value, postgres_database, set_connections_allowed
 from tests.server import ROOT, free_port, migrate, server_env
 
 
@@ -184,20 +182,8 @@ def test_refused_settings_are_one_line(json_lines: bool) -> None:
 
 
 def _set_version(url: str, version: str) -> None:
-    _run(url, f"UPDATE alembic_version SET version_num = '{version}'")
+    fetch_value(url, f"UPDATE alembic_version SET version_num = '{version}'")
 
 
 def _version(url: str) -> str:
-    return _run(url, "SELECT version_num FROM alembic_version")
-
-
-def _run(url: str, statement: str) -> str:
-    async def run() -> str:
-        dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-        connection = await asyncpg.connect(dsn, timeout=5)
-        try:
-            return str(await connection.fetchval(statement) or "")
-        finally:
-            await connection.close()
-
-    return asyncio.run(run())
+    return fetch_value(url, "SELECT version_num FROM alembic_version")
