@@ -64,7 +64,9 @@ messages = st.one_of(
     st.text(max_size=200),
     st.binary(max_size=200),
     st.sampled_from([b"\xff\xfe\xfd", b"\xc3\x28", "", b"", "{" * 3000, "[" * 1500 + "]" * 1500]),
-    st.integers(min_value=4000, max_value=70_000).map(lambda size: Big(size)),
+    # Past MAX_MESSAGE_BYTES, short of the protocol layer's own limit (which ends the connection
+    # while the client may still be sending, a race of TCP itself rather than of the server).
+    st.integers(min_value=4000, max_value=60_000).map(lambda size: Big(size)),
 )
 
 
@@ -117,7 +119,4 @@ def test_anything_after_the_hello(fuzzed: tuple[Server, str, str], later: list[A
     hello = json.dumps({"type": "hello", "token": token})
     received, closed = asyncio.run(exchange(server, code, [hello, *later]))
     check(received, closed)
-    if received:
-        assert json.loads(received[0])["type"] == "state"
-    else:  # a frame past the protocol's limit can end the connection before the state leaves
-        assert closed == 1009, closed
+    assert json.loads(received[0])["type"] == "state"
