@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+from sqlalchemy.engine import make_url
 
 from app.config import Settings
 
@@ -27,6 +31,10 @@ def free_port() -> int:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
         return port
+
+
+class PortTaken(RuntimeError):
+    """The server could not listen: another process took its port between the probe and it."""
 
 
 class Server:
@@ -53,7 +61,8 @@ class Server:
 
     def _start(self, timeout: float) -> None:
         self.log.parent.mkdir(exist_ok=True)
-        with self.log.open("ab") as log:
+        # A new server's log starts empty; a restarted one's goes on after what it said before.
+        with self.log.open("wb" if self.process is None else "ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "app"],
                 cwd=ROOT,
@@ -66,7 +75,10 @@ class Server:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise RuntimeError(f"server exited early:\n{self.log.read_text()}")
+                said = self.logs()
+                if "address already in use" in said:
+                    raise PortTaken(f"port {self.port} was taken:\n{said}")
+                raise RuntimeError(f"server exited early:\n{said}")
             try:
                 if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
                     return
@@ -97,8 +109,23 @@ def server_env(**overrides: str) -> dict[str, str]:
     return env
 
 
-def migrate(database_url: str) -> None:
-    """Bring a database to the newest migration."""
+_template_lock = threading.Lock()
+_template: Path | None = None
+
+
+def _migrated_template() -> Path:
+    """A SQLite database migrated to the newest revision once in this process, to copy from."""
+    global _template
+    with _template_lock:
+        if _template is None:
+            folder = Path(tempfile.mkdtemp(prefix="spectrum-template-"))
+            atexit.register(shutil.rmtree, folder, ignore_errors=True)
+            _alembic_upgrade(f"sqlite+aiosqlite:///{folder}/spectrum.db")
+            _template = folder / "spectrum.db"
+        return _template
+
+
+def _alembic_upgrade(database_url: str) -> None:
     subprocess.run(
         [sys.executable, "-m", "alembic", "upgrade", "head"],
         cwd=ROOT,
@@ -108,16 +135,39 @@ def migrate(database_url: str) -> None:
     )
 
 
+def migrate(database_url: str) -> None:
+    """Bring a database to the newest migration.
+
+    A SQLite file that does not exist yet becomes a copy of one database migrated by alembic
+    once in this process: what migrating it would give, without starting alembic again each time.
+    """
+    url = make_url(database_url)
+    path = Path(url.database or "")
+    if url.get_backend_name() != "sqlite" or not url.database or path.exists():
+        _alembic_upgrade(database_url)
+        return
+    template = _migrated_template()
+    for part in template.parent.glob(template.name + "*"):  # with any -wal or -shm beside it
+        shutil.copyfile(part, path.with_name(path.name + part.name[len(template.name) :]))
+
+
 @contextmanager
 def running_server(database_url: str | None = None, **overrides: str) -> Iterator[Server]:
     """A server with settings ``overrides`` on a migrated database (by default a new SQLite)."""
     with tempfile.TemporaryDirectory() as folder:
         url = database_url or f"sqlite+aiosqlite:///{folder}/spectrum.db"
         migrate(url)
-        port = free_port()
-        env = server_env(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=url, **overrides)
-        server = Server(env, port)
-        server.start()
+        for attempt in range(3):
+            port = free_port()
+            env = server_env(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=url, **overrides)
+            server = Server(env, port)
+            try:
+                server.start()
+            except PortTaken:
+                if attempt == 2:
+                    raise
+                continue
+            break
         try:
             yield server
         finally:

@@ -82,17 +82,28 @@ def fuzzed() -> Iterator[tuple[Server, str, str]]:
         assert "Exception in ASGI application" not in server.logs()
 
 
+# Sent after the fuzzed frames: a message refused before it reaches the room, echoing its id.
+# The server reads a socket's messages one at a time, so its answer comes after theirs.
+END = "fuzz-end"
+SENTINEL = json.dumps({"type": "kick", "seat": "none", "id": END})
+
+
 async def exchange(server: Server, code: str, frames: list[Any]) -> tuple[list[str], int | None]:
-    """Send ``frames`` on a new socket; what came back, and the close code if it closed."""
+    """Send ``frames`` on a new socket; what came back, and the close code if it closed.
+
+    Every frame has been answered once the sentinel's error has come (or the socket has closed).
+    """
     received: list[str] = []
     async with connect(f"{server.ws_url}/ws/rooms/{code}", compression=None, max_size=2**22) as ws:
         try:
-            for frame in frames:
+            for frame in [*frames, SENTINEL]:
                 await ws.send(frame.frame() if isinstance(frame, Big) else frame)
             while True:
-                received.append(str(await asyncio.wait_for(ws.recv(), 0.3)))
-        except TimeoutError:
-            return received, None
+                text = str(await asyncio.wait_for(ws.recv(), 60))
+                answer = json.loads(text)
+                if isinstance(answer, dict) and answer.get("id") == END:
+                    return received, None
+                received.append(text)
         except ConnectionClosed as closed:
             return received, closed.rcvd.code if closed.rcvd else 1006
 
