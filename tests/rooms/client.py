@@ -209,7 +209,7 @@ class Client(Peer):
             async with self._changed:
                 self._changed.notify_all()
 
-    async def wait_for(self, predicate: Callable[[State], bool], timeout: float = 10) -> State:
+    async def wait_for(self, predicate: Callable[[State], bool], timeout: float = 30) -> State:
         """Wait until the patched state satisfies ``predicate``."""
 
         def ready() -> bool:
@@ -221,7 +221,7 @@ class Client(Peer):
             raise AssertionError(f"connection closed {self.closed} before the state was reached")
         return self.state
 
-    async def wait_frames(self, count: int, timeout: float = 10) -> None:
+    async def wait_frames(self, count: int, timeout: float = 30) -> None:
         """Wait until ``count`` frames have been received in all (or the connection closed)."""
         async with self._changed:
             await asyncio.wait_for(
@@ -232,7 +232,7 @@ class Client(Peer):
             )
         assert len(self.frames) >= count, f"closed {self.closed} after {len(self.frames)} frames"
 
-    async def wait_closed(self, timeout: float = 10) -> tuple[int, str]:
+    async def wait_closed(self, timeout: float = 30) -> tuple[int, str]:
         """Wait until the server closes the connection; returns the close code and reason."""
         async with self._changed:
             await asyncio.wait_for(self._changed.wait_for(lambda: self.closed is not None), timeout)
@@ -244,11 +244,11 @@ class Client(Peer):
         assert self.ws is not None
         await self.ws.send(message if isinstance(message, str) else json.dumps(message))
 
-    async def act(self, kind: str, timeout: float = 10, **fields: Any) -> dict[str, Any]:
+    async def act(self, kind: str, timeout: float = 30, **fields: Any) -> dict[str, Any]:
         """Send an action with an id and wait for its acknowledgement; raises Refused."""
         return await self.play({"type": kind, **fields}, timeout)
 
-    async def play(self, message: dict[str, Any], timeout: float = 10) -> dict[str, Any]:
+    async def play(self, message: dict[str, Any], timeout: float = 30) -> dict[str, Any]:
         """Send a message with an id and wait for its acknowledgement; raises Refused."""
         message_id = next(_ids)
         kind = message["type"]
@@ -267,7 +267,7 @@ class Client(Peer):
         seen = len(self.resyncs)
         await self.send({"type": "resync"})
         async with self._changed:
-            await asyncio.wait_for(self._changed.wait_for(lambda: len(self.resyncs) > seen), 10)
+            await asyncio.wait_for(self._changed.wait_for(lambda: len(self.resyncs) > seen), 30)
         return self.resyncs[seen]
 
     async def close(self) -> None:
@@ -367,7 +367,7 @@ async def closed_with(
     code: str,
     first: dict[str, Any] | str | None,
     origin: str | None = None,
-    timeout: float = 10,
+    timeout: float = 30,
 ) -> tuple[int, str]:
     """Open a raw socket, send ``first`` (if any) and return how the server closed it.
 

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import json
 import socket
+import sys
+import termios
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
@@ -201,11 +204,31 @@ async def test_no_hello_in_time_closes_4002(allowing_server: Server) -> None:
 
 
 RESYNCS = 40_000
+RECEIVE_BUFFER = 64 << 10
+
+
+async def until_full(sock: socket.socket) -> None:
+    """Wait, without reading, until the server has filled this socket's receive buffer.
+
+    From then on the server's sends wait, its queue fills with the states still asked for, and
+    it closes the connection; the bytes waiting here stay the same for as long as it keeps
+    nothing more coming. A full buffer holds about half of what SO_RCVBUF reports.
+    """
+    held = sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF) // 4
+    waiting, unchanged = -1, 0
+    while unchanged < 10:
+        now = int.from_bytes(fcntl.ioctl(sock, termios.FIONREAD, b"\0\0\0\0"), sys.byteorder)
+        unchanged = unchanged + 1 if now == waiting and now >= held else 0
+        waiting = now
+        await asyncio.sleep(0.05)
 
 
 async def _stalled_socket(server: Server, code: str) -> tuple[socket.socket, ClientProtocol]:
     """A WebSocket over a plain socket that reads only when told, handshake done."""
-    sock = socket.create_connection(("127.0.0.1", server.port))
+    sock = socket.socket()
+    # A fixed receive buffer (no autotuning): how much it holds when full is known.
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER)
+    sock.connect(("127.0.0.1", server.port))
     client = ClientProtocol(parse_uri(f"{server.ws_url}/ws/rooms/{code}"))
     client.send_request(client.connect())
     sock.sendall(b"".join(client.data_to_send()))
@@ -225,10 +248,10 @@ async def test_a_client_that_falls_behind_is_closed_4008(allowing_server: Server
         for _ in range(RESYNCS):  # each answered by a whole state: far more than buffers hold
             client.send_text(b'{"type":"resync"}')
         await asyncio.to_thread(sock.sendall, b"".join(client.data_to_send()))
-        await asyncio.sleep(1)  # not reading: the server's sends back up
+        await until_full(sock)  # not reading: the server's sends back up
         close: Close | None = None
         texts = 0
-        sock.settimeout(10)
+        sock.settimeout(30)
         while close is None:
             data = await asyncio.to_thread(sock.recv, 1 << 20)
             if not data:
