@@ -2,6 +2,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# Test processes side by side (pytest-xdist); each takes whole modules, so a module's shared
+# server starts once. WORKERS=0 runs the suite in this process alone.
+WORKERS ?= 2
 
 .PHONY: run test lint typecheck unit bench clean
 
@@ -28,7 +31,7 @@ typecheck: $(VENV)/.dev
 	$(BIN)/mypy --strict app
 
 unit: $(VENV)/.dev
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(WORKERS) --dist loadscope
 
 test: lint typecheck unit
 

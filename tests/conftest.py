@@ -6,13 +6,14 @@ from pathlib import Path
 import pytest
 
 from tests.databases import BACKENDS, fresh_database
-from tests.server import Server, running_server
+from tests.server import FAST, Server, running_server
 
 
 @pytest.fixture(scope="session")
 def server() -> Iterator[Server]:
-    """One real uvicorn server for the whole run, with default settings."""
-    with running_server() as started:
+    """One real uvicorn server for the whole run (for each test process), shared by every test
+    that needs no settings of its own: rate limits are out of the way of fast test clients."""
+    with running_server(**FAST) as started:
         yield started
 
 
@@ -21,3 +22,17 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     """A new, empty database: SQLite, then the real PostgreSQL."""
     with fresh_database(request.param, tmp_path) as url:
         yield url
+
+
+# Suites whose tests run longest (a browser, or servers started and stopped for each test),
+# collected first: test processes side by side (make test) then take them up at the start,
+# instead of one process being left with a long module at the end while the other waits.
+LONG_FIRST = ("tests/e2e/", "tests/ops/", "tests/storage/", "tests/api/test_schema.py")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    def rank(item: pytest.Item) -> int:
+        path = item.nodeid
+        return next((n for n, where in enumerate(LONG_FIRST) if path.startswith(where)), 99)
+
+    items.sort(key=rank)

@@ -4,22 +4,15 @@ from __future__ import annotations
 
 import gzip
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.server import Server, running_server
+from tests.server import Server
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 CLIENT_BUDGET_BYTES = 60 * 1024
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    with running_server() as started:
-        yield started
 
 
 def client_files() -> list[Path]:

@@ -15,8 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from schemathesis import checks
 
 from tests.databases import BACKENDS, fresh_database
-from tests.rooms.conftest import FAST
-from tests.server import Server, running_server
+from tests.server import FAST, Server, running_server
 
 
 @pytest.fixture(scope="module", params=BACKENDS)

@@ -14,8 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.rooms.conftest import FAST
-from tests.server import Server, running_server
+from tests.server import FAST, Server, running_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -1,8 +1,7 @@
 """A link that dies without closing: the server's pings find it; the others see the player away."""
 
 from tests.rooms.client import close_all, open_table
-from tests.rooms.conftest import FAST
-from tests.server import running_server
+from tests.server import FAST, running_server
 
 
 async def test_a_silent_dead_link_is_seen_as_away() -> None:

@@ -8,8 +8,7 @@ from websockets.asyncio.client import connect
 
 from tests.play import play_until
 from tests.rooms.client import Client, create_room, join_room
-from tests.rooms.conftest import FAST
-from tests.server import running_server
+from tests.server import FAST, running_server
 
 
 def metric(text: str, name: str) -> float:

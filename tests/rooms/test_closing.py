@@ -18,8 +18,7 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from tests.rooms.client import Client, close_all, closed_with, create_room, join_room, try_connect
-from tests.rooms.conftest import FAST
-from tests.server import Server, running_server
+from tests.server import FAST, Server, running_server
 
 
 @pytest.fixture(autouse=True)

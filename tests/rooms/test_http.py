@@ -11,8 +11,7 @@ import httpx
 import pytest
 
 from tests.rooms.client import Client, api, close_all, create_room, join_room
-from tests.rooms.conftest import FAST
-from tests.server import Server, running_server
+from tests.server import FAST, Server, running_server
 
 
 @pytest.fixture(autouse=True)

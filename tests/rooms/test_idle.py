@@ -12,9 +12,8 @@ import pytest
 
 from app.rooms.live import RoomConfig
 from tests.rooms.client import api, close_all, closed_with, create_room, join_room
-from tests.rooms.conftest import FAST
 from tests.rooms.local import Host, LocalClient
-from tests.server import Server, running_server
+from tests.server import FAST, Server, running_server
 
 
 @pytest.fixture(autouse=True)

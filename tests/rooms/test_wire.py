@@ -23,8 +23,7 @@ from tests.rooms.client import (
     plays_on,
     refused,
 )
-from tests.rooms.conftest import FAST
-from tests.server import Server, running_server
+from tests.server import FAST, Server, running_server
 
 
 @pytest.fixture(autouse=True)

@@ -9,8 +9,7 @@ import httpx
 from tests.databases import postgres_database, set_connections_allowed
 from tests.play import play_until
 from tests.rooms.client import Client, create_room, join_room
-from tests.rooms.conftest import FAST
-from tests.server import running_server
+from tests.server import FAST, running_server
 
 
 async def test_rounds_wait_for_the_database_and_are_saved_when_it_returns() -> None:

@@ -8,8 +8,7 @@ import httpx
 
 from tests.play import play_until
 from tests.rooms.client import Client, create_room, join_room
-from tests.rooms.conftest import FAST
-from tests.server import Server, free_port, migrate, server_env
+from tests.server import FAST, Server, free_port, migrate, server_env
 
 
 def comparable(state: dict[str, Any]) -> dict[str, Any]:

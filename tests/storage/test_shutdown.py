@@ -4,8 +4,7 @@ import signal
 import time
 
 from tests.rooms.client import Client, create_room, join_room
-from tests.rooms.conftest import FAST
-from tests.server import running_server
+from tests.server import FAST, running_server
 
 
 async def test_sigterm_closes_with_1012_and_keeps_the_room() -> None:
