@@ -33,7 +33,7 @@ def status(server: Server, code: str) -> int:
     return api(server, "GET", f"/api/rooms/{code}").status_code
 
 
-async def until_gone(server: Server, code: str, timeout: float = 10) -> None:
+async def until_gone(server: Server, code: str, timeout: float = 30) -> None:
     for _ in range(int(timeout / 0.1)):
         if status(server, code) == 404:
             return

@@ -46,7 +46,7 @@ def joined(code: str, first: int, *names: str) -> Events:
 
 
 async def until(condition: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + 60
     while not condition():
         assert time.monotonic() < deadline, "the condition never came true"
         await asyncio.sleep(0.01)

@@ -38,7 +38,7 @@ async def test_rounds_wait_for_the_database_and_are_saved_when_it_returns() -> N
         finally:
             set_connections_allowed(url, True)
 
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while httpx.get(f"{server.url}/readyz").status_code != 200:
             assert time.monotonic() < deadline, httpx.get(f"{server.url}/readyz").text
             await asyncio.sleep(0.5)

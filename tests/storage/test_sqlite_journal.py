@@ -64,7 +64,7 @@ async def test_events_are_folded_from_the_log_into_the_database_file(tmp_path: P
         # Full segments are folded in the background and deleted; the database file alone
         # (without its write-ahead log) comes to hold their events.
         alone = tmp_path / "alone.db"
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while True:
             shutil.copyfile(path, alone)
             folded = events_in(alone, state.code)
@@ -115,7 +115,7 @@ async def test_rooms_come_back_from_the_log_and_the_database_together(tmp_path: 
         ann = restored["AAAA-AAAA"]
         ann.join("Late", hash_token("late"), 90)
         await store.save(ann)
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while len(list(folder_for(str(path)).iterdir())) > 1:
             assert time.monotonic() < deadline, "the earlier segments were not folded"
             await asyncio.sleep(0.05)
@@ -145,7 +145,9 @@ async def test_a_database_locked_by_another_writer_does_not_hold_up_play(tmp_pat
         churn(second, 2)
         started = time.monotonic()
         await store.save(second)  # a new room is written to the database itself
-        assert time.monotonic() - started < 0.5, "play does not wait for the lock"
+        # Waiting for the lock would take the database's busy timeout (5 s) and then fail; half
+        # of that leaves room for a loaded machine.
+        assert time.monotonic() - started < 2.5, "play does not wait for the lock"
         assert store.failing
         assert store.backlog == 2
         assert "locked" in (store.last_error or "")
@@ -153,7 +155,7 @@ async def test_a_database_locked_by_another_writer_does_not_hold_up_play(tmp_pat
         await store.save(first)  # queued behind the new room, in order
         assert store.backlog == 3
         other.execute("COMMIT")
-        deadline = time.monotonic() + 10
+        deadline = time.monotonic() + 60
         while store.backlog or store.failing:
             assert time.monotonic() < deadline, store.last_error
             await asyncio.sleep(0.05)
