@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # Test processes side by side (pytest-xdist); each takes whole modules, so a module's shared
-# server starts once. WORKERS=0 runs the suite in this process alone.
+# server starts once, in the order collected (longest suites first, tests/conftest.py).
+# WORKERS=0 runs the suite in this process alone.
 WORKERS ?= 2
 
 .PHONY: run test lint typecheck unit bench clean
@@ -31,7 +32,7 @@ typecheck: $(VENV)/.dev
 	$(BIN)/mypy --strict app
 
 unit: $(VENV)/.dev
-	$(BIN)/pytest -n $(WORKERS) --dist loadscope
+	$(BIN)/pytest -n $(WORKERS) --dist loadscope --no-loadscope-reorder
 
 test: lint typecheck unit
 

@@ -42,6 +42,13 @@ def free_port() -> int:
         return port
 
 
+def end_group(process: subprocess.Popen[bytes]) -> None:
+    """Kill ``process`` and what it started in its process group (bot workers, their tracker)."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait()
+
+
 class PortTaken(RuntimeError):
     """The server could not listen: another process took its port between the probe and it."""
 
@@ -63,9 +70,7 @@ class Server:
             self._start(timeout)
         except BaseException:
             if self.process is not None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
+                end_group(self.process)
             raise
 
     def _start(self, timeout: float) -> None:
@@ -95,15 +100,18 @@ class Server:
                 time.sleep(0.05)
         raise RuntimeError(f"server did not start:\n{self.log.read_text()}")
 
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 20.0) -> int:
-        """Send ``sig`` and wait for the process to end; returns its exit code."""
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = 60.0) -> int:
+        """Send ``sig`` and wait for the process to end; returns its exit code.
+
+        Whatever happens, nothing of the server's process group is left running afterwards.
+        """
         assert self.process is not None
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-        code = self.process.wait(timeout)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.process.pid, signal.SIGKILL)  # workers a killed server left behind
-        return code
+        try:
+            if self.process.poll() is None:
+                self.process.send_signal(sig)
+            return self.process.wait(timeout)
+        finally:
+            end_group(self.process)
 
     def logs(self) -> str:
         """Everything the server has written so far."""

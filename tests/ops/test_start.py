@@ -5,6 +5,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -13,20 +14,33 @@ from sqlalchemy.engine import make_url
 
 from app.storage.migrations import head_revision
 from tests.databases import fetch_value, postgres_database, set_connections_allowed
-from tests.server import ROOT, free_port, migrate, server_env
+from tests.server import ROOT, end_group, free_port, migrate, server_env
+
+STARTED: list[subprocess.Popen[bytes]] = []
+
+
+@pytest.fixture(autouse=True)
+def _end_what_was_started() -> Iterator[None]:
+    """Every start a test made is ended with what it started, even when the test failed."""
+    yield
+    while STARTED:
+        end_group(STARTED.pop())
 
 
 def start(url: str, port: int, log: Path, wait: int = 60, **env: str) -> subprocess.Popen[bytes]:
     settings = {"DATABASE_URL": url, "HOST": "127.0.0.1", "PORT": str(port)}
     settings |= {"DATABASE_WAIT_SECONDS": str(wait), "LOG_JSON": "true", **env}
     with log.open("wb") as output:
-        return subprocess.Popen(
+        process = subprocess.Popen(
             [sys.executable, "-m", "app.scripts.start"],
             cwd=ROOT,
             env=server_env(**settings),
             stdout=output,
             stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, to be ended whole
         )
+    STARTED.append(process)
+    return process
 
 
 def records(log: Path) -> list[dict[str, object]]:
