@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-import segno
 from fastapi import APIRouter, Depends, FastAPI
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -55,6 +54,8 @@ router.add_api_route(
 )
 async def room_qr(room: RoomDep, base: BaseUrlDep) -> Response:
     """The room's share link as an SVG QR code, for phones in the same room."""
+    import segno  # only when a QR code is asked for: not on the way to a first game
+
     image = io.BytesIO()
     segno.make(f"{base}/r/{room.code}", error="m").save(
         image,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from operator import call, itemgetter
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -26,7 +26,6 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -53,10 +52,22 @@ MATCHES = Base.metadata.tables[MatchRecord.__tablename__]
 SEATS = Base.metadata.tables[SeatRecord.__tablename__]
 ROUNDS = Base.metadata.tables[RoundRecord.__tablename__]
 HANDS = Base.metadata.tables[HandRecord.__tablename__]
-INSERTS: dict[str, Callable[[Table], sqlite.Insert | postgresql.Insert]] = {
-    "sqlite": sqlite.insert,
-    "postgresql": postgresql.insert,
-}
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql, sqlite
+
+
+def insert_for(dialect: str) -> Callable[[Table], sqlite.Insert | postgresql.Insert]:
+    """The dialect's INSERT, which can skip a taken key; only the dialect in use is imported."""
+    if dialect == "sqlite":
+        from sqlalchemy.dialects import sqlite
+
+        return sqlite.insert
+    if dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert
+    raise KeyError(dialect)
+
 
 Row = tuple[Any, ...]
 
@@ -112,7 +123,7 @@ class Statements:
     """Every statement a batch may need, compiled for one database."""
 
     def __init__(self, dialect: Dialect) -> None:
-        insert = INSERTS[dialect.name]
+        insert = insert_for(dialect.name)
 
         def compiled(statement: ClauseElement, *names: str) -> Statement:
             return Statement(statement, names, dialect)
