@@ -14,7 +14,10 @@ load than the wall-clock time does. Reported: the median (and the lowest and hig
 of each, and the load average. With --imports, also the total that
 `python -X importtime -c "import app.main"` reports.
 
-Run: .venv/bin/python -m bench.coldstart [--runs 7] [--imports]
+With --against DIR, a second copy of the project is started in turn with this one (each run of
+one followed by a run of the other), so that a change can be measured on a loaded machine.
+
+Run: .venv/bin/python -m bench.coldstart [--runs 7] [--imports] [--against DIR]
 """
 
 from __future__ import annotations
@@ -85,7 +88,7 @@ def first_socket(base: str, deadline: float) -> tuple[float, float]:
         return accepted, time.perf_counter()
 
 
-def one_start(database: Path | None) -> tuple[float, float, float]:
+def one_start(database: Path | None, root: Path = ROOT) -> tuple[float, float, float]:
     """Seconds from starting the process to the first accepted WebSocket and its first state,
     and the CPU seconds the server had used by then (less moved by the machine's load)."""
     with tempfile.TemporaryDirectory() as name:
@@ -97,7 +100,7 @@ def one_start(database: Path | None) -> tuple[float, float, float]:
         started = time.perf_counter()
         process = subprocess.Popen(
             [sys.executable, "-m", "app.scripts.start"],
-            cwd=ROOT,
+            cwd=root,
             env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
@@ -138,11 +141,11 @@ def migrated_database(folder: Path) -> Path:
     return folder / "spectrum.db"
 
 
-def import_seconds() -> float:
+def import_seconds(root: Path) -> float:
     """Seconds `import app.main` takes, by -X importtime's own account."""
     run = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", "import app.main"],
-        cwd=ROOT,
+        cwd=root,
         capture_output=True,
         text=True,
         check=True,
@@ -167,22 +170,35 @@ def main() -> None:
     )
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--imports", action="store_true", help="also time `import app.main`")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        help="another copy of the project (e.g. `git archive main | tar -x -C DIR`), started "
+        "in turn with this one, so that both see the same load",
+    )
     arguments = parser.parse_args()
+    roots = (
+        {"": ROOT}
+        if arguments.against is None
+        else {"this: ": ROOT, "against: ": arguments.against}
+    )
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     with tempfile.TemporaryDirectory() as name:
         at_head = migrated_database(Path(name))
         times: dict[str, list[float]] = {}
         # Interleaved, so that a change in the machine's load falls on both kinds alike.
         for _ in range(arguments.runs):
-            for kind, database in (("fresh", None), ("at head", at_head)):
-                accepted, state, cpu = one_start(database)
-                times.setdefault(f"{kind}: first WebSocket accepted", []).append(accepted)
-                times.setdefault(f"{kind}: first state received", []).append(state)
-                times.setdefault(f"{kind}: server CPU by its first state", []).append(cpu)
-    for kind, values in times.items():
-        print(summary(kind, values))
-    if arguments.imports:
-        print(summary("import app.main", [import_seconds() for _ in range(arguments.runs)]))
+            for label, root in roots.items():
+                for kind, database in (("fresh", None), ("at head", at_head)):
+                    accepted, state, cpu = one_start(database, root)
+                    name = f"{label}{kind}"
+                    times.setdefault(f"{name}: first WebSocket accepted", []).append(accepted)
+                    times.setdefault(f"{name}: first state received", []).append(state)
+                    times.setdefault(f"{name}: server CPU by its first state", []).append(cpu)
+                if arguments.imports:
+                    times.setdefault(f"{label}import app.main", []).append(import_seconds(root))
+    for name, values in sorted(times.items()):
+        print(summary(name, values))
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
