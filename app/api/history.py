@@ -37,7 +37,7 @@ from app.storage.models import MatchRecord
 router = APIRouter(prefix="/api", tags=["history"])
 
 MATCH_ID = re.compile(r"[0-9a-f]{32}")
-# Names never hold control characters (see app.rooms.state.clean_name).
+# Names never hold control characters (see app.rooms.seats.clean_name).
 VISIBLE_TEXT = r"^[^\x00-\x1f\x7f]+$"
 
 
