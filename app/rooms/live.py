@@ -92,11 +92,6 @@ class LiveRoom:
         return self.state.code
 
     @property
-    def connections(self) -> list[Connection]:
-        """The connections open to the room."""
-        return self.table.connections
-
-    @property
     def public(self) -> View:
         """The public view every connection holds."""
         return self.frames.public
