@@ -236,6 +236,11 @@ async def _serve(websocket: WebSocket, room: LiveRoom, settings: Settings) -> No
         await connection.settle(1.0)
 
 
+PING = '{"type":"ping"}'
+PING_BYTES = PING.encode()
+PONG = protocol.pong_frame(None)
+
+
 async def _read(
     websocket: WebSocket, connection: Connection, room: LiveRoom, settings: Settings
 ) -> None:
@@ -272,9 +277,15 @@ async def _read(
                 )
             )
             continue
+        if data in (PING, PING_BYTES):  # the client's heartbeat, the most common message
+            connection.push(PONG)
+            continue
         try:
             parsed = protocol.parse_message(data)
         except protocol.BadMessage as error:
             connection.push(protocol.error_frame(error.code, error.message, error.message_id))
+            continue
+        if isinstance(parsed, protocol.Ping):  # the link is alive: nothing for the room to do
+            connection.push(protocol.pong_frame(parsed.id))
             continue
         await room.handle(connection, parsed)
