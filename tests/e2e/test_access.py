@@ -86,6 +86,7 @@ def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) ->
         ("/history", "h1"),
         ("/r/not-a-code", "h1"),
         ("/r/2222-2222", "h1"),
+        ("/no/such/page", "h1"),
     ]:
         page = pages.open(path)
         expect(page.locator(ready).first).to_be_visible()
