@@ -110,9 +110,10 @@ function recapView(page) {
     ${moves.map(moveWords).join(', then ')}.</span><button class="btn" data-act="recap-ok">OK</button></div>`;
 }
 
-function seatsStrip(page, state) {
+/** Seats as a list of chips: ``players`` in the order they sit after this player. */
+function seatsStrip(state, players, label, extra = '') {
   const round = state.round;
-  return html`<ol class="seats" aria-label="Players">${state.players.map((player) => {
+  return html`<ol class="seats ${extra}" aria-label="${label}">${players.map((player) => {
     const turn = round && turnOf(round).seat === player.seat;
     const cards = holding(state, player.seat);
     const facts = [
@@ -170,15 +171,17 @@ export function tableView(page, state) {
       ${face}<span class="count" aria-hidden="true">${pile.count}</span></button>`;
   });
   const watching = state.spectators ? html`<span class="nowrap">${state.spectators} watching</span> · ` : '';
+  // The others sit round the table in turn order from this player, who sits by the hand.
+  const others = me == null ? state.players : state.players.slice(me + 1).concat(state.players.slice(0, me));
   return html`${page.bar(state, html`<span class="nowrap">Round ${round.number} of ${state.settings.rounds}</span> · ${watching}`)}
     <h1 class="sr" id="table-title" tabindex="-1">Room ${state.code}, round ${round.number} of ${state.settings.rounds}</h1>
-    ${seatsStrip(page, state)}
     ${me != null && state.players[me]?.standin
       ? html`<div class="banner" role="status">A bot is playing for you while you were away.
           <button class="btn" data-act="back">I'm back</button></div>`
       : ''}
     ${recapView(page)}
     <div class="felt">
+      ${seatsStrip(state, others, me == null ? 'Players' : 'The other players, in turn order')}
       <p class="status ${mine ? 'mine' : ''}"><span aria-live="polite">${status}</span>${timer}${lastTurns}</p>
       <div class="piles" role="group" aria-label="Piles">${piles}</div>
     </div>
@@ -219,7 +222,8 @@ function handView(page, state, mine) {
     hand = html`<div class="hand ${many}" role="group" aria-label="Your hand${evaluation ? ', in its best order' : ''}">${ordered.map(button)}</div>
       ${evaluation ? html`<p class="detail">${scoreDetail(evaluation)}</p>` : ''}`;
   }
-  return html`<div class="handbox">${hand}</div><div class="dock">${total}${actions(page, state, mine)}</div>`;
+  const seat = seatsStrip(state, [state.players[you.seat]], 'You', 'mine');
+  return html`<div class="handbox">${seat}${hand}</div><div class="dock">${total}${actions(page, state, mine)}</div>`;
 }
 
 function actions(page, state, mine) {

@@ -190,6 +190,11 @@ def test_long_and_odd_names_fit_and_link(pages: Pages, shot: Shot) -> None:
     expect(phone).to_have_url(re.compile(re.escape(quote(second, safe="")) + "$"))
     assert scroll_width(phone) <= PHONE["width"]
     shot(phone, "player-long-name-360")
+    # Opened from its address (a link followed from elsewhere, or a reload): "%2F" is no path.
+    for name in LONG_NAMES:
+        phone.goto(f"{pages.server.url}/players/{quote(name, safe='')}")
+        expect(phone.locator("h1")).to_have_text(name)
+        expect(phone.locator(".stats")).to_be_visible()
     phone.goto(pages.server.url + "/history")
     expect(phone.locator(".standings a", has_text=second)).to_be_visible()
     assert scroll_width(phone) <= PHONE["width"]
