@@ -223,7 +223,8 @@ function handView(page, state, mine) {
       ${evaluation ? html`<p class="detail">${scoreDetail(evaluation)}</p>` : ''}`;
   }
   const seat = seatsStrip(state, [state.players[you.seat]], 'You', 'mine');
-  return html`<div class="handbox">${seat}${hand}</div><div class="dock">${total}${actions(page, state, mine)}</div>`;
+  // One box, so the actions stay with the hand (the dock sticks to the screen's foot within it).
+  return html`<div class="side"><div class="handbox">${seat}${hand}</div><div class="dock">${total}${actions(page, state, mine)}</div></div>`;
 }
 
 function actions(page, state, mine) {
