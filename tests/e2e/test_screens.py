@@ -56,7 +56,10 @@ def test_every_stage_at_three_sizes(pages: Pages, shot: Shot) -> None:
     expect(ann.locator("[data-act=ready]")).to_be_visible()
     pictured(ann, shot, "round-over")
 
+    # Nobody waits on a computer player: Ann's "ready" alone deals the next round.
+    expect(ann.locator(".sticky-actions")).not_to_contain_text("waiting for")
     ann.click("[data-act=ready]")
+    expect(ann.locator(".pile")).to_have_count(5)
     knock_or_end(ann)
     # Either the bot's last turn ends the match, or it is Ann's turn once more.
     expect(ann.locator(".status.mine, .standings").first).to_be_visible()
