@@ -197,6 +197,8 @@ class LiveRoom:
         async with self.lock:
             seat = self.state.join(name, token_hash, millis(self.clock))
             await self._announce()
+            if self.closed:
+                raise IllegalAction("room_moved", "the room moved while joining; try again")
             return seat
 
     async def _save(self) -> None:
@@ -212,6 +214,8 @@ class LiveRoom:
         else everyone sees (see ``publish``).
         """
         await self._save()
+        if self.closed:
+            return  # stopped meanwhile (its write refused, or the room moved): nothing is told
         self._after_change()
         self.publish(sender, ack, within_round)
 

@@ -43,7 +43,24 @@ class Forget:
     code: str
 
 
-Op = NewRoom | Events | Forget | FinishedRound
+@dataclass(slots=True)
+class Fence:
+    """What follows for the room is written by its owner at ``epoch``: refused (``Fenced``)
+    when the database holds a newer epoch for the room (another node took it over)."""
+
+    code: str
+    epoch: int
+
+
+class Fenced(Exception):
+    """A write was refused: the database holds a newer epoch for these rooms."""
+
+    def __init__(self, codes: set[str]) -> None:
+        super().__init__(f"a newer owner holds {', '.join(sorted(codes))}")
+        self.codes = codes
+
+
+Op = NewRoom | Events | Forget | FinishedRound | Fence
 
 
 # A write hands the backend one object rather than a list, so that what a write must carry
