@@ -178,6 +178,12 @@ class Settings(BaseSettings):
         description="Path prefix the load balancer sends to this node alone; empty means "
         "/n/NODE_ID. Room sockets are given at this prefix.",
     )
+    cluster_name: str = Field(
+        "spectrum",
+        pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$",
+        description="Name of the cluster, the same on each of its nodes; its keys in Redis "
+        "begin with it, so that several clusters can share one Redis.",
+    )
     lease_ms: int = Field(
         5000,
         ge=500,

@@ -18,7 +18,6 @@ import redis.asyncio as aioredis
 from app.cluster.lease import Script
 from app.config import Settings
 
-KEY_PREFIX = "spectrum"
 # Seconds a Redis command may take before it counts as failed.
 REDIS_TIMEOUT = 2.0
 
@@ -51,7 +50,7 @@ async def node_id_holder(settings: Settings, patience: float) -> str | None:
     ``patience`` seconds (a node of ours that died leaves its entry for up to a lease)."""
     client = connect(settings)
     try:
-        key = f"{KEY_PREFIX}:node:{settings.node_id}"
+        key = f"{settings.cluster_name}:node:{settings.node_id}"
         deadline = time.monotonic() + patience
         while True:
             raw = await client.get(key)

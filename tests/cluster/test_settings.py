@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from app.cluster.nodes import KEY_PREFIX, Directory
+from app.cluster.nodes import Directory
 from app.config import Settings
 from tests.databases import postgres_database
 from tests.redis_server import TEST_REDIS_URL, redis_client
@@ -71,8 +71,8 @@ def test_the_node_path_defaults_to_the_node_id() -> None:
 
 def test_a_node_id_held_by_a_running_node_is_refused_at_start() -> None:
     async def hold_and_start() -> subprocess.CompletedProcess[str]:
-        async with redis_client() as (client, _):
-            other = Directory(client, "dup-node", "another-process", 60_000, KEY_PREFIX)
+        async with redis_client() as (client, prefix):
+            other = Directory(client, "dup-node", "another-process", 60_000, prefix)
             assert await other.beat("/n/dup-node")
             try:
                 with postgres_database() as url:
@@ -82,6 +82,7 @@ def test_a_node_id_held_by_a_running_node_is_refused_at_start() -> None:
                         DATABASE_URL=url,
                         REDIS_URL=TEST_REDIS_URL,
                         NODE_ID="dup-node",
+                        CLUSTER_NAME=prefix,
                         LEASE_MS="500",
                     )
             finally:
