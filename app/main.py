@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
+from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.api import health, history, pages, rooms, score
@@ -19,7 +20,7 @@ from app.api.errors import (
     validation_error_handler,
 )
 from app.api.middleware import install_middleware
-from app.api.placement import Moved, moved_handler
+from app.api.placement import Moved, cluster_error_handler, moved_handler
 from app.cluster.metrics import ClusterCollector
 from app.cluster.node import ClusterNode
 from app.collection import start_collecting
@@ -105,6 +106,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         cluster=cluster,
     ).install(application)
     application.add_exception_handler(Moved, moved_handler)
+    application.add_exception_handler(RedisError, cluster_error_handler)
     application.add_exception_handler(ApiError, api_error_handler)
     application.add_exception_handler(RequestValidationError, validation_error_handler)
     for failure in (SQLAlchemyError, OSError, TimeoutError):

@@ -7,13 +7,18 @@ known to hold it yet) the answer is 503 with Retry-After.
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
+from redis.exceptions import RedisError
 from starlette.requests import HTTPConnection
 
 from app.cluster.node import ClusterNode, Elsewhere
 from app.rooms.live import LiveRoom
 from app.rooms.registry import normalise_code
+
+log = logging.getLogger(__name__)
 
 
 class Moved(Exception):
@@ -43,11 +48,26 @@ def there(node_path: str, connection: HTTPConnection) -> str:
 
 
 async def locate(cluster: ClusterNode, code: str) -> LiveRoom | Elsewhere | None:
-    """The room if this node serves it (claiming it if nobody does), where it is, or None."""
+    """The room if this node serves it (claiming it if nobody does), where it is, or None.
+    Without Redis only rooms held here are found; the others are "moving" until it is back."""
     normal = normalise_code(code)
     if normal is None:
         return None
-    return await cluster.locate(normal)
+    try:
+        return await cluster.locate(normal)
+    except (RedisError, OSError) as error:
+        log.warning("room %s cannot be sought while Redis is unreachable: %s", normal, error)
+        return Elsewhere("", "")
+
+
+async def cluster_error_handler(request: Request, error: Exception) -> Response:
+    """Redis unreachable: what needs it (a new room, a room not held here) is refused for now."""
+    log.warning("Redis unreachable: %s", error)
+    return JSONResponse(
+        {"detail": "the cluster cannot place rooms right now; try again soon", "code": "moving"},
+        status_code=503,
+        headers={"Retry-After": "2"},
+    )
 
 
 def socket_path(cluster: ClusterNode | None, code: str) -> str:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Body, Request, WebSocket
+from fastapi import APIRouter, Body, Request, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import (
@@ -225,7 +226,8 @@ async def room_socket(
         if isinstance(found, Elsewhere):
             # The room is held by another node: its path, or none while it changes hands.
             moved = f"{found.path}/ws/rooms/{code}" if found.path else ""
-            await websocket.close(CLOSE_MOVED, fit_close_reason(moved))
+            with contextlib.suppress(WebSocketDisconnect):  # gone while the room was sought
+                await websocket.close(CLOSE_MOVED, fit_close_reason(moved))
         elif found is Miss.TOO_MANY:
             await websocket.close(CLOSE_TOO_MANY, "too many unknown room codes; wait a minute")
         elif found is Miss.UNKNOWN:

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import re
 import secrets
 import signal
@@ -182,7 +183,8 @@ class Cluster:
             response = self.api("GET", f"/api/rooms/{code}")
             if response.status_code == 200:
                 return str(response.json()["node"])
-            assert response.status_code == 503, response.text
+            # 503 while the room changes hands; 502/504 while its owner is gone or paused.
+            assert response.status_code in (502, 503, 504), response.text
             assert time.monotonic() < deadline, response.text
             time.sleep(0.2)
 
@@ -195,6 +197,48 @@ class Cluster:
                 name, _, value = line.rpartition(" ")
                 values[name] = float(value)
         return values
+
+
+def table(state: dict[str, Any]) -> dict[str, Any]:
+    """What a player's view says of the game (not of timers or who is connected): equal before
+    a node is lost and after the room is back elsewhere when no acknowledged move is lost."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if not k.endswith("deadline")}
+        if isinstance(value, list):
+            return [strip(item) for item in value]
+        return value
+
+    kept = ("status", "match_id", "round", "results", "you")
+    return {key: strip(state.get(key)) for key in kept}
+
+
+async def back_at_table(clients: list[ClusterClient], deadline_seconds: float = 60) -> None:
+    """Reconnect every client whose socket closed; each gets a fresh state."""
+    for client in clients:
+        if client.closed is not None or client.ws is None:
+            await client.reconnect(deadline_seconds)
+
+
+async def play_moves(clients: list[Client], rng: random.Random, moves: int) -> None:
+    """Up to ``moves`` random legal moves (readying between rounds), each acknowledged, every
+    client seeing each before the next; stops early when the match is over."""
+    for _ in range(moves):
+        state = clients[0].view
+        if state["status"] == "finished":
+            return
+        if state["status"] == "round_over":
+            for client in clients:
+                await client.act("ready", timeout=30)
+            await clients[0].wait_for(lambda s: s["status"] != "round_over", 30)
+            continue
+        for client in clients:
+            await client.wait_for(lambda s, v=state: s["round"] == v["round"], 30)
+        mover = next(client for client in clients if client.my_turn())
+        await mover.play(mover.random_move(rng, knock_chance=0.05), 30)
+        for client in clients:
+            await client.wait_for(lambda s, v=mover.view: s["round"] == v["round"], 30)
 
 
 @contextmanager
@@ -267,7 +311,10 @@ class ClusterClient(Client):
             self.state, self.version, self.closed = None, 0, None
             try:
                 self.ws = await connect(
-                    f"{self.cluster.front.ws_url}{path}", compression=None, max_size=2**22
+                    f"{self.cluster.front.ws_url}{path}",
+                    compression=None,
+                    max_size=2**22,
+                    open_timeout=10,
                 )
             except (InvalidHandshake, InvalidStatus, OSError):
                 path = f"/ws/rooms/{self.code}"
