@@ -27,6 +27,7 @@ from app.cluster.ownership import Ownership
 from app.config import Settings
 from app.rooms.live import LiveRoom
 from app.rooms.registry import RoomRegistry
+from app.storage.journal import Tenure
 from app.storage.store import DatabaseStore
 
 log = logging.getLogger(__name__)
@@ -172,13 +173,15 @@ class ClusterNode:
             outcome = await self.ownership.claim(code, lease.epoch)
             if isinstance(outcome, Taken):
                 return False
+            tenure = self.store.epochs.get(code)
+            if tenure is not None:
+                tenure.epoch = outcome.epoch  # before the database's: writes under way retry
             if not await raise_epoch(self.store.engine, code, outcome.epoch):
-                await self.ownership.release(code)
+                await self.leases.release(outcome)
                 return False
         except Exception:  # Redis or the database away: the lease lapses by itself
             log.warning("room %s could not be claimed again", code, exc_info=True)
             return False
-        self.store.epochs[code] = outcome.epoch
         log.info("room %s claimed again at epoch %d after Redis forgot it", code, outcome.epoch)
         return True
 
@@ -187,12 +190,16 @@ class ClusterNode:
         self.counts.lost += 1
         self._drop(code)
 
-    def _fenced(self, code: str) -> None:
-        """The database refused a write: a newer owner holds the room."""
+    def _fenced(self, code: str) -> bool:
+        """The database refused a write: True to write it again when this node still holds the
+        room (its own claim raised the epoch past the write's); else the room stops here."""
+        if self.owns(code):
+            return True
         self.counts.fenced += 1
         log.warning("room %s: a write was refused, another node owns the room now", code)
         self.ownership.held.pop(code, None)
         self._drop(code)
+        return False
 
     def _drop(self, code: str) -> None:
         self.store.epochs.pop(code, None)
@@ -244,7 +251,7 @@ class ClusterNode:
         if state is None:
             await self.ownership.release(code)
             return None
-        self.store.epochs[code] = outcome.epoch
+        self.store.epochs[code] = Tenure(outcome.epoch)
         await self.registry.restore([state])
         self.counts.claims += 1
         log.info(
@@ -263,7 +270,7 @@ class ClusterNode:
         outcome = await self.ownership.claim(code, 0)
         if isinstance(outcome, Taken):
             return False
-        self.store.epochs[code] = outcome.epoch
+        self.store.epochs[code] = Tenure(outcome.epoch)
         self.counts.claims += 1
         return True
 

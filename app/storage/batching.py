@@ -44,8 +44,9 @@ class BatchWriter:
         self.rounds_saved = 0
         self.save_failures = 0
         self.last_error: str | None = None
-        # Told of each room whose write was refused because a newer owner holds it.
-        self.on_fenced: Callable[[str], None] | None = None
+        # Told of each room whose write was refused because the database holds a newer epoch;
+        # answers True to write it again (the node raised its own epoch meanwhile).
+        self.on_fenced: Callable[[str], bool] | None = None
 
     def start(self) -> None:
         """Start writing in the background."""
@@ -140,11 +141,12 @@ class BatchWriter:
 
     def _fenced(self, batch: Batch, waiters: list[asyncio.Future[bool]], codes: set[str]) -> None:
         """Drop the refused rooms' operations (their rooms stop, told first), write the rest."""
-        kept = [op for op in batch.ops if _room_of(op) not in codes]
+        dropped = set()
         for code in sorted(codes):
-            log.warning("write of room %s refused: a newer owner holds it", code)
-            if self.on_fenced is not None:
-                self.on_fenced(code)
+            if self.on_fenced is None or not self.on_fenced(code):
+                log.warning("write of room %s refused: a newer owner holds it", code)
+                dropped.add(code)
+        kept = [op for op in batch.ops if _room_of(op) not in dropped]
         self._ops = kept + self._ops
         self._waiters = waiters + self._waiters
         self._wakeup.set()

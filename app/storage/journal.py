@@ -44,12 +44,20 @@ class Forget:
 
 
 @dataclass(slots=True)
+class Tenure:
+    """A node's hold on a room: the epoch its writes carry, raised in place when the node
+    claims the room again while holding it (after Redis forgot the lease)."""
+
+    epoch: int
+
+
+@dataclass(slots=True)
 class Fence:
-    """What follows for the room is written by its owner at ``epoch``: refused (``Fenced``)
-    when the database holds a newer epoch for the room (another node took it over)."""
+    """What follows for the room is written by its owner at the tenure's epoch (read when
+    written): refused (``Fenced``) when the database holds a newer epoch for the room."""
 
     code: str
-    epoch: int
+    tenure: Tenure
 
 
 class Fenced(Exception):

@@ -18,7 +18,7 @@ from app.rooms.state import Event, RoomState
 from app.rooms.store import FinishedRound
 from app.storage.batching import BatchWriter
 from app.storage.eventlog import SEGMENT_BYTES
-from app.storage.journal import Events, Fence, Forget, NewRoom, Op, open_backend
+from app.storage.journal import Events, Fence, Forget, NewRoom, Op, Tenure, open_backend
 
 log = logging.getLogger(__name__)
 
@@ -35,17 +35,17 @@ class DatabaseStore(BatchWriter):
     ) -> None:
         super().__init__(open_backend(engine, segment_bytes), flush_seconds, wait_seconds)
         self.engine = engine
-        # The epoch this node holds each room at, in cluster mode: its writes are fenced by it.
-        self.epochs: dict[str, int] = {}
+        # This node's hold on each room, in cluster mode: its writes are fenced by its epoch.
+        self.epochs: dict[str, Tenure] = {}
 
     async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> None:
         """Queue a room's unsaved events and finished rounds; wait (a bounded time) until they
         are written."""
         ops: list[Op] = []
         if state is not None:
-            epoch = self.epochs.get(state.code)
-            if epoch is not None:
-                ops.append(Fence(state.code, epoch))
+            tenure = self.epochs.get(state.code)
+            if tenure is not None:
+                ops.append(Fence(state.code, tenure))
             first, events = state.take_unsaved()
             if first == 0 and events:
                 settings = state.initial_settings.model_dump()

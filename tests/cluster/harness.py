@@ -340,3 +340,70 @@ class ClusterClient(Client):
             )
             if code != CLOSE_MOVED or not reason:
                 await asyncio.sleep(0.3)
+
+
+class PrivateRedis:
+    """A Redis of the test's own on a free port, keeping nothing on disk, that it may restart."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.folder = folder
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(self.port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                str(self.folder),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        client = redis.Redis.from_url(self.url, socket_timeout=2, socket_connect_timeout=2)
+        deadline = time.monotonic() + 30
+        try:
+            while True:
+                with contextlib.suppress(redis.RedisError, OSError):
+                    if client.ping():
+                        return
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+        finally:
+            client.close()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+    def restart(self) -> None:
+        """Stop it (all it held is lost), then start it again on the same port."""
+        self.stop()
+        self.start()
+
+
+@contextmanager
+def private_redis() -> Iterator[PrivateRedis]:
+    """A Redis of this test's own, stopped afterwards; skipped without redis-server."""
+    if not any((Path(d) / "redis-server").exists() for d in os.environ["PATH"].split(":")):
+        if os.environ.get("REQUIRE_REDIS") == "1":
+            pytest.fail("REQUIRE_REDIS=1 but redis-server is not installed")
+        pytest.skip("redis-server is not installed")
+    with tempfile.TemporaryDirectory() as folder:
+        server = PrivateRedis(Path(folder))
+        server.start()
+        try:
+            yield server
+        finally:
+            server.stop()

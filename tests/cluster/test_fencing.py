@@ -24,6 +24,7 @@ from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.storage.backends import postgresql
 from app.storage.db import make_engine
+from app.storage.journal import Tenure
 from app.storage.store import DatabaseStore
 from tests.databases import postgres_database
 from tests.server import migrate
@@ -68,16 +69,21 @@ def new_room(name: str = "Ann") -> RoomState:
 async def test_an_older_owner_write_is_refused_after_a_newer_claim() -> None:
     async with two_nodes() as (old, new, url):
         refused: list[str] = []
-        old.on_fenced = refused.append
+
+        def refuse(code: str) -> bool:
+            refused.append(code)
+            return False
+
+        old.on_fenced = refuse
         state = new_room()
-        old.epochs[state.code] = 1
+        old.epochs[state.code] = Tenure(1)
         await old.save(state)
         assert await stored_epoch(new.engine, state.code) == 1
 
         taken = await claim_in_database(new.engine, state.code, 2)
         assert taken is not None
         assert [seat.name for seat in taken.seats] == ["Ann"]
-        new.epochs[state.code] = 2
+        new.epochs[state.code] = Tenure(2)
 
         state.join("Bob", hash_token("Bob"), now_ms())
         await old.save(state)
@@ -95,7 +101,7 @@ async def test_an_older_owner_write_is_refused_after_a_newer_claim() -> None:
 async def test_a_claim_below_the_stored_epoch_is_refused() -> None:
     async with two_nodes() as (first, second, _):
         state = new_room()
-        first.epochs[state.code] = 5
+        first.epochs[state.code] = Tenure(5)
         await first.save(state)
         assert await stored_epoch(second.engine, state.code) == 5
         assert await claim_in_database(second.engine, state.code, 4) is None
@@ -108,9 +114,14 @@ async def test_a_claim_below_the_stored_epoch_is_refused() -> None:
 async def test_other_rooms_in_a_refused_batch_are_written() -> None:
     async with two_nodes() as (old, new, url):
         refused: list[str] = []
-        old.on_fenced = refused.append
+
+        def refuse(code: str) -> bool:
+            refused.append(code)
+            return False
+
+        old.on_fenced = refuse
         moved, staying = new_room("Ann"), new_room("Dee")
-        old.epochs[moved.code] = old.epochs[staying.code] = 1
+        old.epochs[moved.code] = old.epochs[staying.code] = Tenure(1)
         await asyncio.gather(old.save(moved), old.save(staying))
         assert await claim_in_database(new.engine, moved.code, 2) is not None
         moved.join("Bob", hash_token("Bob"), now_ms())
@@ -139,8 +150,13 @@ async def test_a_refused_room_tells_its_players_nothing_and_closes_moved() -> No
     async with two_nodes() as (old, new, url):
         state = new_room()
         room = LiveRoom(state, RoomConfig(), lambda _: None, old)
-        old.on_fenced = lambda code: room.close(CLOSE_MOVED, "")
-        old.epochs[state.code] = 1
+
+        def stop(code: str) -> bool:
+            room.close(CLOSE_MOVED, "")
+            return False
+
+        old.on_fenced = stop
+        old.epochs[state.code] = Tenure(1)
         await old.save(state)
         seen = Received()
         connection = Connection(seen, 0, 64)
@@ -166,7 +182,7 @@ async def test_without_the_check_the_older_write_lands(monkeypatch: pytest.Monke
     monkeypatch.setattr(postgresql.PostgresJournal, "_check_fences", staticmethod(no_check))
     async with two_nodes() as (old, new, url):
         state = new_room()
-        old.epochs[state.code] = 1
+        old.epochs[state.code] = Tenure(1)
         await old.save(state)
         assert await claim_in_database(new.engine, state.code, 2) is not None
         state.join("Bob", hash_token("Bob"), now_ms())

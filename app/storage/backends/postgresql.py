@@ -36,7 +36,7 @@ class PostgresJournal:
     async def write(self, batch: Batch) -> None:
         """Write the batch in one transaction; on failure the connection is dropped."""
         plan = self.statements.plan(batch.ops)
-        fences = {op.code: op.epoch for op in batch.ops if isinstance(op, Fence)}
+        fences = {op.code: op.tenure.epoch for op in batch.ops if isinstance(op, Fence)}
         try:
             if self.connection is None:
                 self.connection = await self.engine.connect()
