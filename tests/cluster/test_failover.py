@@ -123,6 +123,8 @@ async def test_a_rolling_restart_loses_nothing() -> None:
             assert stopped in (0, -signal.SIGTERM)  # uvicorn re-raises the signal when done
             assert "its rooms are handed over" in server.logs()
             await asyncio.to_thread(server.start)
+            closes = {client.closed[0] for client in everyone if client.closed is not None}
+            assert 4012 in closes  # the drained node's players were told the room moved
             await back_at_table(everyone)
             assert [table(client.view) for client in everyone] == acked
         for clients in tables:
