@@ -32,8 +32,8 @@ from app.rooms import protocol
 from app.rooms.connection import Connection, TokenBucket, fit_close_reason
 from app.rooms.live import LiveRoom
 from app.rooms.registry import hash_token, new_token
+from app.rooms.seats import MAX_NAME_LENGTH
 from app.rooms.settings import RoomSettings
-from app.rooms.state import MAX_NAME_LENGTH
 
 router = APIRouter(tags=["rooms"])
 

@@ -118,7 +118,7 @@ class ClusterNode:
         await self.redis.aclose()
 
     async def _beat(self) -> None:
-        connections = sum(len(room.connections) for room in self.registry.rooms.values())
+        connections = sum(len(room.table.connections) for room in self.registry.rooms.values())
         if not await self.directory.beat(
             self.path, len(self.registry.rooms), connections, self.draining
         ):

@@ -5,7 +5,7 @@ See docs/protocol.md for every message with examples.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -142,10 +142,7 @@ ClientMessage = Annotated[
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 MESSAGE_TYPES = sorted(
-    {
-        model.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
-        for model in _Message.__subclasses__()
-    }
+    {get_args(model.model_fields["type"].annotation)[0] for model in _Message.__subclasses__()}
 )
 
 
