@@ -170,7 +170,7 @@ async def export_match(
     return Response(out.getvalue(), media_type="text/csv", headers=headers)
 
 
-@router.get("/players/{name}", response_model=PlayerOut, responses=NOT_FOUND)
+@router.get("/players/{name:path}", response_model=PlayerOut, responses=NOT_FOUND)
 async def get_player(
     session: SessionDep,
     name: Annotated[str, Path(min_length=1, max_length=96, pattern=VISIBLE_TEXT)],

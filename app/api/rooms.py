@@ -276,15 +276,33 @@ async def _serve(websocket: WebSocket, room: LiveRoom, settings: Settings) -> No
         await connection.settle(1.0)
 
 
+PING = '{"type":"ping"}'
+# A client that pings keeps doing so (the browser client every 2 s): this long without a message
+# from it, its link is taken for dead, as a link whose pongs stop is (a browser's network stack
+# may go on answering the server's pings while the page hears nothing).
+CLIENT_SILENCE_SECONDS = 7.0
+CLOSE_SILENT = 1011
+PING_BYTES = PING.encode()
+PONG = protocol.pong_frame(None)
+
+
 async def _read(
     websocket: WebSocket, connection: Connection, room: LiveRoom, settings: Settings
 ) -> None:
     bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
     limit = settings.max_message_bytes
     receive = raw_receive(websocket)
+    silence: float | None = None  # once the client pings, how long it may stay silent
     while True:
         if connection.closing is None:
-            message = await receive()
+            try:
+                message = await asyncio.wait_for(receive(), silence)
+            except TimeoutError:
+                # Its pings stopped: the link is dead even if the socket looks open.
+                connection.close(
+                    CLOSE_SILENT, "nothing from you, not even a ping: the link is dead"
+                )
+                return
         else:
             # Closing: what the client still sends is ignored while its close frame (queued
             # behind anything it has not read yet) makes its way, for a bounded time.
@@ -312,9 +330,17 @@ async def _read(
                 )
             )
             continue
+        if data in (PING, PING_BYTES):  # the client's heartbeat, the most common message
+            connection.push(PONG)
+            silence = CLIENT_SILENCE_SECONDS
+            continue
         try:
             parsed = protocol.parse_message(data)
         except protocol.BadMessage as error:
             connection.push(protocol.error_frame(error.code, error.message, error.message_id))
+            continue
+        if isinstance(parsed, protocol.Ping):  # the link is alive: nothing for the room to do
+            connection.push(protocol.pong_frame(parsed.id))
+            silence = CLIENT_SILENCE_SECONDS
             continue
         await room.handle(connection, parsed)

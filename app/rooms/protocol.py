@@ -34,6 +34,12 @@ class Resync(_Message):
     type: Literal["resync"]
 
 
+class Ping(_Message):
+    """The client's heartbeat: answered at once with a pong, outside the versioned stream."""
+
+    type: Literal["ping"]
+
+
 class Start(_Message):
     """The host starts the match."""
 
@@ -125,6 +131,7 @@ MoveMessage = TakeMessage | DiscardMessage | KnockMessage
 ClientMessage = Annotated[
     Hello
     | Resync
+    | Ping
     | Start
     | TakeMessage
     | DiscardMessage
@@ -205,6 +212,11 @@ def peek_id(text: str | bytes) -> object:
 def error_frame(code: str, message: str, message_id: object = None) -> bytes:
     """An error answering one client message."""
     return orjson.dumps({"type": "error", "code": code, "message": message, "id": message_id})
+
+
+def pong_frame(message_id: object) -> bytes:
+    """The answer to a client's ping."""
+    return orjson.dumps({"type": "pong", "id": message_id})
 
 
 def hint_frame(message_id: object, hint: dict[str, Any]) -> bytes:
