@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 from functools import lru_cache
 from typing import Annotated, Literal
@@ -20,6 +21,7 @@ from sqlalchemy.exc import ArgumentError
 from app.logs import configure_logging
 
 DATABASE_SCHEMES = ("sqlite+aiosqlite://", "postgresql+asyncpg://")
+NODE_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
 
 class Settings(BaseSettings):
@@ -159,6 +161,37 @@ class Settings(BaseSettings):
     log_json: bool = Field(False, description="Write logs as one JSON object a line.")
     metrics: bool = Field(True, description="Serve Prometheus metrics at /metrics.")
 
+    # Cluster (several game nodes behind one load balancer; README: "More players than one
+    # process"). Without REDIS_URL the server is one node and needs no Redis.
+    redis_url: str = Field(
+        "",
+        description="Redis the nodes of a cluster share (redis://host:6379/0); setting it "
+        "switches cluster mode on, which needs PostgreSQL and a NODE_ID. Empty: one node.",
+    )
+    node_id: str = Field(
+        "",
+        description="This node's id in the cluster, its own among the nodes: lower-case "
+        "letters, digits, '-' and '_', at most 32.",
+    )
+    node_path: str = Field(
+        "",
+        description="Path prefix the load balancer sends to this node alone; empty means "
+        "/n/NODE_ID. Room sockets are given at this prefix.",
+    )
+    cluster_name: str = Field(
+        "spectrum",
+        pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$",
+        description="Name of the cluster, the same on each of its nodes; its keys in Redis "
+        "begin with it, so that several clusters can share one Redis.",
+    )
+    lease_ms: int = Field(
+        5000,
+        ge=500,
+        le=60_000,
+        description="Milliseconds a node's hold on a room lasts unless renewed; a node that "
+        "dies gives its rooms up this long after its last renewal.",
+    )
+
     @field_validator("allowed_origins", mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:
@@ -206,6 +239,7 @@ class Settings(BaseSettings):
                 "MESSAGE_BURST must be at least MESSAGES_PER_SECOND, or a connection could "
                 "never send its allowed rate"
             )
+        self._check_cluster()
         if self.journal_flush_ms >= self.shutdown_grace_seconds * 1000:
             raise ValueError("JOURNAL_FLUSH_MS must be shorter than SHUTDOWN_GRACE_SECONDS")
         if self.database_password is not None:
@@ -217,6 +251,41 @@ class Settings(BaseSettings):
             merged = url.set(password=password).render_as_string(hide_password=False)
             object.__setattr__(self, "database_url", merged)
         return self
+
+    def _check_cluster(self) -> None:
+        if not self.redis_url:
+            if self.node_id:
+                raise ValueError("NODE_ID is for cluster mode: set REDIS_URL too, or unset it")
+            return
+        if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("REDIS_URL must start with redis://, rediss:// or unix://")
+        if make_url(self.database_url).get_backend_name() != "postgresql":
+            raise ValueError(
+                "cluster mode (REDIS_URL set) needs PostgreSQL, which every node shares: an "
+                "SQLite file belongs to one process. Set DATABASE_URL to "
+                "postgresql+asyncpg://user@host/db"
+            )
+        if not self.node_id:
+            raise ValueError(
+                "cluster mode (REDIS_URL set) needs NODE_ID, this node's own id, such as node-1"
+            )
+        if not re.fullmatch(NODE_ID_PATTERN, self.node_id):
+            raise ValueError(
+                f"NODE_ID {self.node_id!r} must be 1 to 32 lower-case letters, digits, '-' or "
+                "'_', starting with a letter or digit"
+            )
+        if self.node_path and not re.fullmatch(r"(/[A-Za-z0-9._~-]+)+", self.node_path):
+            raise ValueError("NODE_PATH must be a path such as /n/node-1, without a trailing /")
+
+    @property
+    def cluster(self) -> bool:
+        """Whether this server is one node of several (REDIS_URL is set)."""
+        return bool(self.redis_url)
+
+    @property
+    def node_prefix(self) -> str:
+        """The path prefix the load balancer sends to this node alone."""
+        return self.node_path or f"/n/{self.node_id}"
 
 
 def settings_problems(error: ValidationError) -> list[str]:

@@ -11,7 +11,7 @@ from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from app.api.deps import BaseUrlDep, RoomDep, get_room_or_none
+from app.api.deps import BaseUrlDep, RoomDep, count_room_miss
 from app.api.errors import ErrorOut
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
@@ -40,7 +40,7 @@ router.add_api_route(
     _index,
     include_in_schema=False,
     methods=["GET"],
-    dependencies=[Depends(get_room_or_none)],
+    dependencies=[Depends(count_room_miss)],
 )
 
 

@@ -3,25 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Body, WebSocket
+from fastapi import APIRouter, Body, Request, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import (
     AddressDep,
     BaseUrlDep,
+    ClusterDep,
     Miss,
     RegistryDep,
     RoomCreationsDep,
     RoomDep,
-    RoomMissesDep,
+    ServicesDep,
     SettingsDep,
-    find_room,
+    find_room_anywhere,
 )
 from app.api.errors import ApiError, ErrorOut
 from app.api.middleware import raw_receive, raw_send
+from app.api.placement import Moved, socket_path
+from app.cluster.node import CLOSE_MOVED, Elsewhere
 from app.config import Settings
 from app.engine.errors import IllegalAction
 from app.rooms import protocol
@@ -41,6 +45,10 @@ CLOSE_TOO_MANY = 4029
 CLOSE_WAIT_SECONDS = 10.0
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH * 4)]
+Socket = Annotated[
+    str,
+    Field(description="Path of the room's WebSocket (in a cluster, under its node's prefix)."),
+]
 
 
 class CreateRoom(BaseModel):
@@ -67,6 +75,7 @@ class CreatedRoom(BaseModel):
     url: str
     seat: int
     token: str
+    socket: Socket
 
 
 class JoinedRoom(BaseModel):
@@ -74,6 +83,7 @@ class JoinedRoom(BaseModel):
 
     seat: int
     token: str
+    socket: Socket
 
 
 class LobbyPlayer(BaseModel):
@@ -94,6 +104,8 @@ class RoomInfo(BaseModel):
     settings: RoomSettings
     players: list[LobbyPlayer]
     spectators: int
+    socket: Socket
+    node: str | None = Field(description="The node that holds the room; null for one node.")
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -110,30 +122,51 @@ async def create_room(
     creations: RoomCreationsDep,
     address: AddressDep,
     base: BaseUrlDep,
+    cluster: ClusterDep,
+    request: Request,
 ) -> CreatedRoom:
-    """Create a room; the creator takes seat 0 and is the host."""
+    """Create a room; the creator takes seat 0 and is the host (in a cluster, on the least
+    loaded node: a 307 sends the request there)."""
+    if cluster is not None:
+        place = await cluster.placement()
+        if place is None or cluster.draining:
+            raise Moved(None)
+        # The load balancer names the node of a path under a node's prefix: already placed.
+        placed = request.headers.get("x-spectrum-node") is not None
+        if place.node != cluster.node and not placed:
+            raise Moved(f"{place.address}/api/rooms")
     if not creations.hit(address):
         raise ApiError(429, "too_many_rooms", "too many rooms created from here; wait a minute")
     try:
         room, token = await registry.create(body.name, body.settings)
     except IllegalAction as error:
         raise ApiError.refused(error) from None
-    return CreatedRoom(code=room.code, url=f"{base}/r/{room.code}", seat=0, token=token)
+    if cluster is not None:
+        cluster.beat_soon()
+    return CreatedRoom(
+        code=room.code,
+        url=f"{base}/r/{room.code}",
+        seat=0,
+        token=token,
+        socket=socket_path(cluster, room.code),
+    )
 
 
 @router.post("/api/rooms/{code}/join", status_code=201, response_model=JoinedRoom, responses=ERRORS)
-async def join_room(room: RoomDep, body: Annotated[JoinRoom, Body()]) -> JoinedRoom:
+async def join_room(
+    room: RoomDep, body: Annotated[JoinRoom, Body()], cluster: ClusterDep
+) -> JoinedRoom:
     """Take the next free seat in a room's lobby."""
     token = new_token()
     try:
         seat = await room.join(body.name, hash_token(token))
     except IllegalAction as error:
         raise ApiError.refused(error) from None
-    return JoinedRoom(seat=seat, token=token)
+    return JoinedRoom(seat=seat, token=token, socket=socket_path(cluster, room.code))
 
 
 @router.get("/api/rooms/{code}", response_model=RoomInfo, responses=ERRORS)
-async def room_info(room: RoomDep) -> RoomInfo:
+async def room_info(room: RoomDep, cluster: ClusterDep) -> RoomInfo:
     """A room's status, settings and seated players."""
     online = room.presence()
     state = room.state
@@ -152,6 +185,8 @@ async def room_info(room: RoomDep) -> RoomInfo:
             for index, seat in enumerate(state.seats)
         ],
         spectators=room.spectators(),
+        socket=socket_path(cluster, state.code),
+        node=cluster.node if cluster is not None else None,
     )
 
 
@@ -174,7 +209,7 @@ async def room_socket(
     code: str,
     settings: SettingsDep,
     registry: RegistryDep,
-    misses: RoomMissesDep,
+    services: ServicesDep,
     address: AddressDep,
 ) -> None:
     """A player's or a spectator's live connection to a room."""
@@ -187,8 +222,13 @@ async def room_socket(
         return
     registry.connections_by_address[address] += 1
     try:
-        found = find_room(registry, misses, code, address)
-        if found is Miss.TOO_MANY:
+        found = await find_room_anywhere(services, code, address)
+        if isinstance(found, Elsewhere):
+            # The room is held by another node: its path, or none while it changes hands.
+            moved = f"{found.path}/ws/rooms/{code}" if found.path else ""
+            with contextlib.suppress(WebSocketDisconnect):  # gone while the room was sought
+                await websocket.close(CLOSE_MOVED, fit_close_reason(moved))
+        elif found is Miss.TOO_MANY:
             await websocket.close(CLOSE_TOO_MANY, "too many unknown room codes; wait a minute")
         elif found is Miss.UNKNOWN:
             await websocket.close(CLOSE_NO_ROOM, "there is no room with this code")

@@ -176,6 +176,8 @@ class LiveRoom:
         async with self.lock:
             seat = self.state.join(name, token_hash, millis(self.clock))
             await self.announce()
+            if self.closed:
+                raise IllegalAction("room_moved", "the room moved while joining; try again")
             return seat
 
     async def _save(self) -> None:
@@ -192,6 +194,8 @@ class LiveRoom:
         else everyone sees (see ``Frames.publish``).
         """
         await self._save()
+        if self.closed:
+            return  # stopped meanwhile (its write refused, or the room moved): nothing is told
         table = self.table
         self.timers.follow(self.state, table.here(), table.standins(), self.config)
         self.frames.publish(self.state, table, self.timers, sender, ack, within_round)

@@ -35,7 +35,7 @@ from sqlalchemy.types import TypeEngine
 from app.engine.cards import card_ids
 from app.rooms.store import FinishedRound
 from app.storage.db import json_text
-from app.storage.journal import Events, Forget, JournalRoom, NewRoom, Op
+from app.storage.journal import Events, Fence, Forget, JournalRoom, NewRoom, Op
 from app.storage.models import (
     Base,
     HandRecord,
@@ -196,6 +196,8 @@ class Statements:
             elif isinstance(op, Forget):
                 add(self.forget_events, [(op.code,)])
                 add(self.forget_room, [(op.code,)])
+            elif isinstance(op, Fence):
+                continue  # checked by the backend before the plan runs (PostgreSQL only)
             else:
                 self._plan_round(op, add)
         return [(statement, statement.parameters(rows)) for statement, rows in plan]
@@ -223,6 +225,24 @@ class Statements:
 
 def _moment(milliseconds: int) -> datetime:
     return datetime.fromtimestamp(milliseconds / 1000, tz=UTC)
+
+
+# A batch's rooms are fenced after its rows are written, in the same transaction: first each
+# room's stored epoch is raised to its writer's (a new room's, or after a claim), then the rooms
+# whose stored epoch is newer than their writer's are read, their rows locked (shared) until the
+# write commits, so that a claim raising the epoch waits for the write, or refuses it.
+FENCE_RAISE = """
+UPDATE live_rooms AS r SET epoch = f.epoch
+FROM unnest($1::varchar[], $2::bigint[]) AS f(code, epoch)
+WHERE r.code = f.code AND r.epoch < f.epoch
+"""
+FENCED_ROOMS = """
+SELECT r.code FROM live_rooms AS r
+JOIN unnest($1::varchar[], $2::bigint[]) AS f(code, epoch) ON r.code = f.code
+WHERE r.epoch > f.epoch
+FOR SHARE OF r
+"""
+FENCE_LOCK = "SELECT 1 FROM live_rooms WHERE code = ANY($1::varchar[]) FOR SHARE"
 
 
 async def read_rooms(engine: AsyncEngine) -> dict[str, JournalRoom]:
