@@ -171,8 +171,10 @@ class Settings(BaseSettings):
     )
 
     # Operations.
-    log_level: Literal["debug", "info", "warning", "error"] = Field(
-        "info", description="Least severe log level written."
+    log_level: Literal["trace", "debug", "info", "warning", "error"] = Field(
+        "info",
+        description="Least severe log level written; trace adds the server's every message "
+        "event, with their contents left out.",
     )
     log_json: bool = Field(False, description="Write logs as one JSON object a line.")
     metrics: bool = Field(True, description="Serve Prometheus metrics at /metrics.")
