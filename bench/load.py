@@ -317,6 +317,8 @@ class Server:
             env.update(
                 DATABASE_URL=f"sqlite+aiosqlite:///{folder}/bench.db",
                 CONNECTIONS_PER_ADDRESS="100000",
+                PENDING_CONNECTIONS="100000",
+                PENDING_CONNECTIONS_PER_ADDRESS="100000",
                 ROOMS_PER_ADDRESS_PER_MINUTE="100000",
                 MESSAGES_PER_SECOND="1000",
                 MESSAGE_BURST="1000",
