@@ -133,11 +133,22 @@ async def test_a_retry_after_a_reconnect_is_answered_not_applied(rooms_server: S
     assert json.dumps(fresh["round"]) == kept
 
 
-async def test_each_seat_keeps_a_bounded_number_of_ids(rooms_server: Server) -> None:
+async def test_each_seat_keeps_its_latest_ids_only(rooms_server: Server) -> None:
     table = await started(rooms_server)
     waiting = next(client for client in table.players if client is not table.mover())
     for key in range(KEPT_PER_SEAT + 1):
         refused = await answer(waiting, {"type": "knock"}, f"k{key}")
         assert refused["code"] == "not_your_turn"
-    # The oldest id was forgotten: it is answered afresh (still refused, by the rules).
-    assert (await answer(waiting, {"type": "knock"}, "k0"))["code"] == "not_your_turn"
+    rng = random.Random(4)
+    while not waiting.my_turn():
+        current = table.mover()
+        await current.play(current.random_move(rng, knock_chance=0))
+        await table.settle(current)
+    # Still kept: answered as then, though a knock is allowed now.
+    assert (await answer(waiting, {"type": "knock"}, "k1"))["code"] == "not_your_turn"
+    # The oldest was forgotten: it is a new knock, and applies.
+    knocked = await answer(waiting, {"type": "knock"}, "k0")
+    assert knocked["type"] == "patch"
+    assert knocked["ops"]
+    await table.settle(waiting)
+    assert waiting.view["round"]["knocker"] == waiting.seat
