@@ -152,3 +152,21 @@ async def test_each_seat_keeps_its_latest_ids_only(rooms_server: Server) -> None
     assert knocked["ops"]
     await table.settle(waiting)
     assert waiting.view["round"]["knocker"] == waiting.seat
+
+
+async def test_an_integer_id_holds_on_its_own_connection_only(rooms_server: Server) -> None:
+    """A reloaded page numbers its actions from 1 again: its integer ids are new actions."""
+    table = await started(rooms_server)
+    mover = table.mover()
+    seat = mover.seat
+    assert seat is not None
+    assert (await answer(mover, {"type": "take", "piles": [1]}, 1))["ack"] == 1
+    await table.settle(mover)
+    await mover.close()
+    back = Client(rooms_server, table.code, table.tokens[seat])
+    await back.connect()
+    card = back.view["you"]["hand"][0]
+    discarded = await answer(back, {"type": "discard", "cards": [card]}, 1)
+    assert discarded["type"] == "patch"
+    assert discarded["ops"]
+    assert back.view["round"]["discard"]["top"] == card
