@@ -61,7 +61,7 @@ def serve(settings: Settings) -> None:
         "http": "httptools",
         "ws": "websockets-sansio",
         "ws_per_message_deflate": False,
-        "ws_max_size": 16 * settings.max_message_bytes,
+        "ws_max_size": settings.ws_max_bytes,
         "ws_ping_interval": settings.heartbeat_seconds,
         "ws_ping_timeout": settings.heartbeat_seconds,
         "log_config": None,

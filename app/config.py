@@ -105,6 +105,24 @@ class Settings(BaseSettings):
     connections_per_address: int = Field(
         32, ge=1, description="WebSocket connections open at once from one address."
     )
+    pending_connections: int = Field(
+        1024,
+        ge=1,
+        description="WebSocket connections that have not said hello yet, from all addresses "
+        "together; past it a new one is closed with 1013 (try again later).",
+    )
+    pending_connections_per_address: int = Field(
+        8,
+        ge=1,
+        description="WebSocket connections from one address that have not said hello yet; "
+        "past it a new one is closed with 4029.",
+    )
+    rate_limit_grace: int = Field(
+        40,
+        ge=1,
+        description="Messages past its rate a connection may send (one more forgiven each "
+        "second) before it is closed with 1008.",
+    )
     send_queue_frames: int = Field(
         256, ge=4, description="Messages queued for a slow client before it is disconnected."
     )
@@ -155,8 +173,10 @@ class Settings(BaseSettings):
     )
 
     # Operations.
-    log_level: Literal["debug", "info", "warning", "error"] = Field(
-        "info", description="Least severe log level written."
+    log_level: Literal["trace", "debug", "info", "warning", "error"] = Field(
+        "info",
+        description="Least severe log level written; trace adds the server's every message "
+        "event, with their contents left out.",
     )
     log_json: bool = Field(False, description="Write logs as one JSON object a line.")
     metrics: bool = Field(True, description="Serve Prometheus metrics at /metrics.")
@@ -191,6 +211,13 @@ class Settings(BaseSettings):
         description="Milliseconds a node's hold on a room lasts unless renewed; a node that "
         "dies gives its rooms up this long after its last renewal.",
     )
+
+    @property
+    def ws_max_bytes(self) -> int:
+        """The protocol layer's own limit on a WebSocket message, past which it ends the
+        connection (1009): twice MAX_MESSAGE_BYTES, so that a message somewhat too large is
+        answered ``too_large`` (and takes a token of the rate) while none much larger is read."""
+        return 2 * self.max_message_bytes
 
     @field_validator("allowed_origins", mode="before")
     @classmethod

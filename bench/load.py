@@ -424,6 +424,8 @@ class Server:
             env.update(
                 DATABASE_URL=self.database.url,
                 CONNECTIONS_PER_ADDRESS="100000",
+                PENDING_CONNECTIONS="100000",
+                PENDING_CONNECTIONS_PER_ADDRESS="100000",
                 ROOMS_PER_ADDRESS_PER_MINUTE="100000",
                 MESSAGES_PER_SECOND="1000",
                 MESSAGE_BURST="1000",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import Counter
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
@@ -42,6 +44,8 @@ CLOSE_BAD_TOKEN = 4001
 CLOSE_ORIGIN = 4003
 CLOSE_NO_ROOM = 4004
 CLOSE_TOO_MANY = 4029
+CLOSE_POLICY = 1008
+CLOSE_BUSY = 1013
 CLOSE_WAIT_SECONDS = 10.0
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH * 4)]
@@ -190,17 +194,78 @@ async def room_info(room: RoomDep, cluster: ClusterDep) -> RoomInfo:
     )
 
 
-def origin_allowed(origin: str | None, host: str | None, settings: Settings) -> bool:
-    """Whether a WebSocket from ``origin`` may connect (no Origin: not a browser, allowed)."""
+DEFAULT_PORTS = {"http": 80, "https": 443}
+# The page's scheme that a WebSocket scheme goes with.
+PAGE_SCHEMES = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
+
+
+def web_origin(url: str) -> str | None:
+    """``url``'s origin as ``scheme://host:port``, the port always written; None if it has none."""
+    try:
+        parts = urlsplit(url.strip().lower())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = PAGE_SCHEMES.get(parts.scheme)
+    if scheme is None or not parts.hostname:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{scheme}://{host}:{port or DEFAULT_PORTS[scheme]}"
+
+
+def origin_allowed(origin: str | None, scheme: str, host: str | None, settings: Settings) -> bool:
+    """Whether a WebSocket from ``origin`` may connect (no Origin: not a browser, allowed).
+
+    Allowed: the server's own origin (the scheme, host and port the socket came to; a page
+    served over https is not this http server's own), PUBLIC_URL's, and ALLOWED_ORIGINS.
+    """
     if origin is None:
         return True
-    origin = origin.rstrip("/").lower()
-    allowed = [entry.lower() for entry in settings.allowed_origins]
-    if "*" in allowed or origin in allowed:
+    if "*" in settings.allowed_origins:
         return True
-    if settings.public_url and origin == settings.public_url.lower():
-        return True
-    return host is not None and urlsplit(origin).netloc == host.lower()
+    asked = web_origin(origin)
+    if asked is None:
+        return False
+    allowed = {web_origin(entry) for entry in settings.allowed_origins}
+    if settings.public_url:
+        allowed.add(web_origin(settings.public_url))
+    if host:
+        allowed.add(web_origin(f"{scheme}://{host}"))
+    return asked in allowed
+
+
+class Pending:
+    """Connections that have not said hello yet, in all and per address."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.by_address: Counter[str] = Counter()
+
+    def admit(self, address: str, settings: Settings) -> tuple[int, str] | None:
+        """Count a new connection in; the close code and reason if it is one too many."""
+        if self.total >= settings.pending_connections:
+            return CLOSE_BUSY, "too many connections are opening; try again in a moment"
+        if self.by_address[address] >= settings.pending_connections_per_address:
+            return CLOSE_TOO_MANY, "too many connections from your address are opening"
+        self.total += 1
+        self.by_address[address] += 1
+        return None
+
+    def done(self, address: str) -> None:
+        """A connection counted in has said hello, or ended."""
+        self.total -= 1
+        self.by_address[address] -= 1
+        if self.by_address[address] <= 0:
+            del self.by_address[address]
+
+
+def pending_of(websocket: WebSocket) -> Pending:
+    """The application's count of connections yet to say hello."""
+    state = websocket.app.state
+    pending: Pending | None = getattr(state, "pending_hellos", None)
+    if pending is None:
+        pending = state.pending_hellos = Pending()
+    return pending
 
 
 @router.websocket("/ws/rooms/{code}")
@@ -213,14 +278,29 @@ async def room_socket(
     address: AddressDep,
 ) -> None:
     """A player's or a spectator's live connection to a room."""
-    await websocket.accept()
-    if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"), settings):
+    origin = websocket.headers.get("origin")
+    if not origin_allowed(origin, websocket.url.scheme, websocket.headers.get("host"), settings):
+        # Closed before the handshake is accepted: the server answers HTTP 403.
         await websocket.close(CLOSE_ORIGIN, "this page's origin may not connect here")
         return
+    await websocket.accept()
     if registry.connections_by_address[address] >= settings.connections_per_address:
         await websocket.close(CLOSE_TOO_MANY, "too many connections from your address")
         return
+    pending = pending_of(websocket)
+    refused = pending.admit(address, settings)
+    if refused is not None:
+        await websocket.close(*refused)
+        return
     registry.connections_by_address[address] += 1
+    waiting = True
+
+    def said_hello() -> None:
+        nonlocal waiting
+        if waiting:
+            waiting = False
+            pending.done(address)
+
     try:
         found = await find_room_anywhere(services, code, address)
         if isinstance(found, Elsewhere):
@@ -233,19 +313,23 @@ async def room_socket(
         elif found is Miss.UNKNOWN:
             await websocket.close(CLOSE_NO_ROOM, "there is no room with this code")
         else:
-            await _serve(websocket, found, settings)
+            await _serve(websocket, found, settings, said_hello)
     finally:
+        said_hello()
         registry.connections_by_address[address] -= 1
         if registry.connections_by_address[address] <= 0:
             del registry.connections_by_address[address]
 
 
-async def _serve(websocket: WebSocket, room: LiveRoom, settings: Settings) -> None:
+async def _serve(
+    websocket: WebSocket, room: LiveRoom, settings: Settings, said_hello: Callable[[], None]
+) -> None:
     try:
         first = await asyncio.wait_for(websocket.receive(), settings.hello_seconds)
     except TimeoutError:
         await websocket.close(CLOSE_BAD_HELLO, "say hello first")
         return
+    said_hello()
     if first["type"] == "websocket.disconnect":
         return
     try:
@@ -290,6 +374,9 @@ async def _read(
     websocket: WebSocket, connection: Connection, room: LiveRoom, settings: Settings
 ) -> None:
     bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
+    # Messages past the rate are refused; past the grace (one more forgiven a second) the
+    # connection is closed, so a flood costs the flooder its connection.
+    grace = TokenBucket(1.0, settings.rate_limit_grace)
     limit = settings.max_message_bytes
     receive = raw_receive(websocket)
     silence: float | None = None  # once the client pings, how long it may stay silent
@@ -315,18 +402,22 @@ async def _read(
         if connection.closing is not None:
             continue
         data = message.get("text") or message.get("bytes") or b""
+        # Every frame, oversized or not, takes a token.
+        if not bucket.allow():
+            if grace.allow():
+                connection.push(
+                    protocol.error_frame(
+                        "rate_limited", "too many messages; slow down", protocol.peek_id(data)
+                    )
+                )
+            else:
+                connection.close(CLOSE_POLICY, "too many messages for too long")
+            continue
         size = len(data) if isinstance(data, bytes) or data.isascii() else len(data.encode())
         if size > limit:
             connection.push(
                 protocol.error_frame(
                     "too_large", f"a message has at most {limit} bytes", protocol.peek_id(data)
-                )
-            )
-            continue
-        if not bucket.allow():
-            connection.push(
-                protocol.error_frame(
-                    "rate_limited", "too many messages; slow down", protocol.peek_id(data)
                 )
             )
             continue

@@ -20,6 +20,7 @@ from app.rooms import protocol
 from app.rooms.autoplay import Autoplay
 from app.rooms.connection import Connection
 from app.rooms.frames import Frames
+from app.rooms.replies import Replies
 from app.rooms.settings import changed
 from app.rooms.state import RoomState, Status
 from app.rooms.store import NullStore, RoomStore, RoundLedger
@@ -81,6 +82,7 @@ class LiveRoom:
             self.autoplay.bot_plays,
             self._idle_expired,
         )
+        self.replies = Replies()
         self.ledger = RoundLedger(state)
         self.frames = Frames(ViewBuilder(), {})
         self.frames.public = self.frames.public_view(state, self.table, self.timers)
@@ -160,13 +162,18 @@ class LiveRoom:
         async with self.lock:
             if connection not in self.table.connections:
                 return
+            if self.replies.repeat(self.state, self.frames, connection, message):
+                return
             try:
                 within_round = self._dispatch(connection, message)
             except IllegalAction as error:
-                connection.push(protocol.error_frame(error.code, error.message, message.id))
+                refusal = protocol.error_frame(error.code, error.message, message.id)
+                connection.push(refusal)
+                self.replies.keep(self.state, connection, message.id, refusal)
                 accepted = False
             else:
                 await self.announce(connection, message.id, within_round)
+                self.replies.keep(self.state, connection, message.id, None)
                 accepted = True
         if self.on_action is not None:
             self.on_action(time.perf_counter() - started, accepted)
@@ -193,6 +200,7 @@ class LiveRoom:
         ``within_round``: the change was a move that left the round going and changed nothing
         else everyone sees (see ``Frames.publish``).
         """
+        self.table.pass_host_if_away(self.state)  # the change may make the room need a host
         await self._save()
         if self.closed:
             return  # stopped meanwhile (its write refused, or the room moved): nothing is told
