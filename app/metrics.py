@@ -27,8 +27,8 @@ class _Live(Collector):
         connections = GaugeMetricFamily(
             "spectrum_connections", "Open WebSocket connections.", labels=["role"]
         )
-        players = sum(c.seat is not None for room in rooms for c in room.connections)
-        watchers = sum(c.seat is None for room in rooms for c in room.connections)
+        players = sum(c.seat is not None for room in rooms for c in room.table.connections)
+        watchers = sum(c.seat is None for room in rooms for c in room.table.connections)
         connections.add_metric(["player"], players)
         connections.add_metric(["spectator"], watchers)
         yield connections

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field
 
-from app.api.deps import MetricsDep, StoreDep
+from app.api.deps import ClusterDep, MetricsDep, StoreDep
 from app.storage.migrations import current_revision, head_revision
 
 router = APIRouter(tags=["operations"])
@@ -29,6 +29,8 @@ class Readiness(BaseModel):
     database: str
     migrations: str
     backlog: int = Field(description="Journal writes and finished rounds waiting to be saved.")
+    redis: str | None = Field(None, description="In a cluster: `ok`, or why Redis is not.")
+    node: str | None = Field(None, description="In a cluster: this node's id.")
     problems: list[str]
 
 
@@ -39,7 +41,7 @@ def healthz() -> Health:
 
 
 @router.get("/readyz", response_model=Readiness, responses={503: {"model": Readiness}})
-async def readyz(store: StoreDep) -> JSONResponse:
+async def readyz(store: StoreDep, cluster: ClusterDep) -> JSONResponse:
     """The database is reachable, its migrations are at head and nothing waits to be saved."""
     problems = []
     database = "ok"
@@ -56,11 +58,28 @@ async def readyz(store: StoreDep) -> JSONResponse:
         problems.append(f"database unreachable ({error.__class__.__name__})")
     if store.backlog:
         problems.append(f"{store.backlog} writes wait for the database ({store.last_error})")
+    redis = None
+    if cluster is not None:
+        redis = "ok"
+        try:
+            async with asyncio.timeout(2):
+                await cluster.redis.ping()
+        except Exception as error:  # unreachable, refused, timed out: what is refused is said
+            redis = f"unreachable: {error.__class__.__name__}"
+            problems.append(
+                "Redis unreachable: new rooms and rooms not held here are refused, and a room "
+                "whose lease lapses stops taking moves; rooms held here play on while their "
+                "leases last"
+            )
+        if cluster.draining:
+            problems.append("draining: rooms are being handed over to other nodes")
     body = Readiness(
         status="degraded" if problems else "ready",
         database=database,
         migrations=migrations,
         backlog=store.backlog,
+        redis=redis,
+        node=cluster.node if cluster is not None else None,
         problems=problems,
     )
     return JSONResponse(body.model_dump(), status_code=503 if problems else 200)

@@ -13,19 +13,31 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from pydantic import BaseModel, Field, TypeAdapter
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.deps import SessionDep
 from app.api.errors import ApiError, ErrorOut
-from app.api.score import HandScoreOut, SplitScoreOut
+from app.api.history_models import (
+    SCORE,
+    BestHandOut,
+    Leaderboard,
+    LeaderboardEntry,
+    MatchDetail,
+    MatchPage,
+    MatchSummary,
+    PlayerOut,
+    average,
+    match_detail,
+    summary_fields,
+)
+from app.api.score import HandScoreOut
 from app.storage import history
 from app.storage.models import MatchRecord
 
 router = APIRouter(prefix="/api", tags=["history"])
 
 MATCH_ID = re.compile(r"[0-9a-f]{32}")
-# Names never hold control characters (see app.rooms.state.clean_name).
+# Names never hold control characters (see app.rooms.seats.clean_name).
 VISIBLE_TEXT = r"^[^\x00-\x1f\x7f]+$"
 
 
@@ -36,143 +48,6 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 UNAVAILABLE: dict[int | str, dict[str, Any]] = {
     503: {"model": ErrorOut, "description": "The database is unavailable."}
 }
-Score = HandScoreOut | SplitScoreOut
-SCORE: TypeAdapter[Score] = TypeAdapter(Score)
-Ending = Literal["knock", "exhausted"]
-ENDING: TypeAdapter[Ending] = TypeAdapter(Ending)
-
-
-class HistorySettings(BaseModel):
-    """The settings a match was played under."""
-
-    rounds: int
-    multi_pickup: bool
-    ten_card: bool
-    turn_seconds: int
-    max_players: int
-    hints: bool = True
-
-
-class SeatOut(BaseModel):
-    """A seat of a match: the player's name, total so far and final place."""
-
-    seat: int
-    name: str
-    total: int
-    place: int | None = Field(description="Null until the match is finished.")
-
-
-class MatchSummary(BaseModel):
-    """A match as listed."""
-
-    id: str
-    room_code: str
-    status: Literal["finished", "unfinished"]
-    settings: HistorySettings
-    rounds_planned: int
-    rounds_played: int
-    started_at: datetime
-    ended_at: datetime | None
-    players: list[SeatOut]
-    winners: list[str] = Field(description="Names in first place once the match is finished.")
-
-
-class MatchPage(BaseModel):
-    """A page of matches, newest first."""
-
-    matches: list[MatchSummary]
-    next_cursor: str | None = Field(description="Pass as `cursor` for the next page.")
-
-
-class HandOut(BaseModel):
-    """A seat's final cards in a round, scored, with the running total after the round."""
-
-    seat: int
-    name: str
-    cards: list[str]
-    points: int
-    total: int
-    score: Score
-
-
-class RoundOut(BaseModel):
-    """A finished round with every hand revealed and the seed that dealt it."""
-
-    number: int
-    dealer: int
-    knocker: int | None
-    ending: Ending
-    seed: str
-    commitment: str
-    ended_at: datetime
-    hands: list[HandOut]
-
-
-class MatchDetail(MatchSummary):
-    """A match with every round and hand."""
-
-    rounds: list[RoundOut]
-
-
-class BestHandOut(BaseModel):
-    """A player's best round."""
-
-    points: int
-    cards: list[str]
-    score: Score
-    match_id: str
-    round: int
-
-
-class PlayerOut(BaseModel):
-    """What a player's matches add up to."""
-
-    name: str
-    matches: int
-    finished_matches: int
-    wins: int
-    rounds: int
-    average_points: float | None = Field(description="Points per round; null before any round.")
-    best_hand: BestHandOut | None
-
-
-class LeaderboardEntry(BaseModel):
-    """A line of the leaderboard."""
-
-    name: str
-    matches: int
-    wins: int
-    rounds: int
-    average_points: float | None
-
-
-class Leaderboard(BaseModel):
-    """Players by wins, then points per round, then matches played."""
-
-    players: list[LeaderboardEntry]
-
-
-def _average(points: int, rounds: int) -> float | None:
-    return round(points / rounds, 2) if rounds else None
-
-
-def _summary_fields(match: MatchRecord) -> dict[str, Any]:
-    finished = match.ended_at is not None
-    return {
-        "id": match.id,
-        "room_code": match.room_code,
-        "status": "finished" if finished else "unfinished",
-        "settings": HistorySettings.model_validate(match.settings),
-        "rounds_planned": match.rounds_planned,
-        "rounds_played": match.rounds_played,
-        "started_at": match.started_at,
-        "ended_at": match.ended_at,
-        "players": [
-            SeatOut(seat=seat.seat, name=seat.name, total=seat.total, place=seat.place)
-            for seat in match.seats
-        ],
-        "winners": [seat.name for seat in match.seats if finished and seat.place == 1],
-    }
 
 
 def _encode_cursor(cursor: history.Cursor) -> str:
@@ -205,7 +80,7 @@ async def list_matches(
     after = _decode_cursor(cursor) if cursor else None
     matches, next_cursor = await history.list_matches(session, limit, player, after)
     return MatchPage(
-        matches=[MatchSummary(**_summary_fields(match)) for match in matches],
+        matches=[MatchSummary(**summary_fields(match)) for match in matches],
         next_cursor=_encode_cursor(next_cursor) if next_cursor else None,
     )
 
@@ -217,43 +92,13 @@ async def _match(session: AsyncSession, match_id: str) -> MatchRecord:
     return match
 
 
-def _detail(match: MatchRecord) -> MatchDetail:
-    names = {seat.seat: seat.name for seat in match.seats}
-    return MatchDetail(
-        **_summary_fields(match),
-        rounds=[
-            RoundOut(
-                number=played.number,
-                dealer=played.dealer,
-                knocker=played.knocker,
-                ending=ENDING.validate_python(played.ending),
-                seed=played.seed,
-                commitment=played.commitment,
-                ended_at=played.ended_at,
-                hands=[
-                    HandOut(
-                        seat=hand.seat,
-                        name=names.get(hand.seat, ""),
-                        cards=hand.cards,
-                        points=hand.points,
-                        total=hand.total,
-                        score=SCORE.validate_python(hand.scoring),
-                    )
-                    for hand in played.hands
-                ],
-            )
-            for played in match.rounds
-        ],
-    )
-
-
 MatchId = Annotated[str, Path(max_length=64)]
 
 
 @router.get("/matches/{match_id}", response_model=MatchDetail, responses=NOT_FOUND)
 async def get_match(session: SessionDep, match_id: MatchId) -> MatchDetail:
     """One match with its seats, settings, every round and hand and the running totals."""
-    return _detail(await _match(session, match_id))
+    return match_detail(await _match(session, match_id))
 
 
 @router.get(
@@ -273,7 +118,7 @@ async def export_match(
     format: Annotated[Literal["csv", "json"], Query()] = "csv",
 ) -> Response:
     """The match to keep elsewhere: CSV, one row per hand, or the same JSON as the match."""
-    detail = _detail(await _match(session, match_id))
+    detail = match_detail(await _match(session, match_id))
     filename = f"spectrum-match-{detail.id}.{format}"
     headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
     if format == "json":
@@ -325,7 +170,7 @@ async def export_match(
     return Response(out.getvalue(), media_type="text/csv", headers=headers)
 
 
-@router.get("/players/{name}", response_model=PlayerOut, responses=NOT_FOUND)
+@router.get("/players/{name:path}", response_model=PlayerOut, responses=NOT_FOUND)
 async def get_player(
     session: SessionDep,
     name: Annotated[str, Path(min_length=1, max_length=96, pattern=VISIBLE_TEXT)],
@@ -341,7 +186,7 @@ async def get_player(
         finished_matches=totals.finished,
         wins=totals.wins,
         rounds=totals.rounds,
-        average_points=_average(totals.points, totals.rounds),
+        average_points=average(totals.points, totals.rounds),
         best_hand=BestHandOut(
             points=best.points,
             cards=best.cards,
@@ -366,7 +211,7 @@ async def get_leaderboard(
                 matches=player.matches,
                 wins=player.wins,
                 rounds=player.rounds,
-                average_points=_average(player.points, player.rounds),
+                average_points=average(player.points, player.rounds),
             )
             for player in await history.leaderboard(session, limit)
         ]

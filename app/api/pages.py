@@ -5,12 +5,13 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-import segno
-from fastapi import APIRouter, Depends, FastAPI
+from fastapi import APIRouter, Depends, FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException
 
-from app.api.deps import BaseUrlDep, RoomDep, get_room_or_none
+from app.api.deps import BaseUrlDep, RoomDep, count_room_miss
 from app.api.errors import ErrorOut
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
@@ -19,7 +20,7 @@ CLIENT_PATHS = [
     "/",
     "/history",
     "/matches/{match_id}",
-    "/players/{name}",
+    "/players/{name:path}",  # a name may hold "/", which arrives decoded
     "/calculator",
     "/rules",
 ]
@@ -39,7 +40,7 @@ router.add_api_route(
     _index,
     include_in_schema=False,
     methods=["GET"],
-    dependencies=[Depends(get_room_or_none)],
+    dependencies=[Depends(count_room_miss)],
 )
 
 
@@ -55,6 +56,8 @@ router.add_api_route(
 )
 async def room_qr(room: RoomDep, base: BaseUrlDep) -> Response:
     """The room's share link as an SVG QR code, for phones in the same room."""
+    import segno  # only when a QR code is asked for: not on the way to a first game
+
     image = io.BytesIO()
     segno.make(f"{base}/r/{room.code}", error="m").save(
         image,
@@ -68,7 +71,23 @@ async def room_qr(room: RoomDep, base: BaseUrlDep) -> Response:
     return Response(image.getvalue(), media_type="image/svg+xml")
 
 
+# Paths whose answers are for programs: a miss there stays JSON.
+MACHINE_PREFIXES = ("/api/", "/static/", "/ws/")
+
+
+async def not_found(request: Request, error: Exception) -> Response:
+    """A miss on a page's path is the client's "not found" page (status 404); elsewhere, and
+    for every other HTTP error, FastAPI's JSON."""
+    assert isinstance(error, HTTPException)
+    if error.status_code == 404 and not request.url.path.startswith(MACHINE_PREFIXES):
+        return FileResponse(
+            FRONTEND / "index.html", status_code=404, headers={"Cache-Control": "no-cache"}
+        )
+    return await http_exception_handler(request, error)
+
+
 def mount_client(application: FastAPI) -> None:
-    """Serve the client's files under /static and its pages at their paths."""
+    """Serve the client's files under /static, its pages at their paths, and its 404 page."""
     application.mount("/static", StaticFiles(directory=FRONTEND), name="static")
     application.include_router(router)
+    application.add_exception_handler(HTTPException, not_found)

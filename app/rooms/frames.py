@@ -14,6 +14,8 @@ from app.rooms import protocol
 from app.rooms.connection import Connection
 from app.rooms.patch import diff
 from app.rooms.state import RoomState
+from app.rooms.table import Table
+from app.rooms.timers import RoomTimers
 from app.rooms.views import View, ViewBuilder
 
 
@@ -43,6 +45,38 @@ class Frames:
         connection.version += 1
         document = {**self.public, "you": you}
         connection.push(protocol.state_frame(connection.version, document, now))
+
+    def public_view(self, state: RoomState, table: Table, timers: RoomTimers) -> View:
+        """The whole public view of the room as it now stands."""
+        return self.views.public(
+            state,
+            table.presence(state),
+            table.standins(),
+            table.spectators(),
+            timers.turn.deadline,
+            timers.ready.deadline,
+        )
+
+    def publish(
+        self,
+        state: RoomState,
+        table: Table,
+        timers: RoomTimers,
+        sender: Connection | None,
+        ack: object,
+        within_round: bool,
+    ) -> None:
+        """Send every connection at the table what changed since the last publish.
+
+        ``within_round``: only the round's public face can have changed (a move that left the
+        round going), so only it is rebuilt and compared: the most frequent change, at a
+        fraction of the cost of the whole view.
+        """
+        if within_round:
+            ops = self.round_changed(state, timers.turn.deadline)
+        else:
+            ops = self.public_changed(self.public_view(state, table, timers))
+        self.send_patches(state, table.connections, ops, sender, ack)
 
     def round_changed(self, state: RoomState, deadline: int | None) -> list[dict[str, Any]]:
         """Rebuild only the round's public face; the ops that bring it up to date."""

@@ -58,10 +58,15 @@ def _diff_dict(old: dict[str, Any], new: dict[str, Any], path: str, ops: list[Op
         kept += 1
         if previous is value:
             continue
-        kind = type(value)  # equal scalars of one type: no path to spell out
-        if kind is type(previous) and kind is not dict and kind is not list and previous == value:
-            continue
-        _diff_value(previous, value, f"{path}/{_pointer(key)}", ops)
+        kind = type(value)
+        if kind is not type(previous):
+            ops.append({"op": "replace", "path": f"{path}/{_pointer(key)}", "value": value})
+        elif kind is dict:
+            _diff_dict(previous, value, f"{path}/{_pointer(key)}", ops)
+        elif kind is list:
+            _diff_list(previous, value, f"{path}/{_pointer(key)}", ops)
+        elif previous != value:
+            ops.append({"op": "replace", "path": f"{path}/{_pointer(key)}", "value": value})
     if kept < len(old):
         for key in old:
             if key not in new:
@@ -79,10 +84,12 @@ def _diff_list(old: list[Any], new: list[Any], path: str, ops: list[Op]) -> None
     for index, (previous, value) in enumerate(zip(old, new, strict=False)):
         if previous is value:
             continue
-        kind = type(value)  # equal scalars of one type: no path to spell out
-        if kind is type(previous) and kind is not dict and kind is not list and previous == value:
-            continue
-        _diff_value(previous, value, f"{path}/{index}", changes)
+        kind = type(value)
+        if kind is type(previous) and kind is not dict and kind is not list:
+            if previous != value:
+                changes.append({"op": "replace", "path": f"{path}/{index}", "value": value})
+        else:
+            _diff_value(previous, value, f"{path}/{index}", changes)
     common = min(len(old), len(new))
     for index in range(common, len(new)):
         changes.append({"op": "add", "path": f"{path}/{index}", "value": new[index]})

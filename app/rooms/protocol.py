@@ -5,7 +5,7 @@ See docs/protocol.md for every message with examples.
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
@@ -32,6 +32,12 @@ class Resync(_Message):
     """Ask for a fresh full state."""
 
     type: Literal["resync"]
+
+
+class Ping(_Message):
+    """The client's heartbeat: answered at once with a pong, outside the versioned stream."""
+
+    type: Literal["ping"]
 
 
 class Start(_Message):
@@ -125,6 +131,7 @@ MoveMessage = TakeMessage | DiscardMessage | KnockMessage
 ClientMessage = Annotated[
     Hello
     | Resync
+    | Ping
     | Start
     | TakeMessage
     | DiscardMessage
@@ -142,10 +149,7 @@ ClientMessage = Annotated[
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
 MESSAGE_TYPES = sorted(
-    {
-        model.model_fields["type"].annotation.__args__[0]  # type: ignore[union-attr]
-        for model in _Message.__subclasses__()
-    }
+    {get_args(model.model_fields["type"].annotation)[0] for model in _Message.__subclasses__()}
 )
 
 
@@ -208,6 +212,11 @@ def peek_id(text: str | bytes) -> object:
 def error_frame(code: str, message: str, message_id: object = None) -> bytes:
     """An error answering one client message."""
     return orjson.dumps({"type": "error", "code": code, "message": message, "id": message_id})
+
+
+def pong_frame(message_id: object) -> bytes:
+    """The answer to a client's ping."""
+    return orjson.dumps({"type": "pong", "id": message_id})
 
 
 def hint_frame(message_id: object, hint: dict[str, Any]) -> bytes:

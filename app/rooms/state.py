@@ -7,7 +7,6 @@ room's events through it rebuilds the room exactly, which is how rooms survive a
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
 
 from app.engine.actions import Action
@@ -31,11 +30,11 @@ from app.rooms.events import (
     decode,
     encode,
 )
+from app.rooms.seats import Seat, bot_name, clean_name, name_taken
 from app.rooms.settings import RoomSettings
 
 # What storage keeps of an event: its journal dict (see ``events``).
 Event = JournalEvent
-MAX_NAME_LENGTH = 24
 
 
 class Status(StrEnum):
@@ -45,28 +44,6 @@ class Status(StrEnum):
     PLAYING = "playing"
     ROUND_OVER = "round_over"
     FINISHED = "finished"
-
-
-@dataclass(slots=True)
-class Seat:
-    """A player's place at the table, kept for the whole match."""
-
-    name: str
-    token_hash: str
-    ready: bool = False
-    bot: str | None = None  # the level of a computer player; None for a person
-
-
-def clean_name(name: str) -> str:
-    """A player name with spaces tidied; raises IllegalAction ``bad_name`` if unusable."""
-    cleaned = " ".join(name.split())
-    if not cleaned:
-        raise IllegalAction("bad_name", "a name needs at least one visible character")
-    if len(cleaned) > MAX_NAME_LENGTH:
-        raise IllegalAction("bad_name", f"a name has at most {MAX_NAME_LENGTH} characters")
-    if any(not character.isprintable() for character in cleaned):
-        raise IllegalAction("bad_name", "a name cannot hold control characters")
-    return cleaned
 
 
 class RoomState:
@@ -121,7 +98,7 @@ class RoomState:
             raise IllegalAction("already_started", "the match has started; you can watch")
         if len(self.seats) >= self.settings.max_players:
             raise IllegalAction("room_full", "every seat is taken; you can watch")
-        if any(seat.name.casefold() == name.casefold() for seat in self.seats):
+        if name_taken(self.seats, name):
             raise IllegalAction("name_taken", f"someone here is already called {name}")
         self.record(Joined(name, token_hash, at))
         return len(self.seats) - 1
@@ -132,14 +109,7 @@ class RoomState:
         self._check_lobby("add bots")
         if len(self.seats) >= self.settings.max_players:
             raise IllegalAction("room_full", "every seat is taken")
-        taken = {seat.name for seat in self.seats}
-        base = f"{level.capitalize()} bot"
-        name = next(
-            candidate
-            for candidate in (base, *(f"{base} {n}" for n in range(2, 8)))
-            if candidate not in taken
-        )
-        self.record(BotAdded(name, level))
+        self.record(BotAdded(bot_name(self.seats, level), level))
         return len(self.seats) - 1
 
     def remove_bot(self, by: int | None, seat: object) -> None:

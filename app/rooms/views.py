@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+from app.engine.actions import Action, Discard, Take
 from app.engine.cards import CARD_IDS, Card
 from app.engine.match import RoundResult, places
 from app.engine.round import DRAW_PILES, Round
@@ -24,7 +25,7 @@ def _top(cards: list[Card]) -> str | None:
 
 
 _FIELDS = ("number", "dealer", "turn", "piles", "discard", "knocker", "final_turns", "commitment",
-           "ending")  # fmt: skip
+           "ending", "log")  # fmt: skip
 
 
 def _pile(cards: list[Card], cache: dict[tuple[int, int], View]) -> View:
@@ -47,8 +48,48 @@ def turn_view(current: Round, deadline: int | None) -> View | None:
     return {"seat": current.turn, "pending": current.pending, "deadline": deadline}
 
 
-def round_view(current: Round, deadline: int | None, piles: dict[tuple[int, int], View]) -> View:
-    """The public face of a round: piles by top card and count, whose turn, the knock."""
+def move_view(action: Action, moved: tuple[Card, ...]) -> View:
+    """One move of a round as everyone saw it: every card a move shows was face up as it moved
+    (a take takes only face-up tops), so nothing here is private."""
+    if isinstance(action, Take):
+        return {"seat": action.seat, "type": "take", "piles": list(action.piles),
+                "cards": [CARD_IDS[card] for card in moved]}  # fmt: skip
+    if isinstance(action, Discard):
+        return {"seat": action.seat, "type": "discard", "cards": [CARD_IDS[card] for card in moved]}
+    return {"seat": action.seat, "type": "knock"}
+
+
+class MoveLog:
+    """A round's public moves, as a list that is a new object only when a move was added
+    (earlier entries stay the same objects, so a patch holds only the new ones)."""
+
+    __slots__ = ("_moves", "_round")
+
+    def __init__(self) -> None:
+        self._round: Round | None = None
+        self._moves: list[View] = []
+
+    def of(self, current: Round) -> list[View]:
+        """The moves of ``current`` so far."""
+        count = len(current.actions)
+        same = self._round is current
+        if same and len(self._moves) == count:
+            return self._moves
+        kept = self._moves if same and len(self._moves) < count else []
+        added = zip(current.actions[len(kept) :], current.moved[len(kept) :], strict=True)
+        self._moves = kept + [move_view(action, moved) for action, moved in added]
+        self._round = current
+        return self._moves
+
+
+def round_view(
+    current: Round,
+    deadline: int | None,
+    piles: dict[tuple[int, int], View],
+    log: MoveLog | None = None,
+) -> View:
+    """The public face of a round: piles by top card and count, whose turn, the knock, and
+    every move so far."""
     return dict(
         zip(
             _FIELDS,
@@ -62,6 +103,7 @@ def round_view(current: Round, deadline: int | None, piles: dict[tuple[int, int]
                 current.final_turns if current.knocker is not None else None,
                 current.commitment,
                 current.ending.value if current.ending else None,
+                (log or MoveLog()).of(current),
             ),
             strict=True,
         )
@@ -115,6 +157,7 @@ class ViewBuilder:
         self._scored: dict[int, tuple[tuple[Card, ...], View]] = {}
         self._players: list[tuple[tuple[Any, ...], View]] = []
         self._piles: dict[tuple[int, int], View] = {}
+        self._log = MoveLog()
         self._standing_key: tuple[Any, ...] = ()
         self._standing: tuple[list[int], list[int], list[int | None]] = ([], [], [])
 
@@ -164,7 +207,7 @@ class ViewBuilder:
         """The public face of the round being played or last played, if any."""
         match = state.match
         current = match.round if match else None
-        return round_view(current, deadline, self._piles) if current else None
+        return round_view(current, deadline, self._piles, self._log) if current else None
 
     def _standings(self, state: RoomState) -> tuple[list[int], list[int], list[int | None]]:
         """Each seat's match total, total across matches and place; worked out again only when

@@ -14,10 +14,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from app.rooms.store import FinishedRound
-from app.storage.journal import Batch, JournalBackend, Op
+from app.storage.journal import Batch, Fenced, JournalBackend, Op
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +44,9 @@ class BatchWriter:
         self.rounds_saved = 0
         self.save_failures = 0
         self.last_error: str | None = None
+        # Told of each room whose write was refused because the database holds a newer epoch;
+        # answers True to write it again (the node raised its own epoch meanwhile).
+        self.on_fenced: Callable[[str], bool] | None = None
 
     def start(self) -> None:
         """Start writing in the background."""
@@ -116,6 +119,8 @@ class BatchWriter:
             return
         try:
             await self.backend.write(batch)
+        except Fenced as fenced:
+            self._fenced(batch, waiters, fenced.codes)
         except Exception as error:  # any database failure: keep the batch and retry
             self._failed(batch, waiters, error)
         else:
@@ -134,6 +139,18 @@ class BatchWriter:
         self._wakeup.set()
         _resolve(waiters, False)
 
+    def _fenced(self, batch: Batch, waiters: list[asyncio.Future[bool]], codes: set[str]) -> None:
+        """Drop the refused rooms' operations (their rooms stop, told first), write the rest."""
+        dropped = set()
+        for code in sorted(codes):
+            if self.on_fenced is None or not self.on_fenced(code):
+                log.warning("write of room %s refused: a newer owner holds it", code)
+                dropped.add(code)
+        kept = [op for op in batch.ops if _room_of(op) not in dropped]
+        self._ops = kept + self._ops
+        self._waiters = waiters + self._waiters
+        self._wakeup.set()
+
     def _written(self, batch: Batch, waiters: list[asyncio.Future[bool]]) -> None:
         self._attempt = 0
         self._retry_at = float("-inf")
@@ -142,6 +159,10 @@ class BatchWriter:
         self.failing = False
         self.rounds_saved += sum(isinstance(op, FinishedRound) for op in batch.ops)
         _resolve(waiters, True)
+
+
+def _room_of(op: Op) -> str:
+    return op.room_code if isinstance(op, FinishedRound) else op.code
 
 
 def _resolve(waiters: list[asyncio.Future[bool]], value: bool) -> None:

@@ -18,7 +18,7 @@ from app.rooms.state import Event, RoomState
 from app.rooms.store import FinishedRound
 from app.storage.batching import BatchWriter
 from app.storage.eventlog import SEGMENT_BYTES
-from app.storage.journal import Events, Forget, NewRoom, Op, open_backend
+from app.storage.journal import Events, Fence, Forget, NewRoom, Op, Tenure, open_backend
 
 log = logging.getLogger(__name__)
 
@@ -35,12 +35,17 @@ class DatabaseStore(BatchWriter):
     ) -> None:
         super().__init__(open_backend(engine, segment_bytes), flush_seconds, wait_seconds)
         self.engine = engine
+        # This node's hold on each room, in cluster mode: its writes are fenced by its epoch.
+        self.epochs: dict[str, Tenure] = {}
 
     async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> None:
         """Queue a room's unsaved events and finished rounds; wait (a bounded time) until they
         are written."""
         ops: list[Op] = []
         if state is not None:
+            tenure = self.epochs.get(state.code)
+            if tenure is not None:
+                ops.append(Fence(state.code, tenure))
             first, events = state.take_unsaved()
             if first == 0 and events:
                 settings = state.initial_settings.model_dump()
@@ -64,14 +69,14 @@ class DatabaseStore(BatchWriter):
         for room in await self.backend.restore():
             try:
                 settings = RoomSettings.model_validate(room.settings)
-                events = _in_order(room.code, room.events)
+                events = events_in_order(room.code, room.events)
                 states.append(RoomState.replay(room.code, settings, room.created_at, events))
             except Exception:  # a room that cannot be rebuilt must not stop the others
                 log.exception("room %s could not be restored", room.code)
         return states
 
 
-def _in_order(code: str, numbered: dict[int, Event]) -> list[Event]:
+def events_in_order(code: str, numbered: dict[int, Event]) -> list[Event]:
     """A room's events by number, up to the first one missing."""
     events: list[Event] = []
     while len(events) in numbered:

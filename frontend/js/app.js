@@ -39,8 +39,10 @@ async function route() {
   }
   document.body.dataset.page = name;
   if (name === 'missing') {
-    document.title = 'Not found · Spectrum Online';
-    main.innerHTML = '<section class="page narrow"><h1>Nothing here</h1><p>This page does not exist. <a href="/">Go to the start</a>.</p></section>';
+    document.title = 'Page not found · Spectrum Online';
+    main.innerHTML = `<section class="page narrow"><div class="panel"><h1>Page not found</h1>
+      <p>There is no page at this address. A room's link looks like <code>/r/K7QM-2XPD</code>: check it with whoever sent it.</p>
+      <p class="row"><a class="btn primary" href="/">Play Spectrum</a><a class="btn" href="/history">Finished matches</a><a class="btn quiet" href="/rules">Rules</a></p></div></section>`;
     return;
   }
   const module = await import(MODULES[name]);

@@ -6,6 +6,17 @@ import { applyPatch } from './patch.js';
 // Closes that another try would only repeat; the room page explains each of them.
 export const FINAL_CLOSES = new Set([4001, 4002, 4003, 4004, 4009, 4010, 4011]);
 const MAX_DELAY_MS = 8000;
+// The room moved to another server (a cluster's node); the reason, if any, is where to go.
+const CLOSE_MOVED = 4012;
+// A page cannot see WebSocket pings, so it checks the link itself: it pings when it has sent
+// nothing for PING_EVERY_MS (the server then expects that, and takes 7 s of silence for a dead
+// link); when it has heard nothing for DEAD_AFTER_MS, nor for PONG_WAIT_MS since a ping, the
+// link is dead (a phone that lost its network keeps the socket open, and nothing else would
+// notice). The second condition spares a tab whose timers the browser held back.
+const PING_EVERY_MS = 2000;
+const DEAD_AFTER_MS = 3500;
+const PONG_WAIT_MS = 1000;
+const PING = JSON.stringify({ type: 'ping' });
 
 export class RoomConnection {
   /** ``onEvent(type, detail)`` hears "state", "patch", "hint", "error", "status"; then open(). */
@@ -26,23 +37,52 @@ export class RoomConnection {
     this.awaitingState = true;
     this.resyncFrom = 0;
     this.stopped = false;
+    this.movedTo = null;
+    this.moves = 0;
     this.retryNow = this.retryNow.bind(this);
     addEventListener('online', this.retryNow);
+    this.heard = Date.now();
+    this.pinged = 0;
+    this.sentAt = 0;
+    this.pulse = setInterval(() => this.checkLink(), 500);
+  }
+
+  /** Ping a quiet link; give up on one that stays silent, and reconnect. */
+  checkLink() {
+    const ws = this.ws;
+    if (!ws || ws.readyState !== WebSocket.OPEN || this.stopped) return;
+    const now = Date.now();
+    const quiet = now - this.heard;
+    if (quiet >= DEAD_AFTER_MS && this.pinged > this.heard && now - this.pinged >= PONG_WAIT_MS) {
+      this.ws = null; // its late events are ignored from now on
+      ws.close();
+      this.closed(1006, 'no answer from the server');
+    } else if (now - this.sentAt >= PING_EVERY_MS) {
+      this.pinged = this.sentAt = now;
+      ws.send(PING);
+    }
   }
 
   open() {
     clearTimeout(this.timer);
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const ws = new WebSocket(`${scheme}://${location.host}/ws/rooms/${this.code}`);
+    // Where "moved" pointed, once; otherwise the front address, which finds the room's node.
+    const path = this.movedTo ?? `/ws/rooms/${this.code}`;
+    this.movedTo = null;
+    const ws = new WebSocket(`${scheme}://${location.host}${path}`);
     this.ws = ws;
     this.awaitingState = true;
     this.setStatus('connecting');
     ws.onopen = () => {
+      this.heard = Date.now();
       const hello = this.token ? { type: 'hello', token: this.token } : { type: 'hello', spectate: true };
       ws.send(JSON.stringify(hello));
+      ws.send(PING); // from now on the server expects this heartbeat
+      this.pinged = this.sentAt = Date.now();
     };
     ws.onmessage = (event) => {
       if (this.ws !== ws) return;
+      this.heard = Date.now();
       let frame;
       try {
         frame = JSON.parse(event.data);
@@ -57,6 +97,7 @@ export class RoomConnection {
   }
 
   receive(frame) {
+    if (frame.type === 'pong') return;
     if (frame.type === 'error') {
       const action = this.pending.get(frame.id);
       this.pending.delete(frame.id);
@@ -75,6 +116,7 @@ export class RoomConnection {
       this.clockOffset = frame.server_time - Date.now();
       this.awaitingState = false;
       this.attempts = 0;
+      this.moves = 0;
       // Actions sent before a resync are answered by this state (their acks may have been lost).
       for (const id of this.pending.keys()) if (id < this.resyncFrom) this.pending.delete(id);
       this.setStatus('open', false);
@@ -107,6 +149,7 @@ export class RoomConnection {
   raw(message) {
     if (this.ws?.readyState !== WebSocket.OPEN) return false;
     this.ws.send(JSON.stringify(message));
+    this.sentAt = Date.now();
     return true;
   }
 
@@ -134,6 +177,14 @@ export class RoomConnection {
       this.setStatus('closed');
       return;
     }
+    // Followed at once, a few times running; past that, as any other close (with backoff).
+    if (code === CLOSE_MOVED && reason.startsWith('/') && this.moves < 3) {
+      this.moves += 1;
+      this.movedTo = reason;
+      this.timer = setTimeout(() => this.open(), 0);
+      this.setStatus('retrying');
+      return;
+    }
     // 4008: we fell behind and the server let go; come back at once with a fresh state.
     const base = code === 4008 ? 100 : Math.min(MAX_DELAY_MS, 500 * 2 ** this.attempts);
     const delay = Math.round(base * (0.5 + Math.random()));
@@ -155,6 +206,7 @@ export class RoomConnection {
   stop() {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearInterval(this.pulse);
     removeEventListener('online', this.retryNow);
     this.ws?.close(1000, 'bye');
     this.ws = null;

@@ -2,14 +2,13 @@
 
 import { alertTurn, play, setSound, soundOn } from './alerts.js';
 import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api.js';
-import { cardName, minus } from './cards.js';
 import { RoomConnection } from './conn.js';
 import { delegate, html, render, store, toast } from './dom.js';
 import { lobbyView } from './lobby.js';
 import { glide, othersMoves, snapshot } from './motion.js';
 import { resultsView } from './results.js';
 import { fieldValue } from './settings.js';
-import { clock, describe, handSize, predict, sameTurn, tableView, toggle, turnOf } from './table.js';
+import { clock, handSize, predict, sameTurn, tableView, toggle, turnOf } from './table.js';
 
 const KIND_ERRORS = {
   not_your_turn: 'It is not your turn yet.',
@@ -53,8 +52,10 @@ class RoomPage {
     this.code = code;
     this.token = store.get(seatToken.key(code));
     this.ui = { piles: [], cards: [], knock: false, hint: null, joinError: '', joining: false };
-    this.log = [];
     this.seen = null;
+    this.mark = null; // how much of the round's log this player has seen while at the table
+    this.away = false;
+    this.recap = null; // what was played for this player while away
     this.baseHand = [];
     this.order = [];
     this.guesses = []; // actions sent and not yet answered, drawn as if accepted
@@ -122,10 +123,13 @@ class RoomPage {
     if (type === 'error') this.refused(detail);
     if (type === 'hint') this.advised(detail);
     if (type === 'state' || type === 'patch') this.observe();
-    if (type === 'state' && this.rejoining) {
+    if (type === 'state' && (this.rejoining || this.lost)) {
+      toast(this.rejoining ? 'Back online: reconnected, and the table is up to date.' : 'Reconnected: the table is up to date.');
       this.rejoining = false;
-      toast('Back online: reconnected, and the table is up to date.');
+      this.lost = false;
     }
+    if (type === 'status' && this.conn.status !== 'open') this.away = true;
+    if (type === 'status' && this.conn.status === 'retrying' && this.conn.state) this.lost = true;
     if (type === 'status' && this.conn.status === 'closed') {
       const code = this.conn.closeCode;
       if (code === 4001 || code === 4004 || code === 4010) this.forgetSeat();
@@ -151,13 +155,8 @@ class RoomPage {
     if (this.token && state.you.seat === null) this.forgetSeat(); // we left our seat
     const round = state.round;
     const sameRound = before?.round && round && before.match_id === state.match_id && before.round.number === round.number;
-    if (!sameRound) {
-      this.log = [];
-      this.baseHand = [];
-    } else if (!sameTurn(before.round, round) || before.round.knocker !== round.knocker) {
-      const line = describe(before, state, (seat) => this.nameOf(seat));
-      if (line) this.log = [line, ...this.log].slice(0, 3);
-    }
+    if (!sameRound) this.baseHand = [];
+    this.noteAway(state);
     if (!before || !sameRound || !sameTurn(before.round, round)) {
       this.ui.piles = [];
       this.ui.cards = [];
@@ -169,6 +168,35 @@ class RoomPage {
     const evaluation = state.you.evaluation;
     if (evaluation) this.order = evaluation.hands ? evaluation.hands.flatMap((hand) => hand.order) : evaluation.order;
     this.seen = { match_id: state.match_id, status: state.status, round: round && structuredClone(round) };
+  }
+
+  /** Once back at the table (reconnected, or a stand-in gone), what was played for this seat
+   * meanwhile; then how much of the log has been seen, kept for a later visit too. */
+  noteAway(state) {
+    const me = state.you.seat;
+    const round = state.round;
+    if (me == null || !round) return;
+    if (state.players[me]?.standin) {
+      this.away = true;
+      return;
+    }
+    const key = `spectrum.seen.${this.code}`;
+    let mark = this.mark;
+    if (!mark) {
+      try {
+        mark = JSON.parse(store.get(key));
+      } catch {
+        mark = null;
+      }
+    }
+    const log = round.log ?? [];
+    if ((this.away || !this.mark) && mark?.match === state.match_id && mark.round === round.number) {
+      const missed = log.slice(mark.seen).filter((move) => move.seat === me);
+      if (missed.length) this.recap = missed;
+    }
+    this.away = false;
+    this.mark = { match: state.match_id, round: round.number, seen: log.length };
+    store.set(key, JSON.stringify(this.mark));
   }
 
   /** The sound of what just happened, and the cards others moved, to be seen travelling. */
@@ -363,6 +391,11 @@ class RoomPage {
       case 'back':
         this.send({ type: 'back' });
         return;
+      case 'recap-ok':
+        this.recap = null;
+        this.update();
+        this.root.querySelector('#table-title')?.focus();
+        return;
     }
   }
 
@@ -379,19 +412,13 @@ class RoomPage {
     }
   }
 
-  /** The server's suggested move (the strong bot's), shown and marked on the table. */
+  /** The server's suggested move (the strong bot's), in words and marked on the table. */
   advised(frame) {
     if (frame.id !== this.hintId) return;
     const take = frame.actions.find((action) => action.type === 'take');
     const drop = frame.actions.find((action) => action.type === 'discard')?.cards ?? [];
     const knock = frame.actions.some((action) => action.type === 'knock');
-    const names = (cards) => cards.map(cardName).join(' and ');
-    const piles = (take?.piles ?? []).map((index) => (index === 4 ? 'the discard pile' : `pile ${index + 1}`));
-    const moves = [knock && 'knock now', piles.length && `take from ${piles.join(' and ')}`, drop.length && `let go of ${names(drop)}`];
-    const move = moves.filter(Boolean).join(', then ');
-    const reason = frame.reason.replace(/\b[1-5]-[a-z]+-[a-z]+\b/g, cardName);
-    const text = `${move.charAt(0).toUpperCase()}${move.slice(1)}. Aim: ${minus(frame.points)} points (${reason}).`;
-    this.ui.hint = { piles: take?.piles ?? [], drop, knock, text };
+    this.ui.hint = { piles: take?.piles ?? [], drop, knock, text: frame.text };
     this.update();
   }
 

@@ -80,34 +80,40 @@ export function holding(state, seat) {
   return handSize(state.settings) + (turn.seat === seat ? turn.pending : 0);
 }
 
-/** What the player on turn just did, from the public views before and after a change. */
-export function describe(before, after, name) {
-  const was = { ...before.round, ...turnOf(before.round) };
-  const now = { ...after.round, ...turnOf(after.round) };
-  const seat = was.seat;
-  if (seat == null) return null;
-  const who = name(seat);
-  const taken = [];
-  was.piles.forEach((pile, index) => {
-    if (now.piles[index].count < pile.count && pile.top) taken.push(pile.top);
-  });
-  const tookDiscard = was.step === 'take' && now.step === 'discard' && now.discard.count < was.discard.count;
-  if (tookDiscard && was.discard.top) taken.push(was.discard.top);
-  if (was.step === 'take' && now.step === 'discard' && now.seat === seat) {
-    return `${who} took ${taken.map(cardName).join(' and ')}`;
-  }
-  if (now.knocker === seat && was.knocker == null) return `${who} knocked`;
-  const moved = now.seat !== seat || now.step !== was.step || now.ending;
-  if (!moved || now.discard.count === was.discard.count - taken.length) return null;
-  const discarded = now.discard.top ? cardName(now.discard.top) : 'a card';
-  // A whole turn in one change: a bot, a stand-in or the turn timer played it.
-  if (was.step === 'take') return `${who} took ${taken.map(cardName).join(' and ') || 'a card'}, discarded ${discarded}`;
-  return `${who} discarded ${discarded}`;
+const PILES = ['pile 1', 'pile 2', 'pile 3', 'pile 4', 'the discard pile'];
+
+/** A move of the round's log in words, without who made it: "took 3, star, orange from pile 2". */
+export function moveWords(move) {
+  const cards = (move.cards ?? []).map(cardName).join(' and ');
+  if (move.type === 'take') return `took ${cards} from ${move.piles.map((pile) => PILES[pile]).join(' and ')}`;
+  if (move.type === 'discard') return `discarded ${cards}`;
+  return 'knocked';
 }
 
-function seatsStrip(page, state) {
+/** The round's moves, newest first, in a box that scrolls. */
+function movesView(page, state) {
+  const log = state.round.log ?? [];
+  const me = state.you.seat;
+  const who = (seat) => (seat === me ? 'You' : page.nameOf(seat));
+  const lines = log.map((move, index) => html`<li data-k="move-${index}">${who(move.seat)} ${moveWords(move)}</li>`).reverse();
+  return html`<section class="moves" aria-labelledby="moves-title"><h2 id="moves-title" class="small muted">Moves this round${
+    log.length ? ` (${log.length})` : ''}</h2>
+    <ol class="log" tabindex="0" aria-live="polite" aria-relevant="additions" aria-label="Moves this round, newest first">${
+      lines.length ? lines : html`<li class="muted">No moves yet.</li>`}</ol></section>`;
+}
+
+/** What a bot or the turn timer played for this player while away. */
+function recapView(page) {
+  const moves = page.recap;
+  if (!moves) return '';
+  return html`<div class="banner recap" role="status"><span><strong>While you were away</strong>, this was played for you:
+    ${moves.map(moveWords).join(', then ')}.</span><button class="btn" data-act="recap-ok">OK</button></div>`;
+}
+
+/** Seats as a list of chips: ``players`` in the order they sit after this player. */
+function seatsStrip(state, players, label, extra = '') {
   const round = state.round;
-  return html`<ol class="seats" aria-label="Players">${state.players.map((player) => {
+  return html`<ol class="seats ${extra}" aria-label="${label}">${players.map((player) => {
     const turn = round && turnOf(round).seat === player.seat;
     const cards = holding(state, player.seat);
     const facts = [
@@ -165,19 +171,22 @@ export function tableView(page, state) {
       ${face}<span class="count" aria-hidden="true">${pile.count}</span></button>`;
   });
   const watching = state.spectators ? html`<span class="nowrap">${state.spectators} watching</span> · ` : '';
+  // The others sit round the table in turn order from this player, who sits by the hand.
+  const others = me == null ? state.players : state.players.slice(me + 1).concat(state.players.slice(0, me));
   return html`${page.bar(state, html`<span class="nowrap">Round ${round.number} of ${state.settings.rounds}</span> · ${watching}`)}
     <h1 class="sr" id="table-title" tabindex="-1">Room ${state.code}, round ${round.number} of ${state.settings.rounds}</h1>
-    ${seatsStrip(page, state)}
     ${me != null && state.players[me]?.standin
       ? html`<div class="banner" role="status">A bot is playing for you while you were away.
           <button class="btn" data-act="back">I'm back</button></div>`
       : ''}
+    ${recapView(page)}
     <div class="felt">
+      ${seatsStrip(state, others, me == null ? 'Players' : 'The other players, in turn order')}
       <p class="status ${mine ? 'mine' : ''}"><span aria-live="polite">${status}</span>${timer}${lastTurns}</p>
       <div class="piles" role="group" aria-label="Piles">${piles}</div>
-      <ol class="log" aria-live="polite" aria-label="Last moves">${page.log.map((line) => html`<li>${line}</li>`)}</ol>
     </div>
-    ${me == null ? html`<p class="watching">You are watching this match.</p>` : handView(page, state, mine)}`;
+    ${me == null ? html`<p class="watching">You are watching this match.</p>` : handView(page, state, mine)}
+    ${movesView(page, state)}`;
 }
 
 function handView(page, state, mine) {
@@ -213,7 +222,9 @@ function handView(page, state, mine) {
     hand = html`<div class="hand ${many}" role="group" aria-label="Your hand${evaluation ? ', in its best order' : ''}">${ordered.map(button)}</div>
       ${evaluation ? html`<p class="detail">${scoreDetail(evaluation)}</p>` : ''}`;
   }
-  return html`<div class="handbox">${hand}</div><div class="dock">${total}${actions(page, state, mine)}</div>`;
+  const seat = seatsStrip(state, [state.players[you.seat]], 'You', 'mine');
+  // One box, so the actions stay with the hand (the dock sticks to the screen's foot within it).
+  return html`<div class="side"><div class="handbox">${seat}${hand}</div><div class="dock">${total}${actions(page, state, mine)}</div></div>`;
 }
 
 function actions(page, state, mine) {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import re
 from pathlib import Path
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -66,3 +67,26 @@ def test_a_room_link_comes_as_an_svg_qr_code(server: Server) -> None:
     missing = httpx.get(f"{server.url}/api/rooms/2222-2222/qr.svg")
     assert missing.status_code == 404
     assert missing.json()["code"] == "no_room"
+
+
+def test_an_unknown_page_is_the_clients_not_found_page(server: Server) -> None:
+    page = httpx.get(server.url + "/no/such/page", headers={"Accept": "text/html"})
+    assert page.status_code == 404
+    assert page.headers["content-type"].startswith("text/html")
+    assert page.text == (FRONTEND / "index.html").read_text()
+    for path in ("/api/no-such-thing", "/static/js/nothing.js"):
+        missing = httpx.get(server.url + path, headers={"Accept": "text/html"})
+        assert missing.status_code == 404
+        assert missing.headers["content-type"] == "application/json"
+
+
+@pytest.mark.parametrize("name", ["Zoë / Ω?#名前", "a/b", "?", "#1"])
+def test_a_player_page_and_its_api_take_any_name(server: Server, name: str) -> None:
+    path = quote(name, safe="")
+    page = httpx.get(f"{server.url}/players/{path}")
+    assert page.status_code == 200
+    assert page.text == (FRONTEND / "index.html").read_text()
+    player = httpx.get(f"{server.url}/api/players/{path}")
+    assert player.status_code == 404
+    assert player.json()["code"] == "no_player"
+    assert player.json()["detail"] == f"nobody called {name} has played here"

@@ -86,6 +86,7 @@ def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) ->
         ("/history", "h1"),
         ("/r/not-a-code", "h1"),
         ("/r/2222-2222", "h1"),
+        ("/no/such/page", "h1"),
     ]:
         page = pages.open(path)
         expect(page.locator(ready).first).to_be_visible()
@@ -189,6 +190,11 @@ def test_long_and_odd_names_fit_and_link(pages: Pages, shot: Shot) -> None:
     expect(phone).to_have_url(re.compile(re.escape(quote(second, safe="")) + "$"))
     assert scroll_width(phone) <= PHONE["width"]
     shot(phone, "player-long-name-360")
+    # Opened from its address (a link followed from elsewhere, or a reload): "%2F" is no path.
+    for name in LONG_NAMES:
+        phone.goto(f"{pages.server.url}/players/{quote(name, safe='')}")
+        expect(phone.locator("h1")).to_have_text(name)
+        expect(phone.locator(".stats")).to_be_visible()
     phone.goto(pages.server.url + "/history")
     expect(phone.locator(".standings a", has_text=second)).to_be_visible()
     assert scroll_width(phone) <= PHONE["width"]

@@ -1,4 +1,5 @@
-"""The connection: reconnecting after a restart, closes that are explained, gaps, ids and acks."""
+"""The connection: reconnecting after a restart or a dead link, closes that are explained, gaps,
+ids and acks, and the move log kept across a reload."""
 
 from __future__ import annotations
 
@@ -7,8 +8,19 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
 from tests.e2e.conftest import E2E_SETTINGS, Pages
-from tests.e2e.ui import create_room, expect, hand, join_from_home, my_turn, seat_online
+from tests.e2e.ui import (
+    create_room,
+    discard,
+    expect,
+    hand,
+    join_from_home,
+    my_turn,
+    seat_online,
+    take,
+)
 from tests.rooms.client import join_room
 from tests.server import running_server
 
@@ -209,3 +221,95 @@ def test_a_move_shows_at_once_and_is_pending_until_acknowledged(pages: Pages) ->
     ann.locator(".hand .card").nth(0).click()
     expect(ann.locator(".hand .card")).to_have_count(5)
     expect(bob.locator(".status.mine")).to_be_visible()
+
+
+# Keeps the browser's offline and online events from the page, as a dead mobile link sends none:
+# the page must then find out by itself.
+SILENT_LINK = """
+for (const type of ['offline', 'online']) {
+  addEventListener(type, (event) => event.stopImmediatePropagation(), true);
+}
+"""
+
+
+@pytest.mark.parametrize("silent", [False, True], ids=["with-offline-event", "silent"])
+def test_a_dead_link_is_seen_at_once_stood_in_for_and_recovered(
+    browser: Any, shot: Shot, silent: bool
+) -> None:
+    """A phone whose network goes, keeping its socket open: its page says so within 5 s (at
+    once when the browser tells it), the others see the player away within 10 s and a bot
+    plays for him; when the network is back the page reconnects by itself, says so, and tells
+    him what was played for him."""
+    with running_server(**{**E2E_SETTINGS, "STANDIN_SECONDS": "1"}) as server:
+        pages = Pages(browser, server)
+        try:
+            ann = pages.open("/")
+            code = create_room(ann, "Ann", rounds=1, timer="300")
+            bob = pages.open(None, phone=True)
+            if silent:
+                bob.add_init_script(SILENT_LINK)
+            bob.goto(server.url + "/")
+            join_from_home(bob, "Bob", code)
+            seat_online(ann, "Bob")
+            ann.click("text=Start the match")
+            my_turn(bob)  # seat 0 deals, so Bob plays first
+            expect(bob.locator("[data-deadline]")).to_be_visible()
+
+            bob.context.set_offline(True)  # no close, no event the page is sent
+            lost = bob.locator(".banner", has_text=re.compile("offline|Connection lost"))
+            expect(lost).to_be_visible(timeout=5000)
+            expect(bob.locator(".timer.paused")).to_be_visible()  # no clock frozen at 0:00
+            expect(bob.locator("[data-deadline]")).to_have_count(0)
+            if silent:
+                expect(lost).to_contain_text("Connection lost")
+            shot(bob, f"dead-link-{'silent' if silent else 'offline'}-360")
+            bob_seat = ann.locator(".seat", has_text="Bob")
+            expect(bob_seat).to_have_attribute("aria-label", re.compile("away"), timeout=10000)
+            # The stand-in plays his turn, and the table goes on to Ann.
+            my_turn(ann)
+            expect(ann.locator(".log")).to_contain_text("Bob discarded")
+
+            bob.context.set_offline(False)
+            expect(lost).to_have_count(0, timeout=20000)
+            expect(bob.locator("#toast")).to_contain_text("econnected")
+            recap = bob.locator(".recap")
+            expect(recap).to_contain_text("While you were away")
+            expect(recap).to_contain_text("discarded")
+            expect(bob_seat).to_have_attribute("aria-label", re.compile("online"))
+            expect(bob.locator(".log li")).not_to_have_count(0)
+            if silent:
+                shot(bob, "recap-360")
+            bob.click("[data-act=recap-ok]")
+            expect(recap).to_have_count(0)
+        finally:
+            pages.close()
+        assert pages.errors == []
+
+
+def test_the_move_log_is_whole_after_a_reload(pages: Pages) -> None:
+    ann = pages.open("/")
+    code = create_room(ann, "Ann", rounds=1, timer="0")
+    bob = pages.open("/", phone=True)
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    ann.click("text=Start the match")
+    took = take(bob, 2)
+    gone = discard(bob, 0)
+    took_too = take(ann, 4)
+    assert took_too == gone
+    lines = [
+        f"You took {took_too} from the discard pile",
+        f"Bob discarded {gone}",
+        f"Bob took {took} from pile 3",
+    ]
+    expect(ann.locator(".log li")).to_have_text(lines)
+    ann.reload()
+    expect(ann.locator(".log li")).to_have_text(lines)
+    expect(ann.locator(".recap")).to_have_count(0)  # nothing was played for her
+    expect(bob.locator(".log li")).to_have_text(
+        [
+            f"Ann took {took_too} from the discard pile",
+            f"You discarded {gone}",
+            f"You took {took} from pile 3",
+        ]
+    )

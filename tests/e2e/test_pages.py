@@ -141,3 +141,15 @@ def test_links_move_without_reloading_and_unknown_paths_say_so(pages: Pages) -> 
     expect(page.locator("nav a[aria-current=page]")).to_have_text("Rules")
     lost = pages.open("/r/not-a-code")
     expect(lost.locator("h1")).to_have_text("That is not a room code")
+    # An unknown path is a page that says so, with a 404 status; the API's misses stay JSON.
+    nowhere = pages.open(None)
+    response = nowhere.goto(pages.server.url + "/no/such/page")
+    assert response is not None
+    assert response.status == 404
+    expect(nowhere.locator("h1")).to_have_text("Page not found")
+    expect(nowhere).to_have_title("Page not found · Spectrum Online")
+    nowhere.click("main >> text=Play Spectrum")
+    expect(nowhere.locator("#name")).to_be_visible()
+    api_miss = nowhere.request.get(pages.server.url + "/api/no-such-thing")
+    assert api_miss.status == 404
+    assert api_miss.json() == {"detail": "Not Found"}

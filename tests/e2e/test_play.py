@@ -188,13 +188,27 @@ def test_a_computer_player_and_the_servers_hints(pages: Pages, shot: Shot) -> No
     # Ann asks the server for a hint: the move is spelled out and marked on the table.
     ann.click("[data-act=hint]")
     advice = ann.locator(".hint-line")
-    expect(advice).to_contain_text("Aim:")
+    # In a player's words: which card from which pile, what it gives; never a bot's log.
+    expect(advice).to_have_text(re.compile(r"^Hint: (Take|Knock) .*points?\.$"))
+    words = advice.inner_text()
+    for bot_words in ("aiming", "expects", "(or alike)", "draw pile", "complete ·"):
+        assert bot_words not in words
+    assert not re.search(r"\b[1-5]-[a-z]+-[a-z]+\b", words), "no card ids"
     fits_phone(ann)
     shot(ann, "hint-360")
     if ann.locator("[data-act=knock].hinted").count():
         return  # the advice is to knock: nothing to take
     piles = ann.locator(".pile.hinted")
     expect(piles).not_to_have_count(0)
+    pile = int(piles.first.get_attribute("data-pile") or 0)
+    named = [
+        "the first pile",
+        "the second pile",
+        "the third pile",
+        "the fourth pile",
+        "the discard pile",
+    ]
+    assert named[pile] in words
     piles.first.click()
     expect(ann.locator(".status.mine")).to_contain_text("discard")
     ann.click("[data-act=hint]")

@@ -89,7 +89,7 @@ class Peer:
 
     def _take(self, frame: dict[str, Any]) -> None:
         kind = frame["type"]
-        if kind in ("error", "hint"):
+        if kind in ("error", "hint", "pong"):
             # Answers to one message, outside the versioned stream of states and patches.
             if kind == "error":
                 self.errors.append(frame)

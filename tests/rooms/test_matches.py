@@ -224,13 +224,15 @@ def walk(client: LocalClient) -> Iterator[tuple[str, dict[str, Any], State]]:
 
 
 def visible_cards(state: State) -> set[str]:
-    """Cards the recipient may know of: its hand, the face-up tops and finished rounds."""
+    """Cards the recipient may know of: its hand, the face-up tops, the round's moves (each
+    card in them was face up as it moved: see the test below) and finished rounds."""
     allowed = set(state["you"]["hand"])
     current = state["round"]
     if current is not None:
         allowed.update(pile["top"] for pile in current["piles"] if pile["top"])
         if current["discard"]["top"]:
             allowed.add(current["discard"]["top"])
+        allowed.update(card for move in current["log"] for card in move.get("cards", []))
     allowed |= card_ids_in(json.dumps(state["results"]))
     return allowed
 
@@ -282,6 +284,33 @@ def test_no_frame_shows_a_card_its_recipient_may_not_see(played: Played) -> None
             results_only_hold_finished_rounds(state)
             hidden = card_ids_in(text) - visible_cards(state)
             assert not hidden, f"seat {state['you']['seat']} was sent {hidden}: {text:.300}"
+
+
+def test_the_move_log_shows_only_cards_that_were_face_up(played: Played) -> None:
+    """Each move added to the log took the face-up tops of its piles, or put its cards face up
+    on the discard pile; the log only grows during a round."""
+    for client in played.table.everyone:
+        before: State | None = None
+        for _text, _frame, state in walk(client):
+            previous, before = before, copy.deepcopy(state)
+            if previous is None or not previous["round"] or state["round"] is None:
+                continue
+            was, now = previous["round"], state["round"]
+            if (was["number"], previous["match_id"]) != (now["number"], state["match_id"]):
+                continue
+            assert now["log"][: len(was["log"])] == was["log"]
+            tops = [pile["top"] for pile in [*was["piles"], was["discard"]]]
+            discard = was["discard"]["count"]
+            for move in now["log"][len(was["log"]) :]:
+                if move["type"] == "take":
+                    assert move["cards"] == [tops[pile] for pile in move["piles"]]
+                    if 4 in move["piles"]:
+                        discard -= 1
+                        tops[4] = now["discard"]["top"]  # the card beneath, not known before
+                elif move["type"] == "discard":
+                    discard += len(move["cards"])
+                    tops[4] = move["cards"][-1]
+            assert (tops[4], discard) == (now["discard"]["top"], now["discard"]["count"])
 
 
 def test_seeds_appear_only_in_results(played: Played) -> None:

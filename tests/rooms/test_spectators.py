@@ -98,7 +98,9 @@ async def test_a_spectator_arriving_mid_round_gets_the_table_without_hands(
     assert mover.state is not None
     assert late.state["round"] == mover.state["round"]
     tops = {pile["top"] for pile in late.state["round"]["piles"]}
-    assert card_ids_in("".join(late.frames)) == tops
+    taken = {card for move in late.state["round"]["log"] for card in move["cards"]}
+    assert len(taken) == 1  # the face-up card the mover took, in the round's log
+    assert card_ids_in("".join(late.frames)) == tops | taken
     await late.close()
     await table.close()
 

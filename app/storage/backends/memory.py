@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.rooms.store import FinishedRound
-from app.storage.journal import Batch, Events, Forget, JournalRoom, NewRoom
+from app.storage.journal import Batch, Events, Fence, Forget, JournalRoom, NewRoom
 
 
 class MemoryJournal:
@@ -28,6 +28,8 @@ class MemoryJournal:
                         room.events.setdefault(op.first + n, event)
             elif isinstance(op, Forget):
                 self.rooms.pop(op.code, None)
+            elif isinstance(op, Fence):
+                continue  # one process: no other owner to fence out
             else:
                 self.rounds.setdefault((op.match_id, op.result.number), op)
         self.batches.append(batch)

@@ -1,0 +1,112 @@
+"""The turns a room plays itself (a bot's, a stand-in's, the turn timer's) and its hints.
+
+These are the jobs of the bot and turn timers and the answer to a hint request: each checks,
+under the room's lock, that what it was set for still holds, and a bot thinks outside the lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import secrets
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from app.bots.greedy import greedy_turn
+from app.bots.levels import Level
+from app.bots.observation import observe
+from app.engine.actions import Action
+from app.engine.errors import IllegalAction
+from app.engine.round import Round
+from app.rooms import hints, protocol, standins
+from app.rooms.connection import Connection
+from app.rooms.standins import STANDIN_LEVEL
+from app.rooms.thinking import Thinker
+from app.rooms.timers import BotKey, TurnKey, millis
+
+if TYPE_CHECKING:
+    from app.rooms.live import LiveRoom
+
+log = logging.getLogger(__name__)
+
+
+class Autoplay:
+    """Plays the turns of a room's bots and stand-ins, the turns the timer runs out, and hints."""
+
+    __slots__ = ("hints", "rng", "room", "thinker")
+
+    def __init__(self, room: LiveRoom, thinker: Thinker) -> None:
+        self.room = room
+        self.thinker = thinker
+        self.hints = hints.HintCache()
+        self.rng = random.Random(secrets.randbits(64))
+
+    def _on_turn(self) -> tuple[Round, int]:
+        """The round being played and the seat on turn (for a timer that rings mid-round)."""
+        match = self.room.state.match
+        assert match is not None
+        assert match.round is not None
+        return match.round, match.round.turn
+
+    def _play(self, seat: int, actions: Iterable[Action]) -> None:
+        """Play ``actions`` for ``seat``, marked as played by the room, not the player."""
+        room = self.room
+        for action in actions:
+            room.state.play(seat, action, millis(room.clock), auto=True)
+
+    async def bot_plays(self, key: BotKey) -> None:
+        """The bot timer's job: the bot of the seat on turn, or its stand-in, plays."""
+        room = self.room
+        async with room.lock:
+            if not room.rings(room.timers.bot, key):
+                return
+            current, seat = self._on_turn()
+            level = room.state.seats[seat].bot or STANDIN_LEVEL
+            observation = observe(current, seat)
+            seed = self.rng.getrandbits(64)
+        # The bot thinks outside the lock; if the table moved on meanwhile, its move is dropped.
+        try:
+            actions: tuple[Action, ...] = (
+                await self.thinker.decide(level, observation, seed)
+            ).actions
+        except Exception:  # a bot must never stop the table: the greedy move stands in
+            log.exception("bot of seat %d failed; playing the greedy move", seat)
+            actions = ()
+        async with room.lock:
+            if not room.rings(room.timers.bot, key):
+                return
+            room.timers.bot.clear()
+            self._play(seat, actions or tuple(greedy_turn(current, seat)))
+            table = room.table
+            table.stand_ins = standins.bot_played(table.stand_ins, room.state, seat, table.here())
+            await room.announce()
+
+    async def turn_expired(self, key: TurnKey) -> None:
+        """The turn timer's job: the greedy move is played for the seat on turn."""
+        room = self.room
+        async with room.lock:
+            if not room.rings(room.timers.turn, key):
+                return
+            room.timers.turn.clear()
+            current, seat = self._on_turn()
+            self._play(seat, greedy_turn(current, seat))
+            table = room.table
+            table.stand_ins = standins.turn_timed_out(table.stand_ins, room.state, seat)
+            await room.announce()
+
+    async def answer_hint(self, connection: Connection, message_id: object) -> None:
+        """Send the asker the strong bot's suggestion, worked out once per position."""
+        async with self.room.lock:
+            try:
+                seat, key, current = hints.position(self.room.state, connection.seat)
+            except IllegalAction as error:
+                connection.push(protocol.error_frame(error.code, error.message, message_id))
+                return
+            cached = self.hints.get(seat, key)
+            if cached is not None:
+                connection.push(protocol.hint_frame(message_id, cached))
+                return
+            observation = observe(current, seat)
+        advice = hints.advice(await self.thinker.decide(Level.STRONG, observation, 0))
+        self.hints.put(seat, key, advice)
+        connection.push(protocol.hint_frame(message_id, advice))

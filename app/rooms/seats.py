@@ -1,0 +1,50 @@
+"""A seat at a room's table: who sits there, and the names players and bots may take."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from app.engine.errors import IllegalAction
+
+MAX_NAME_LENGTH = 24
+# How many bots of one level a room can tell apart by name ("Easy bot", "Easy bot 2", ...).
+BOTS_PER_LEVEL = 7
+
+
+@dataclass(slots=True)
+class Seat:
+    """A player's place at the table, kept for the whole match."""
+
+    name: str
+    token_hash: str
+    ready: bool = False
+    bot: str | None = None  # the level of a computer player; None for a person
+
+
+def clean_name(name: str) -> str:
+    """A player name with spaces tidied; raises IllegalAction ``bad_name`` if unusable."""
+    cleaned = " ".join(name.split())
+    if not cleaned:
+        raise IllegalAction("bad_name", "a name needs at least one visible character")
+    if len(cleaned) > MAX_NAME_LENGTH:
+        raise IllegalAction("bad_name", f"a name has at most {MAX_NAME_LENGTH} characters")
+    if any(not character.isprintable() for character in cleaned):
+        raise IllegalAction("bad_name", "a name cannot hold control characters")
+    return cleaned
+
+
+def name_taken(seats: Iterable[Seat], name: str) -> bool:
+    """Whether someone seated is already called ``name``, whatever its case."""
+    return any(seat.name.casefold() == name.casefold() for seat in seats)
+
+
+def bot_name(seats: Iterable[Seat], level: str) -> str:
+    """The first free name for a bot of ``level``: "Easy bot", then "Easy bot 2" and on."""
+    taken = {seat.name for seat in seats}
+    base = f"{level.capitalize()} bot"
+    return next(
+        candidate
+        for candidate in (base, *(f"{base} {n}" for n in range(2, BOTS_PER_LEVEL + 1)))
+        if candidate not in taken
+    )

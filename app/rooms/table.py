@@ -1,0 +1,92 @@
+"""Who is at a room's table: its open connections, the seats bots stand in for, and the host.
+
+The room changes it under its lock; the rules of who stands in and who becomes host are the
+pure functions of ``standins``.
+"""
+
+from __future__ import annotations
+
+from app.rooms import standins
+from app.rooms.connection import Connection
+from app.rooms.standins import NOBODY, StandIns
+from app.rooms.state import RoomState, Status
+
+CLOSE_REPLACED = 4009
+
+
+class Table:
+    """A room's open connections and the seats a bot plays for."""
+
+    __slots__ = ("connections", "stand_ins")
+
+    def __init__(self) -> None:
+        self.connections: list[Connection] = []
+        self.stand_ins: StandIns = NOBODY
+
+    def here(self) -> set[int]:
+        """The seats of players who have a connection open."""
+        return standins.seated(connection.seat for connection in self.connections)
+
+    def presence(self, state: RoomState) -> list[bool]:
+        """Whether each seat is at the table: a connection open, or a bot."""
+        return standins.presence(state, self.here())
+
+    def standins(self) -> frozenset[int]:
+        """Seats of players a bot plays for: away when their turn came, or idle twice running."""
+        return self.stand_ins.seats()
+
+    def spectators(self) -> int:
+        """How many connections watch without a seat."""
+        return sum(connection.seat is None for connection in self.connections)
+
+    def arrive(self, connection: Connection) -> None:
+        """Add a connection; an older one for the same seat is closed, and its player is back."""
+        if connection.seat is not None:
+            for older in self.connections:
+                if older.seat == connection.seat:
+                    older.close(CLOSE_REPLACED, "this seat was opened in another tab or device")
+            self.connections = [c for c in self.connections if c.seat != connection.seat]
+            self.came_back(connection.seat)
+        self.connections.append(connection)
+
+    def leave(self, connection: Connection) -> bool:
+        """Remove a connection; False if it had already gone."""
+        if connection not in self.connections:
+            return False
+        self.connections.remove(connection)
+        return True
+
+    def came_back(self, seat: int) -> bool:
+        """A player acts or reconnects: no bot plays for them any more; True if one did."""
+        stood_in = self.stand_ins.plays_for(seat)
+        self.stand_ins = standins.came_back(self.stand_ins, seat)
+        return stood_in
+
+    def unseat(self, removed: int, code: int | None, reason: str) -> None:
+        """Renumber connections after a seat left the lobby; the removed seat's are closed
+        (with ``code``, if given) or stay to watch."""
+        for connection in self.connections:
+            if connection.seat == removed:
+                if code is not None:
+                    connection.close(code, reason)
+                connection.seat = None
+            elif connection.seat is not None and connection.seat > removed:
+                connection.seat -= 1
+        self.connections = [c for c in self.connections if c.closing is None]
+
+    def pass_host_if_away(self, state: RoomState) -> None:
+        """Pass the host's role round the table if the host is not connected."""
+        host = standins.next_host(state, self.here())
+        if host is not None:
+            state.pass_host(host)
+
+    def all_ready(self, state: RoomState) -> bool:
+        """Between rounds, whether every connected player is ready (bots always are); with
+        nobody connected it is left to the timer."""
+        here = self.here()
+        seats = state.seats
+        return (
+            state.status is Status.ROUND_OVER
+            and bool(here)
+            and all(seats[seat].ready for seat in here)
+        )
