@@ -9,7 +9,15 @@ from urllib.parse import quote
 
 from tests.e2e.conftest import PHONE, Pages, require_playwright, scroll_width
 from tests.e2e.matches import in_thread, play_matches
-from tests.e2e.ui import create_room, expect, join_from_home, my_turn, seat_online, take
+from tests.e2e.ui import (
+    create_room,
+    expect,
+    join_from_home,
+    my_turn,
+    play_to_the_results,
+    seat_online,
+    take,
+)
 from tests.rooms.client import api
 
 Shot = Callable[[Any, str], None]
@@ -112,10 +120,7 @@ def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) ->
     take(ann, 0)
     axe_clean(ann, "the table, to discard")
     ann.locator(".hand .card").first.click()
-    my_turn(ann)
-    ann.click("[data-act=knock]")
-    ann.click("[data-act=knock-yes]")
-    expect(ann.locator(".standings")).to_be_visible()
+    play_to_the_results(ann)
     expect(ann.locator("[data-act=rematch]")).to_be_focused()
     axe_clean(ann, "the results")
     for size in AXE_SIZES:

@@ -8,7 +8,7 @@ from typing import Any
 
 from tests.e2e.conftest import Pages
 from tests.e2e.test_access import AXE_SIZES, resize
-from tests.e2e.ui import create_room, discard, expect, my_turn, take
+from tests.e2e.ui import create_room, discard, expect, knock_or_end, my_turn, take
 from tests.rooms.client import api
 
 Shot = Callable[[Any, str], None]
@@ -19,17 +19,6 @@ def pictured(page: Any, shot: Shot, name: str) -> None:
     for size in AXE_SIZES:
         resize(page, size)
         shot(page, f"stage-{name}-{size['width']}")
-
-
-def knock_or_end(page: Any) -> None:
-    """On one's turn, knock (or, after the other's knock, end the round)."""
-    my_turn(page)
-    if page.locator("[data-act=knock]").count():
-        page.click("[data-act=knock]")
-        page.click("[data-act=knock-yes]")
-    else:
-        take(page, 0)
-        discard(page, 0, hand_after=None)
 
 
 def test_every_stage_at_three_sizes(pages: Pages, shot: Shot) -> None:

@@ -92,3 +92,25 @@ def discard_top_is(page: Any, name: str) -> None:
     expect(page.locator(".pile.discard")).to_have_attribute(
         "aria-label", re.compile(rf"^Discard pile: {re.escape(name)}, ")
     )
+
+
+def knock_or_end(page: Any) -> None:
+    """On one's turn, knock (or, after the other's knock, end the round)."""
+    my_turn(page)
+    if page.locator("[data-act=knock]").count():
+        page.click("[data-act=knock]")
+        page.click("[data-act=knock-yes]")
+    else:
+        take(page, 0)
+        discard(page, 0, hand_after=None)
+
+
+def play_to_the_results(page: Any) -> None:
+    """Knock, or end the round after another's knock, until the match's results show (a bot
+    may knock, or end the round, before this player's turn comes)."""
+    for _ in range(3):
+        expect(page.locator(".status.mine, .standings").first).to_be_visible()
+        if page.locator(".standings").count():
+            return
+        knock_or_end(page)
+    expect(page.locator(".standings")).to_be_visible()
