@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
@@ -35,11 +36,13 @@ log = logging.getLogger(__name__)
 def create_app(settings: Settings | None = None) -> FastAPI:
     """A new application configured by ``settings`` (by default the environment's)."""
     settings = settings or get_settings()
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, settings.database_timeout_seconds)
     store = DatabaseStore(
         engine,
         flush_seconds=settings.journal_flush_ms / 1000,
         segment_bytes=settings.event_log_segment_kb * 1024,
+        write_seconds=settings.database_timeout_seconds,
+        outbox=Path(settings.outbox_path) if settings.outbox_path else None,
     )
     registry = RoomRegistry(
         RoomConfig(
@@ -60,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         collector = start_collecting()
         store.start()
         try:
+            await store.drain_outbox()
             await registry.restore(await store.restore())
         except Exception:  # the database is away: serve anyway, /readyz says why
             log.exception("live rooms could not be restored")
