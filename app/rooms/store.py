@@ -66,9 +66,12 @@ class RoundLedger:
         self.match_id = state.match_id
         self.written = len(state.match.results) if state.match else 0
 
-    def rewrite(self) -> None:
-        """Hand the current match's rounds over again (after a restart; they are stored once)."""
-        self.written = 0
+    def rewrite(self, state: RoomState) -> None:
+        """Hand the current match's rounds over again (after a restart; they are stored once),
+        unless it is finished: its rounds were stored with the events that ended it, and its
+        end time is not to be written again."""
+        match = state.match
+        self.written = len(match.results) if match is not None and match.finished else 0
 
     def take(self, state: RoomState, now: int) -> list[FinishedRound]:
         """Rounds finished since the last call, as the history keeps them."""

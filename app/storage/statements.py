@@ -151,8 +151,11 @@ class Statements:
             "number",
             "match_id",
         )
+        # A match ends once: a final round written again (after a restart) keeps its end time.
         self.ended = compiled(
-            update(MATCHES).values(ended_at=_bind(MATCHES.c.ended_at)).where(this_match),
+            update(MATCHES)
+            .values(ended_at=_bind(MATCHES.c.ended_at))
+            .where(this_match, MATCHES.c.ended_at.is_(None)),
             "ended_at",
             "match_id",
         )
