@@ -71,7 +71,7 @@ def new_server(database_url: str, **settings: str) -> Server:
     """A server (not yet started) on a migrated database, with short timeouts."""
     migrate(database_url)
     port = free_port()
-    env = {"DATABASE_TIMEOUT_SECONDS": "2", **FAST, **settings}
+    env = {"DATABASE_TIMEOUT_SECONDS": "2", "BOT_WORKERS": "0", **FAST, **settings}
     return Server(
         server_env(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=database_url, **env), port
     )
