@@ -23,6 +23,7 @@ from app.storage.batching import BatchWriter
 from app.storage.eventlog import SEGMENT_BYTES
 from app.storage.journal import Events, Forget, NewRoom, Op, open_backend
 from app.storage.outbox import Outbox
+from app.storage.snapshots import rebuild, snapshot_of
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +60,9 @@ class DatabaseStore(BatchWriter):
                 ops.append(NewRoom(state.code, settings, state.created_at))
             if events:
                 ops.append(Events(state.code, state.created_at, first, events))
+                snapshot = snapshot_of(state, first, events)
+                if snapshot is not None:
+                    ops.append(snapshot)
         ops.extend(rounds)
         return await self.write(ops)
 
@@ -76,8 +80,13 @@ class DatabaseStore(BatchWriter):
         for room in await self.backend.restore():
             try:
                 settings = RoomSettings.model_validate(room.settings)
-                events = _in_order(room.code, room.events)
-                states.append(RoomState.replay(room.code, settings, room.created_at, events))
+                if room.snapshot is None:
+                    events = _in_order(room.code, room.events)
+                    state = RoomState.replay(room.code, settings, room.created_at, events)
+                else:
+                    events = _in_order(room.code, room.events, room.snapshot.seq)
+                    state = rebuild(room.code, settings, room.created_at, room.snapshot, events)
+                states.append(state)
             except Exception:  # a room that cannot be rebuilt must not stop the others
                 log.exception("room %s could not be restored", room.code)
         return states
@@ -90,11 +99,12 @@ def outbox_for(engine: AsyncEngine) -> Path:
     return Path("spectrum-outbox")
 
 
-def _in_order(code: str, numbered: dict[int, Event]) -> list[Event]:
-    """A room's events by number, up to the first one missing."""
+def _in_order(code: str, numbered: dict[int, Event], first: int = 0) -> list[Event]:
+    """A room's events by number from ``first``, up to the first one missing."""
     events: list[Event] = []
-    while len(events) in numbered:
-        events.append(numbered[len(events)])
+    while first + len(events) in numbered:
+        events.append(numbered[first + len(events)])
     if len(events) < len(numbered):
-        log.error("room %s: events after #%d are missing; restored up to there", code, len(events))
+        end = first + len(events)
+        log.error("room %s: events after #%d are missing; restored up to there", code, end)
     return events

@@ -65,3 +65,17 @@ def test_models_and_migrations_agree(database_url: str) -> None:
 def test_the_migrations_folder_is_the_one_the_server_reads() -> None:
     assert MIGRATIONS == ROOT / "migrations"
     assert head_revision() is not None
+
+
+def test_snapshots_come_and_go_without_touching_the_rooms(database_url: str) -> None:
+    config = alembic_config(database_url)
+    command.upgrade(config, "0001")
+    assert "live_room_snapshots" not in asyncio.run(tables(database_url))
+    command.upgrade(config, "0002")
+    assert {"live_room_snapshots", "live_rooms"} <= asyncio.run(tables(database_url))
+    command.downgrade(config, "0001")
+    names = asyncio.run(tables(database_url))
+    assert "live_room_snapshots" not in names
+    assert {"live_rooms", "live_room_events", "matches"} <= names
+    command.upgrade(config, "head")
+    assert asyncio.run(revision(database_url)) == head_revision()
