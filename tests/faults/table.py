@@ -10,13 +10,16 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import httpx
+from alembic import command
+from alembic.config import Config
 
 from tests.rooms.client import Client, Refused, create_room, join_room
 from tests.rooms.conftest import FAST
-from tests.server import Server, free_port, migrate, server_env
+from tests.server import ROOT, Server, free_port, server_env
 
 State = dict[str, Any]
 HELD = "not_saved"
@@ -67,9 +70,19 @@ def _patched_since(client: Client, message_id: str) -> bool:
     return False
 
 
+def migrate_here(database_url: str) -> None:
+    """Bring the database to the newest migration, in this process (a thread of its own, as
+    the migrations run their own event loop)."""
+    config = Config(str(ROOT / "alembic.ini"))
+    config.attributes["database_url"] = database_url
+    config.attributes["configure_logger"] = False
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(command.upgrade, config, "head").result()
+
+
 def new_server(database_url: str, **settings: str) -> Server:
     """A server (not yet started) on a migrated database, with short timeouts."""
-    migrate(database_url)
+    migrate_here(database_url)
     port = free_port()
     env = {"DATABASE_TIMEOUT_SECONDS": "2", "BOT_WORKERS": "0", **FAST, **settings}
     return Server(
@@ -102,6 +115,11 @@ class Table:
         self.server = server
         self.clients: list[Client] = []
         self.rng = random.Random(11)
+        self.acked = 0
+        self.refused = 0
+        self.restarts = 0
+        self.rounds = 0
+        self.told = 0  # players told not_saved when the fault began
 
     async def connect(self) -> None:
         """Open every seat's connection (again, after a restart)."""
@@ -136,6 +154,8 @@ class Table:
             await client.wait_for(lambda s, v=state: s["round"] == v["round"], 30)
         mover = next(client for client in self.clients if client.my_turn())
         acked = await settle(mover, mover.random_move(self.rng, knock_chance=0.04))
+        self.acked += acked
+        self.refused += not acked
         if acked:
             for client in self.clients:
                 await client.wait_for(lambda s, v=mover.state: s["round"] == v["round"], 30)
@@ -148,6 +168,7 @@ class Table:
     async def check_restored(self, shown: list[State]) -> None:
         """After a restart, every player is shown at least what they were shown before: the
         same view, or (a move was being stored when the server died) a later one."""
+        self.restarts += 1
         await self.connect()
         for client, before in zip(self.clients, shown, strict=True):
             await client.wait_for(lambda s: all(p["connected"] for p in s["players"]), 30)
@@ -177,3 +198,13 @@ class Table:
         for played, result in zip(stored["rounds"], shown, strict=True):
             assert played["seed"] == result["seed"]
             assert [hand["total"] for hand in played["hands"]] == result["totals"]
+        self.rounds = len(numbers)
+
+    def report(self, fault: str) -> None:
+        """One line of the fault matrix (docs/reliability.md), printed for ``pytest -s``."""
+        told = self.told
+        print(
+            f"\nfault | {fault} | moves acknowledged {self.acked}"
+            f" | refused while held {self.refused} | players told {told}/{len(self.clients)}"
+            f" | restarts {self.restarts} | rounds shown = stored {self.rounds}"
+        )

@@ -31,6 +31,8 @@ async def test_sigkill_at_random_moments_loses_nothing_shown(database_url: str) 
             await table.check_restored(shown)
         await table.play_until(lambda s: s["status"] == "finished")
         table.check_history()
+        backend = database_url.split("+")[0]
+        table.report(f"SIGKILL at random moments ({backend})")
         await table.close()
     finally:
         server.stop(signal.SIGKILL)
