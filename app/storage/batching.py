@@ -121,10 +121,12 @@ class BatchWriter:
             return
         log.info("writing %d operations kept in the outbox at the last stop", len(kept))
         written = self._enqueue(kept, first=True)
+        outbox = self.outbox
+        # Deleted once written, whenever that is: never written a second time later.
+        written.add_done_callback(lambda done: None if done.cancelled() else outbox.clear())
         self._wakeup.set()
         async with asyncio.timeout(self.write_seconds + self.wait_seconds):
             await asyncio.shield(written)
-        self.outbox.clear()
 
     @property
     def backlog(self) -> int:
