@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 from functools import lru_cache
 from typing import Annotated, Literal
@@ -20,6 +21,7 @@ from sqlalchemy.exc import ArgumentError
 from app.logs import configure_logging
 
 DATABASE_SCHEMES = ("sqlite+aiosqlite://", "postgresql+asyncpg://")
+NODE_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
 
 class Settings(BaseSettings):
@@ -116,6 +118,24 @@ class Settings(BaseSettings):
     connections_per_address: int = Field(
         32, ge=1, description="WebSocket connections open at once from one address."
     )
+    pending_connections: int = Field(
+        1024,
+        ge=1,
+        description="WebSocket connections that have not said hello yet, from all addresses "
+        "together; past it a new one is closed with 1013 (try again later).",
+    )
+    pending_connections_per_address: int = Field(
+        8,
+        ge=1,
+        description="WebSocket connections from one address that have not said hello yet; "
+        "past it a new one is closed with 4029.",
+    )
+    rate_limit_grace: int = Field(
+        40,
+        ge=1,
+        description="Messages past its rate a connection may send (one more forgiven each "
+        "second) before it is closed with 1008.",
+    )
     send_queue_frames: int = Field(
         256, ge=4, description="Messages queued for a slow client before it is disconnected."
     )
@@ -166,11 +186,51 @@ class Settings(BaseSettings):
     )
 
     # Operations.
-    log_level: Literal["debug", "info", "warning", "error"] = Field(
-        "info", description="Least severe log level written."
+    log_level: Literal["trace", "debug", "info", "warning", "error"] = Field(
+        "info",
+        description="Least severe log level written; trace adds the server's every message "
+        "event, with their contents left out.",
     )
     log_json: bool = Field(False, description="Write logs as one JSON object a line.")
     metrics: bool = Field(True, description="Serve Prometheus metrics at /metrics.")
+
+    # Cluster (several game nodes behind one load balancer; README: "More players than one
+    # process"). Without REDIS_URL the server is one node and needs no Redis.
+    redis_url: str = Field(
+        "",
+        description="Redis the nodes of a cluster share (redis://host:6379/0); setting it "
+        "switches cluster mode on, which needs PostgreSQL and a NODE_ID. Empty: one node.",
+    )
+    node_id: str = Field(
+        "",
+        description="This node's id in the cluster, its own among the nodes: lower-case "
+        "letters, digits, '-' and '_', at most 32.",
+    )
+    node_path: str = Field(
+        "",
+        description="Path prefix the load balancer sends to this node alone; empty means "
+        "/n/NODE_ID. Room sockets are given at this prefix.",
+    )
+    cluster_name: str = Field(
+        "spectrum",
+        pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$",
+        description="Name of the cluster, the same on each of its nodes; its keys in Redis "
+        "begin with it, so that several clusters can share one Redis.",
+    )
+    lease_ms: int = Field(
+        5000,
+        ge=500,
+        le=60_000,
+        description="Milliseconds a node's hold on a room lasts unless renewed; a node that "
+        "dies gives its rooms up this long after its last renewal.",
+    )
+
+    @property
+    def ws_max_bytes(self) -> int:
+        """The protocol layer's own limit on a WebSocket message, past which it ends the
+        connection (1009): twice MAX_MESSAGE_BYTES, so that a message somewhat too large is
+        answered ``too_large`` (and takes a token of the rate) while none much larger is read."""
+        return 2 * self.max_message_bytes
 
     @field_validator("allowed_origins", mode="before")
     @classmethod
@@ -219,6 +279,7 @@ class Settings(BaseSettings):
                 "MESSAGE_BURST must be at least MESSAGES_PER_SECOND, or a connection could "
                 "never send its allowed rate"
             )
+        self._check_cluster()
         if self.journal_flush_ms >= self.shutdown_grace_seconds * 1000:
             raise ValueError("JOURNAL_FLUSH_MS must be shorter than SHUTDOWN_GRACE_SECONDS")
         if self.database_password is not None:
@@ -230,6 +291,41 @@ class Settings(BaseSettings):
             merged = url.set(password=password).render_as_string(hide_password=False)
             object.__setattr__(self, "database_url", merged)
         return self
+
+    def _check_cluster(self) -> None:
+        if not self.redis_url:
+            if self.node_id:
+                raise ValueError("NODE_ID is for cluster mode: set REDIS_URL too, or unset it")
+            return
+        if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("REDIS_URL must start with redis://, rediss:// or unix://")
+        if make_url(self.database_url).get_backend_name() != "postgresql":
+            raise ValueError(
+                "cluster mode (REDIS_URL set) needs PostgreSQL, which every node shares: an "
+                "SQLite file belongs to one process. Set DATABASE_URL to "
+                "postgresql+asyncpg://user@host/db"
+            )
+        if not self.node_id:
+            raise ValueError(
+                "cluster mode (REDIS_URL set) needs NODE_ID, this node's own id, such as node-1"
+            )
+        if not re.fullmatch(NODE_ID_PATTERN, self.node_id):
+            raise ValueError(
+                f"NODE_ID {self.node_id!r} must be 1 to 32 lower-case letters, digits, '-' or "
+                "'_', starting with a letter or digit"
+            )
+        if self.node_path and not re.fullmatch(r"(/[A-Za-z0-9._~-]+)+", self.node_path):
+            raise ValueError("NODE_PATH must be a path such as /n/node-1, without a trailing /")
+
+    @property
+    def cluster(self) -> bool:
+        """Whether this server is one node of several (REDIS_URL is set)."""
+        return bool(self.redis_url)
+
+    @property
+    def node_prefix(self) -> str:
+        """The path prefix the load balancer sends to this node alone."""
+        return self.node_path or f"/n/{self.node_id}"
 
 
 def settings_problems(error: ValidationError) -> list[str]:

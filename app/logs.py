@@ -3,7 +3,8 @@
 Seat tokens travel only in request bodies and the WebSocket hello, and hands only in frames.
 This server logs neither, uvicorn's access log is off, and every record passes through a filter
 that keeps only the kind and size of a WebSocket frame (the protocol layer traces frames at
-debug level), cuts query strings from request lines, blanks any "token" field however its name
+debug level), cuts query strings from request lines and from the connection scopes traced at
+trace level, blanks any "token" field however its name
 is spelled, and turns a client's malformed bytes into one warning line without a traceback.
 """
 
@@ -25,6 +26,10 @@ _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 # "WebSocket /ws/rooms/ABCD?token=..." and "GET /path?query HTTP/1.1" in request lines (the
 # protocol layer traces the handshake's request line at debug level).
 _QUERY = re.compile(r'(\b(?:WebSocket|GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) /[^"?\s]*)\?[^"\s]*')
+# uvicorn's level below debug: every ASGI message event and connection scope.
+TRACE = 5
+# A connection's scope, as uvicorn traces it: "'query_string': b'token=...'".
+_SCOPE_QUERY = re.compile(r"""('query_string': )b?(?:'[^']*'|"[^"]*")""")
 # The protocol layer's frame traces: "< %s" received, "> %s" sent.
 _FRAME_TRACES = ("< %s", "> %s")
 # What a client's bad bytes make the protocol layer log with a traceback: the client's fault,
@@ -58,6 +63,8 @@ class RedactTokens(logging.Filter):
         redacted = message
         if "?" in redacted:
             redacted = _QUERY.sub(r"\1", redacted)
+        if "'query_string': " in redacted:
+            redacted = _SCOPE_QUERY.sub(r"\1'<...>'", redacted)
         if "\\u" in redacted:
             redacted = _ESCAPE.sub(lambda match: chr(int(match.group(1), 16)), redacted)
         if "token" in redacted.lower():
@@ -87,6 +94,7 @@ class JsonFormatter(logging.Formatter):
 
 def configure_logging(level: str, json_lines: bool) -> None:
     """Send every log record (uvicorn's too) to standard error in the chosen format."""
+    logging.addLevelName(TRACE, "TRACE")
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(
         JsonFormatter()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
+from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.api import health, history, pages, rooms, score
@@ -20,6 +21,9 @@ from app.api.errors import (
     validation_error_handler,
 )
 from app.api.middleware import install_middleware
+from app.api.placement import Moved, cluster_error_handler, moved_handler
+from app.cluster.metrics import ClusterCollector
+from app.cluster.node import ClusterNode
 from app.collection import start_collecting
 from app.config import Settings, get_settings
 from app.metrics import Metrics
@@ -57,23 +61,36 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     metrics = Metrics(registry, store)
     registry.on_action = metrics.observe_action
+    cluster = ClusterNode(settings, registry, store) if settings.cluster else None
+    if cluster is not None:
+        registry.claim_code = cluster.claim_new
+        registry.on_dropped = cluster.dropped
+        metrics.registry.register(ClusterCollector(cluster))
 
     @asynccontextmanager
     async def lifespan(application: FastAPI) -> AsyncIterator[None]:
         collector = start_collecting()
         store.start()
-        try:
-            await store.drain_outbox()
-            await registry.restore(await store.restore())
-        except Exception:  # the database is away: serve anyway, /readyz says why
-            log.exception("live rooms could not be restored")
+        if cluster is not None:
+            # Rooms are claimed and restored one by one, by the node a player reaches.
+            await cluster.start()
+        else:
+            try:
+                await store.drain_outbox()
+                await registry.restore(await store.restore())
+            except Exception:  # the database is away: serve anyway, /readyz says why
+                log.exception("live rooms could not be restored")
         if registry.rooms:
             log.info("restored %d rooms", len(registry.rooms))
         yield
         collector.cancel()
+        if cluster is not None and not cluster.draining:
+            await cluster.drain()
         registry.close_all(CLOSE_RESTART, "the server is restarting")
         registry.thinker.close()
         await store.stop()
+        if cluster is not None:
+            await cluster.stop()
         await engine.dispose()
 
     application = FastAPI(
@@ -90,7 +107,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         metrics=metrics,
         room_creations=WindowLimiter(settings.rooms_per_address_per_minute, 60),
         room_misses=WindowLimiter(settings.room_misses_per_minute, 60),
+        cluster=cluster,
     ).install(application)
+    application.add_exception_handler(Moved, moved_handler)
+    application.add_exception_handler(RedisError, cluster_error_handler)
     application.add_exception_handler(ApiError, api_error_handler)
     application.add_exception_handler(RequestValidationError, validation_error_handler)
     for failure in (SQLAlchemyError, OSError, TimeoutError):

@@ -10,7 +10,9 @@ of the size this server's last run sent. A run whose generator fell behind is ma
 
 Install the peers once: .venv/bin/python -m bench.peers install
 Run: .venv/bin/python -m bench.compare [--rooms 20] [--players 4] [--seconds 10] [--idle 5]
-     [--repeats 3] [--servers game,colyseus,boardgameio,floor,relay] [--json PATH] [--markdown PATH]
+     [--repeats 3] [--servers game,colyseus,boardgameio,floor,relay] [--spread 160]
+     [--database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres]
+     [--json PATH] [--markdown PATH]
 """
 
 from __future__ import annotations
@@ -49,6 +51,9 @@ NAMES = {
     "relay": "Node ws relay",
 }
 NODE_SERVERS = {"colyseus": "colyseus", "boardgameio": "boardgameio", "relay": "relay"}
+# About one whole 2-round match, as the generator plays them (bench/room.py: some 75 actions a
+# round at 2 to 6 players), so that the fast-forward leaves rooms anywhere in a match.
+SPREAD = 160
 # /proc counts CPU in ticks (10 ms here): fewer than this in a window is too coarse to compare.
 COARSE_CPU_TICKS = 100
 MEDIANS = (
@@ -97,18 +102,18 @@ class NodeServer:
         stop_process(self.process)
 
 
-def start(target: str, folder: str) -> NodeServer | Server:
+def start(target: str, folder: str, database: str | None = None) -> NodeServer | Server:
     """Start one server fresh, as the benchmark configures it."""
     port = free_port()
     if target in NODE_SERVERS:
         return NodeServer(NODE_SERVERS[target], port)
-    return Server(target == "game", port, folder)
+    return Server(target == "game", port, folder, database=database)
 
 
 def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> dict[str, Any]:
     """One server, one generator run: the generator's figures and the server's CPU and memory."""
     with tempfile.TemporaryDirectory() as folder:
-        server = start(target, folder)
+        server = start(target, folder, arguments.database)
         pid = server.process.pid
         try:
             time.sleep(0.5)
@@ -187,7 +192,9 @@ def markdown(rows: dict[str, dict[str, Any]], arguments: argparse.Namespace) -> 
     base = rows.get("game", {}).get("marginal_cpu_per_message_us")
     lines = [
         f"{arguments.rooms} rooms x {arguments.players} players, {arguments.seconds:g} s windows, "
-        f"medians of {arguments.repeats}, {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, "
+        f"medians of {arguments.repeats}, journal on "
+        f"{'PostgreSQL' if arguments.database else 'SQLite'}, "
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, "
         f"load average {os.getloadavg()[0]:.1f}",
         "",
         "| Server | CPU/action µs | CPU/message µs | marginal µs/message (÷ this server) "
@@ -223,7 +230,16 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=5.0, help="seconds connected, no actions")
     parser.add_argument("--warmup", type=float, default=3.0)
     parser.add_argument(
-        "--spread", type=int, default=60, help="rooms first play 0 to this many actions"
+        "--spread",
+        type=int,
+        default=SPREAD,
+        help="rooms first play 0 to this many actions (default about one whole match)",
+    )
+    parser.add_argument(
+        "--database",
+        help="this server's journal on PostgreSQL: a server URL "
+        "(postgresql+asyncpg://user@host:port/maintenance-db) on which each run gets a fresh "
+        "database (default: SQLite)",
     )
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--servers", default="game,colyseus,boardgameio,floor,relay")

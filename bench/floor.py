@@ -6,7 +6,8 @@ the floor sends every member of the room a message of the size the game server w
 (the action carries the size to send as ``"reply"``). Served by uvicorn with the same settings
 as the game server (uvloop, httptools, no per-message compression), and the same garbage
 collector policy (app/collection.py: start-up objects frozen, young collections every
-``YOUNG_COLLECTION_THRESHOLD`` new objects, full collections on a schedule).
+``YOUNG_COLLECTION_THRESHOLD`` new objects, full collections when the process has grown and on
+a schedule).
 """
 
 from __future__ import annotations

@@ -6,8 +6,16 @@ sizes, interleaved, and reports the game server against the floor: server CPU pe
 per delivered message, action-to-last-delivery latency, resident memory per player and room,
 and bytes per patch against the bytes of a full state.
 
+Before the warm-up each room of the game server plays a random number of actions (0 to
+``--spread``, by default about one whole match) as fast as they are delivered, not measured, so
+that the rooms are at random points of their matches: the measured window holds later rounds,
+round ends, rematches and the history written at each round's end, not only first rounds.
+``--database postgresql+asyncpg://user@host:port/db`` measures the journal on PostgreSQL: each
+run creates a fresh database (``bench_<pid>_<n>``) through that server and drops it after.
+
 Run: .venv/bin/python -m bench.load [--rooms 10,100,500,1000] [--players 2,4,6]
-     [--seconds 10] [--rate 1.0] [--repeats 2] [--json results.json]
+     [--seconds 10] [--rate 1.0] [--repeats 2] [--spread 400]
+     [--database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres] [--json results.json]
 The servers run on core 0, this generator on core 1.
 """
 
@@ -30,6 +38,7 @@ from typing import Any
 
 import httpx
 import orjson
+from sqlalchemy.engine import make_url
 from websockets.asyncio.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,6 +49,10 @@ LATE_TICK = 0.05
 # often than this, measured the generator rather than the server.
 GENERATOR_CPU_LIMIT = 0.8
 LATE_TICKS_LIMIT = 0.01
+# An action of the fast-forward not delivered to every player by then is given up.
+LOST_SECONDS = 10.0
+# About one whole match of 5 rounds: 360 to 410 actions at 2 to 6 players (bench/room.py).
+MATCH_ACTIONS = 400
 
 
 # Patches, applied the way a client does.
@@ -88,6 +101,10 @@ class Stats:
     patches: int = 0
     state_bytes: list[int] = field(default_factory=list)
     closed: int = 0
+    refused: int = 0
+    lost: int = 0
+    readies: int = 0
+    rematches: int = 0
 
 
 class Player:
@@ -129,6 +146,7 @@ class Room:
         self.waiting: set[Player] = set()
         self.rng = random.Random(code)
         self.turn = 0
+        self.landed: asyncio.Event | None = None
 
     def frame(self, player: Player, raw: str | bytes) -> None:
         stats = self.bench.stats
@@ -143,6 +161,11 @@ class Room:
                 player.state = message["state"]
                 player.ready.set()
                 return
+            elif kind == "error" and self.sent_at is not None:
+                # The action was refused: no one else hears of it, so it is over.
+                stats.refused += 1
+                self.finish()
+                return
             else:
                 stats.errors += 1
         elif not player.ready.is_set():
@@ -153,7 +176,14 @@ class Room:
             stats.delivered += 1
             if not self.waiting:
                 stats.latencies.append(time.perf_counter() - self.sent_at)
-                self.sent_at = None
+                self.finish()
+
+    def finish(self) -> None:
+        """The action in flight is over: delivered to every player, refused or given up."""
+        self.sent_at = None
+        self.waiting = set()
+        if self.landed is not None:
+            self.landed.set()
 
     def next_message(self) -> tuple[Player, dict[str, Any]] | None:
         """Who acts next and what they send."""
@@ -188,6 +218,38 @@ class Room:
             piles.append(4)
         return mover, {"type": "take", "piles": [self.rng.choice(piles)]}
 
+    async def send(self, player: Player, message: dict[str, Any]) -> asyncio.Event:
+        """Send one action; the event is set once it is over."""
+        stats = self.bench.stats
+        self.waiting = set(self.players)
+        self.sent_at = time.perf_counter()
+        self.landed = landed = asyncio.Event()
+        stats.actions += 1
+        if message["type"] == "ready":
+            stats.readies += 1
+        elif message["type"] == "rematch":
+            stats.rematches += 1
+        assert player.ws is not None
+        await player.ws.send(orjson.dumps(message).decode())
+        return landed
+
+    async def fast_forward(self, count: int) -> None:
+        """Play ``count`` actions, each as soon as the last was delivered to every player."""
+        done = idle = 0
+        while done < count and idle < 300:
+            chosen = self.next_message()
+            if chosen is None:  # a state not yet seen by every player
+                idle += 1
+                await asyncio.sleep(0.01)
+                continue
+            try:
+                landed = await self.send(*chosen)
+                await asyncio.wait_for(landed.wait(), LOST_SECONDS)
+            except TimeoutError:
+                self.bench.stats.lost += 1
+                self.finish()
+            done += 1
+
     async def drive(self, rate: float, until: float) -> None:
         """Send one action every 1/rate seconds (skipping a tick while the last is in flight).
 
@@ -201,17 +263,15 @@ class Room:
             self.bench.stats.ticks += 1
             if time.perf_counter() - tick > LATE_TICK:
                 self.bench.stats.late_ticks += 1
+            if self.sent_at is not None and time.perf_counter() - self.sent_at > LOST_SECONDS:
+                self.bench.stats.lost += 1
+                self.finish()
             if self.sent_at is not None:
                 self.bench.stats.late += 1
             else:
                 chosen = self.next_message()
                 if chosen is not None:
-                    player, message = chosen
-                    self.waiting = set(self.players)
-                    self.sent_at = time.perf_counter()
-                    self.bench.stats.actions += 1
-                    assert player.ws is not None
-                    await player.ws.send(orjson.dumps(message).decode())
+                    await self.send(*chosen)
             tick += period
             await asyncio.sleep(max(0.0, tick - time.perf_counter()))
 
@@ -271,6 +331,12 @@ class Bench:
                 hello = {"room": room.code, "state": self.state_bytes}
                 await player.open(f"{self.ws_url}/ws/rooms/{room.code}", hello)
 
+    async def fast_forward(self, spread: int) -> None:
+        """Each room plays 0 to ``spread`` actions (its own random number), unmeasured."""
+        await asyncio.gather(
+            *(room.fast_forward(room.rng.randrange(spread + 1)) for room in self.rooms)
+        )
+
     async def run(self, seconds: float, rate: float) -> None:
         """Drive every room for ``seconds``."""
         until = time.perf_counter() + seconds
@@ -306,17 +372,60 @@ def rss_bytes(pid: int) -> int:
     return 0
 
 
+def _psql(url: str, statement: str) -> None:
+    """Run one statement on the PostgreSQL server at ``url`` (its maintenance database)."""
+    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    subprocess.run(
+        ["psql", dsn, "-v", "ON_ERROR_STOP=1", "-q", "-c", statement],
+        check=True,
+        capture_output=True,
+    )
+
+
+class Database:
+    """Where a game server keeps its journal: SQLite in the run's folder, or a fresh database
+    on the PostgreSQL server at ``server`` (created here, dropped by ``drop``)."""
+
+    made = 0
+
+    def __init__(self, folder: str, server: str | None) -> None:
+        self.server = server
+        if server is None:
+            self.url = f"sqlite+aiosqlite:///{folder}/bench.db"
+            return
+        Database.made += 1
+        self.name = f"bench_{os.getpid()}_{Database.made}"
+        _psql(server, f'DROP DATABASE IF EXISTS "{self.name}"')
+        _psql(server, f'CREATE DATABASE "{self.name}"')
+        self.url = make_url(server).set(database=self.name).render_as_string(hide_password=False)
+
+    def drop(self) -> None:
+        if self.server is not None:
+            _psql(self.server, f'DROP DATABASE IF EXISTS "{self.name}" WITH (FORCE)')
+
+
 class Server:
     """A server process on the server core."""
 
-    def __init__(self, game: bool, port: int, folder: str, flush_ms: int | None = None) -> None:
+    def __init__(
+        self,
+        game: bool,
+        port: int,
+        folder: str,
+        flush_ms: int | None = None,
+        database: str | None = None,
+    ) -> None:
         self.game = game
         self.port = port
+        self.database: Database | None = None
         env = {**os.environ, "HOST": "127.0.0.1", "PORT": str(port)}
         if game:
+            self.database = Database(folder, database)
             env.update(
-                DATABASE_URL=f"sqlite+aiosqlite:///{folder}/bench.db",
+                DATABASE_URL=self.database.url,
                 CONNECTIONS_PER_ADDRESS="100000",
+                PENDING_CONNECTIONS="100000",
+                PENDING_CONNECTIONS_PER_ADDRESS="100000",
                 ROOMS_PER_ADDRESS_PER_MINUTE="100000",
                 MESSAGES_PER_SECOND="1000",
                 MESSAGE_BURST="1000",
@@ -328,13 +437,17 @@ class Server:
             )
             if flush_ms is not None:
                 env["JOURNAL_FLUSH_MS"] = str(flush_ms)
-            subprocess.run(
-                [sys.executable, "-m", "alembic", "upgrade", "head"],
-                cwd=ROOT,
-                env=env,
-                check=True,
-                capture_output=True,
-            )
+            try:
+                subprocess.run(
+                    [sys.executable, "-m", "alembic", "upgrade", "head"],
+                    cwd=ROOT,
+                    env=env,
+                    check=True,
+                    capture_output=True,
+                )
+            except subprocess.CalledProcessError:
+                self.database.drop()
+                raise
             command = [sys.executable, "-m", "app"]
         else:
             command = [
@@ -369,10 +482,13 @@ class Server:
                 return
             except httpx.TransportError:
                 time.sleep(0.1)
+        self.stop()
         raise RuntimeError("server did not start")
 
     def stop(self) -> None:
         stop_process(self.process)
+        if self.database is not None:
+            self.database.drop()
 
 
 def stop_process(process: subprocess.Popen[bytes]) -> None:
@@ -416,6 +532,11 @@ class Result:
     ticks: int = 0
     late_ticks: int = 0
     generator_cpu: float = 0.0
+    refused: int = 0
+    lost: int = 0
+    readies: int = 0
+    rematches: int = 0
+    past_first_round: float = 0.0
 
     @property
     def valid(self) -> bool:
@@ -424,6 +545,12 @@ class Result:
             self.generator_cpu <= GENERATOR_CPU_LIMIT
             and self.late_ticks <= LATE_TICKS_LIMIT * max(self.ticks, 1)
         )
+
+
+def _past_first_round(state: dict[str, Any]) -> bool:
+    """Whether a room has played past its first match's first round."""
+    round_number = (state.get("round") or {}).get("number", 1)
+    return bool(state.get("match_number", 1) > 1 or round_number > 1)
 
 
 async def measure_server(
@@ -435,10 +562,12 @@ async def measure_server(
     reply_bytes: int,
     state_bytes: int,
     flush_ms: int | None = None,
+    spread: int = 0,
+    database: str | None = None,
 ) -> Result:
     """Start a server, load it, measure a window, stop it."""
     with tempfile.TemporaryDirectory() as folder:
-        server = Server(game, free_port(), folder, flush_ms)
+        server = Server(game, free_port(), folder, flush_ms, database)
         try:
             await asyncio.sleep(0.5)
             base_rss = rss_bytes(server.process.pid)
@@ -446,6 +575,8 @@ async def measure_server(
                 server.url, server.url.replace("http", "ws"), game, reply_bytes, state_bytes
             )
             await bench.setup(rooms, players)
+            if game and spread:
+                await bench.fast_forward(spread)
             # The generator's own garbage collections would pause its clients and show up as
             # server latency: collect once now, then not while measuring.
             gc.collect()
@@ -453,6 +584,11 @@ async def measure_server(
             gc.disable()
             await bench.run(min(3.0, seconds), rate)  # warm up
             loaded_rss = rss_bytes(server.process.pid)
+            past_first_round = (
+                statistics.mean(_past_first_round(room.players[0].state) for room in bench.rooms)
+                if game
+                else 0.0
+            )
             bench.stats = Stats()
             cpu = cpu_seconds(server.process.pid)
             own_cpu, started = time.process_time(), time.perf_counter()
@@ -490,6 +626,11 @@ async def measure_server(
         ticks=stats.ticks,
         late_ticks=stats.late_ticks,
         generator_cpu=generator_cpu,
+        refused=stats.refused,
+        lost=stats.lost,
+        readies=stats.readies,
+        rematches=stats.rematches,
+        past_first_round=past_first_round,
     )
 
 
@@ -512,7 +653,10 @@ def describe(rooms: int, players: int, game: Result, floor: Result) -> str:
         f"(floor {floor.rss_per_player_kb:4.1f}/{floor.rss_per_room_kb:5.1f}) "
         f"| patch {game.patch_bytes:.0f} B, state {game.state_bytes:.0f} B "
         f"(1/{ratio(game.state_bytes, game.patch_bytes):.1f}) "
-        f"| actions {game.actions} errors {game.errors} skipped {game.late} closed {game.closed} "
+        f"| actions {game.actions} (ready {game.readies}, rematch {game.rematches}; "
+        f"{game.past_first_round:.0%} of rooms past their first round) "
+        f"errors {game.errors} refused {game.refused} lost {game.lost} skipped {game.late} "
+        f"closed {game.closed} "
         f"| generator CPU {game.generator_cpu:.0%}/{floor.generator_cpu:.0%}, late ticks "
         f"{game.late_ticks}/{floor.late_ticks}"
         + ("" if game.valid and floor.valid else " | INVALID: the generator fell behind")
@@ -540,11 +684,24 @@ def median_result(results: list[Result]) -> Result:
                 "patch_bytes",
                 "state_bytes",
                 "generator_cpu",
+                "past_first_round",
             )
         },
         **{
             name: sum(getattr(result, name) for result in results)
-            for name in ("actions", "delivered", "errors", "late", "closed", "ticks", "late_ticks")
+            for name in (
+                "actions",
+                "delivered",
+                "errors",
+                "late",
+                "closed",
+                "ticks",
+                "late_ticks",
+                "refused",
+                "lost",
+                "readies",
+                "rematches",
+            )
         },
     )
 
@@ -555,7 +712,15 @@ async def main_async(arguments: argparse.Namespace) -> list[dict[str, Any]]:
 
     async def measure(game: bool, rooms: int, players: int, sizes: tuple[int, int]) -> Result:
         return await measure_server(
-            game, rooms, players, arguments.seconds, arguments.rate, *sizes, arguments.flush_ms
+            game,
+            rooms,
+            players,
+            arguments.seconds,
+            arguments.rate,
+            *sizes,
+            arguments.flush_ms,
+            arguments.spread,
+            arguments.database,
         )
 
     for rooms in arguments.rooms:
@@ -572,6 +737,8 @@ async def main_async(arguments: argparse.Namespace) -> list[dict[str, Any]]:
             row = {
                 "rooms": rooms,
                 "players": players,
+                "database": "postgresql" if arguments.database else "sqlite",
+                "spread": arguments.spread,
                 "game": {**vars(game), "valid": game.valid},
                 "floor": {**vars(floor), "valid": floor.valid},
             }
@@ -595,6 +762,18 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument(
         "--flush-ms", type=int, help="the game server's JOURNAL_FLUSH_MS (default: its default)"
+    )
+    parser.add_argument(
+        "--spread",
+        type=int,
+        default=MATCH_ACTIONS,
+        help="each room first plays 0 to this many actions, unmeasured (0: none; default about "
+        "one whole match)",
+    )
+    parser.add_argument(
+        "--database",
+        help="a PostgreSQL server (postgresql+asyncpg://user@host:port/maintenance-db) on which "
+        "each run gets a fresh database for the game server's journal (default: SQLite)",
     )
     parser.add_argument("--json", type=Path, help="write the figures here as JSON")
     arguments = parser.parse_args()

@@ -12,6 +12,8 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.requests import HTTPConnection
 
 from app.api.errors import ApiError
+from app.api.placement import Moved, locate, there
+from app.cluster.node import ClusterNode, Elsewhere
 from app.config import Settings
 from app.metrics import Metrics
 from app.rooms.live import LiveRoom
@@ -30,6 +32,7 @@ class Services:
     metrics: Metrics
     room_creations: WindowLimiter
     room_misses: WindowLimiter
+    cluster: ClusterNode | None = None
 
     def install(self, application: FastAPI) -> None:
         """Make these the services of ``application``'s routes."""
@@ -73,6 +76,8 @@ MetricsDep = Annotated[Metrics, _part(lambda services: services.metrics)]
 # Rooms created, and unknown room codes tried, per address and minute.
 RoomCreationsDep = Annotated[WindowLimiter, _part(lambda services: services.room_creations)]
 RoomMissesDep = Annotated[WindowLimiter, _part(lambda services: services.room_misses)]
+# This node of a cluster; None for a server of one node.
+ClusterDep = Annotated[ClusterNode | None, _part(lambda services: services.cluster)]
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
 AddressDep = Annotated[str, Depends(get_address)]
 
@@ -102,14 +107,36 @@ def find_room(
     return Miss.UNKNOWN if misses.hit(address) else Miss.TOO_MANY
 
 
+async def find_room_anywhere(
+    services: Services, code: str, address: str
+) -> LiveRoom | Elsewhere | Miss:
+    """As ``find_room``; in a cluster, the room claimed here if nobody holds it, or where it is."""
+    if services.cluster is None:
+        return find_room(services.registry, services.room_misses, code, address)
+    found = await locate(services.cluster, code)
+    if found is not None:
+        return found
+    return Miss.UNKNOWN if services.room_misses.hit(address) else Miss.TOO_MANY
+
+
 async def get_room_or_none(
-    registry: RegistryDep, misses: RoomMissesDep, address: AddressDep, code: str
+    services: ServicesDep, connection: HTTPConnection, address: AddressDep, code: str
 ) -> LiveRoom | None:
-    """The room with the path's code, or None; 429 once the address has missed too often."""
-    found = find_room(registry, misses, code, address)
+    """The room with the path's code, or None; 429 once the address has missed too often, and
+    in a cluster a 307 to the node that holds it."""
+    found = await find_room_anywhere(services, code, address)
+    if isinstance(found, Elsewhere):
+        raise Moved(there(found.path, connection) if found.path else None)
     if found is Miss.TOO_MANY:
         raise ApiError(429, "too_many_misses", "too many unknown room codes; wait a minute")
     return None if found is Miss.UNKNOWN else found
+
+
+async def count_room_miss(services: ServicesDep, address: AddressDep, code: str) -> None:
+    """For a page of a room: 429 once the address has missed too often (any node serves it)."""
+    found = await find_room_anywhere(services, code, address)
+    if found is Miss.TOO_MANY:
+        raise ApiError(429, "too_many_misses", "too many unknown room codes; wait a minute")
 
 
 MaybeRoomDep = Annotated[LiveRoom | None, Depends(get_room_or_none)]

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field
 
-from app.api.deps import MetricsDep, StoreDep
+from app.api.deps import ClusterDep, MetricsDep, StoreDep
 from app.storage.migrations import current_revision, head_revision
 
 # Writes that have waited longer than this mean the database is falling behind; a few queued
@@ -36,6 +36,8 @@ class Readiness(BaseModel):
     oldest_unsaved_seconds: float = Field(
         description="How long the oldest write not yet saved has waited."
     )
+    redis: str | None = Field(None, description="In a cluster: `ok`, or why Redis is not.")
+    node: str | None = Field(None, description="In a cluster: this node's id.")
     problems: list[str]
 
 
@@ -46,9 +48,9 @@ def healthz() -> Health:
 
 
 @router.get("/readyz", response_model=Readiness, responses={503: {"model": Readiness}})
-async def readyz(store: StoreDep) -> JSONResponse:
-    """The database is reachable, its migrations are at head, and writes are neither failing
-    nor falling behind (none waits longer than a few seconds)."""
+async def readyz(store: StoreDep, cluster: ClusterDep) -> JSONResponse:
+    """The database is reachable, its migrations are at head, writes are neither failing nor
+    falling behind (none waits longer than a few seconds), and in a cluster Redis answers."""
     problems = []
     database = "ok"
     migrations = "unknown"
@@ -67,12 +69,29 @@ async def readyz(store: StoreDep) -> JSONResponse:
         problems.append(f"database writes are failing ({store.last_error})")
     elif late > LATE_WRITE_SECONDS:
         problems.append(f"writes wait for the database: the oldest for {late:.0f} s")
+    redis = None
+    if cluster is not None:
+        redis = "ok"
+        try:
+            async with asyncio.timeout(2):
+                await cluster.redis.ping()
+        except Exception as error:  # unreachable, refused, timed out: what is refused is said
+            redis = f"unreachable: {error.__class__.__name__}"
+            problems.append(
+                "Redis unreachable: new rooms and rooms not held here are refused, and a room "
+                "whose lease lapses stops taking moves; rooms held here play on while their "
+                "leases last"
+            )
+        if cluster.draining:
+            problems.append("draining: rooms are being handed over to other nodes")
     body = Readiness(
         status="degraded" if problems else "ready",
         database=database,
         migrations=migrations,
         backlog=store.backlog,
         oldest_unsaved_seconds=round(late, 3),
+        redis=redis,
+        node=cluster.node if cluster is not None else None,
         problems=problems,
     )
     return JSONResponse(body.model_dump(), status_code=503 if problems else 200)

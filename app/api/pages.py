@@ -5,14 +5,13 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-import segno
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException
 
-from app.api.deps import BaseUrlDep, RoomDep, get_room_or_none
+from app.api.deps import BaseUrlDep, RoomDep, count_room_miss
 from app.api.errors import ErrorOut
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
@@ -41,7 +40,7 @@ router.add_api_route(
     _index,
     include_in_schema=False,
     methods=["GET"],
-    dependencies=[Depends(get_room_or_none)],
+    dependencies=[Depends(count_room_miss)],
 )
 
 
@@ -57,6 +56,8 @@ router.add_api_route(
 )
 async def room_qr(room: RoomDep, base: BaseUrlDep) -> Response:
     """The room's share link as an SVG QR code, for phones in the same room."""
+    import segno  # only when a QR code is asked for: not on the way to a first game
+
     image = io.BytesIO()
     segno.make(f"{base}/r/{room.code}", error="m").save(
         image,

@@ -3,25 +3,31 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections import Counter
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from fastapi import APIRouter, Body, WebSocket
+from fastapi import APIRouter, Body, Request, WebSocket, WebSocketDisconnect
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.deps import (
     AddressDep,
     BaseUrlDep,
+    ClusterDep,
     Miss,
     RegistryDep,
     RoomCreationsDep,
     RoomDep,
-    RoomMissesDep,
+    ServicesDep,
     SettingsDep,
-    find_room,
+    find_room_anywhere,
 )
 from app.api.errors import ApiError, ErrorOut
 from app.api.middleware import raw_receive, raw_send
+from app.api.placement import Moved, socket_path
+from app.cluster.node import CLOSE_MOVED, Elsewhere
 from app.config import Settings
 from app.engine.errors import IllegalAction
 from app.rooms import protocol
@@ -38,9 +44,15 @@ CLOSE_BAD_TOKEN = 4001
 CLOSE_ORIGIN = 4003
 CLOSE_NO_ROOM = 4004
 CLOSE_TOO_MANY = 4029
+CLOSE_POLICY = 1008
+CLOSE_BUSY = 1013
 CLOSE_WAIT_SECONDS = 10.0
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH * 4)]
+Socket = Annotated[
+    str,
+    Field(description="Path of the room's WebSocket (in a cluster, under its node's prefix)."),
+]
 
 
 class CreateRoom(BaseModel):
@@ -67,6 +79,7 @@ class CreatedRoom(BaseModel):
     url: str
     seat: int
     token: str
+    socket: Socket
 
 
 class JoinedRoom(BaseModel):
@@ -74,6 +87,7 @@ class JoinedRoom(BaseModel):
 
     seat: int
     token: str
+    socket: Socket
 
 
 class LobbyPlayer(BaseModel):
@@ -94,6 +108,8 @@ class RoomInfo(BaseModel):
     settings: RoomSettings
     players: list[LobbyPlayer]
     spectators: int
+    socket: Socket
+    node: str | None = Field(description="The node that holds the room; null for one node.")
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -110,30 +126,51 @@ async def create_room(
     creations: RoomCreationsDep,
     address: AddressDep,
     base: BaseUrlDep,
+    cluster: ClusterDep,
+    request: Request,
 ) -> CreatedRoom:
-    """Create a room; the creator takes seat 0 and is the host."""
+    """Create a room; the creator takes seat 0 and is the host (in a cluster, on the least
+    loaded node: a 307 sends the request there)."""
+    if cluster is not None:
+        place = await cluster.placement()
+        if place is None or cluster.draining:
+            raise Moved(None)
+        # The load balancer names the node of a path under a node's prefix: already placed.
+        placed = request.headers.get("x-spectrum-node") is not None
+        if place.node != cluster.node and not placed:
+            raise Moved(f"{place.address}/api/rooms")
     if not creations.hit(address):
         raise ApiError(429, "too_many_rooms", "too many rooms created from here; wait a minute")
     try:
         room, token = await registry.create(body.name, body.settings)
     except IllegalAction as error:
         raise ApiError.refused(error) from None
-    return CreatedRoom(code=room.code, url=f"{base}/r/{room.code}", seat=0, token=token)
+    if cluster is not None:
+        cluster.beat_soon()
+    return CreatedRoom(
+        code=room.code,
+        url=f"{base}/r/{room.code}",
+        seat=0,
+        token=token,
+        socket=socket_path(cluster, room.code),
+    )
 
 
 @router.post("/api/rooms/{code}/join", status_code=201, response_model=JoinedRoom, responses=ERRORS)
-async def join_room(room: RoomDep, body: Annotated[JoinRoom, Body()]) -> JoinedRoom:
+async def join_room(
+    room: RoomDep, body: Annotated[JoinRoom, Body()], cluster: ClusterDep
+) -> JoinedRoom:
     """Take the next free seat in a room's lobby."""
     token = new_token()
     try:
         seat = await room.join(body.name, hash_token(token))
     except IllegalAction as error:
         raise ApiError.refused(error) from None
-    return JoinedRoom(seat=seat, token=token)
+    return JoinedRoom(seat=seat, token=token, socket=socket_path(cluster, room.code))
 
 
 @router.get("/api/rooms/{code}", response_model=RoomInfo, responses=ERRORS)
-async def room_info(room: RoomDep) -> RoomInfo:
+async def room_info(room: RoomDep, cluster: ClusterDep) -> RoomInfo:
     """A room's status, settings and seated players."""
     online = room.presence()
     state = room.state
@@ -152,20 +189,83 @@ async def room_info(room: RoomDep) -> RoomInfo:
             for index, seat in enumerate(state.seats)
         ],
         spectators=room.spectators(),
+        socket=socket_path(cluster, state.code),
+        node=cluster.node if cluster is not None else None,
     )
 
 
-def origin_allowed(origin: str | None, host: str | None, settings: Settings) -> bool:
-    """Whether a WebSocket from ``origin`` may connect (no Origin: not a browser, allowed)."""
+DEFAULT_PORTS = {"http": 80, "https": 443}
+# The page's scheme that a WebSocket scheme goes with.
+PAGE_SCHEMES = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
+
+
+def web_origin(url: str) -> str | None:
+    """``url``'s origin as ``scheme://host:port``, the port always written; None if it has none."""
+    try:
+        parts = urlsplit(url.strip().lower())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = PAGE_SCHEMES.get(parts.scheme)
+    if scheme is None or not parts.hostname:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{scheme}://{host}:{port or DEFAULT_PORTS[scheme]}"
+
+
+def origin_allowed(origin: str | None, scheme: str, host: str | None, settings: Settings) -> bool:
+    """Whether a WebSocket from ``origin`` may connect (no Origin: not a browser, allowed).
+
+    Allowed: the server's own origin (the scheme, host and port the socket came to; a page
+    served over https is not this http server's own), PUBLIC_URL's, and ALLOWED_ORIGINS.
+    """
     if origin is None:
         return True
-    origin = origin.rstrip("/").lower()
-    allowed = [entry.lower() for entry in settings.allowed_origins]
-    if "*" in allowed or origin in allowed:
+    if "*" in settings.allowed_origins:
         return True
-    if settings.public_url and origin == settings.public_url.lower():
-        return True
-    return host is not None and urlsplit(origin).netloc == host.lower()
+    asked = web_origin(origin)
+    if asked is None:
+        return False
+    allowed = {web_origin(entry) for entry in settings.allowed_origins}
+    if settings.public_url:
+        allowed.add(web_origin(settings.public_url))
+    if host:
+        allowed.add(web_origin(f"{scheme}://{host}"))
+    return asked in allowed
+
+
+class Pending:
+    """Connections that have not said hello yet, in all and per address."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.by_address: Counter[str] = Counter()
+
+    def admit(self, address: str, settings: Settings) -> tuple[int, str] | None:
+        """Count a new connection in; the close code and reason if it is one too many."""
+        if self.total >= settings.pending_connections:
+            return CLOSE_BUSY, "too many connections are opening; try again in a moment"
+        if self.by_address[address] >= settings.pending_connections_per_address:
+            return CLOSE_TOO_MANY, "too many connections from your address are opening"
+        self.total += 1
+        self.by_address[address] += 1
+        return None
+
+    def done(self, address: str) -> None:
+        """A connection counted in has said hello, or ended."""
+        self.total -= 1
+        self.by_address[address] -= 1
+        if self.by_address[address] <= 0:
+            del self.by_address[address]
+
+
+def pending_of(websocket: WebSocket) -> Pending:
+    """The application's count of connections yet to say hello."""
+    state = websocket.app.state
+    pending: Pending | None = getattr(state, "pending_hellos", None)
+    if pending is None:
+        pending = state.pending_hellos = Pending()
+    return pending
 
 
 @router.websocket("/ws/rooms/{code}")
@@ -174,38 +274,62 @@ async def room_socket(
     code: str,
     settings: SettingsDep,
     registry: RegistryDep,
-    misses: RoomMissesDep,
+    services: ServicesDep,
     address: AddressDep,
 ) -> None:
     """A player's or a spectator's live connection to a room."""
-    await websocket.accept()
-    if not origin_allowed(websocket.headers.get("origin"), websocket.headers.get("host"), settings):
+    origin = websocket.headers.get("origin")
+    if not origin_allowed(origin, websocket.url.scheme, websocket.headers.get("host"), settings):
+        # Closed before the handshake is accepted: the server answers HTTP 403.
         await websocket.close(CLOSE_ORIGIN, "this page's origin may not connect here")
         return
+    await websocket.accept()
     if registry.connections_by_address[address] >= settings.connections_per_address:
         await websocket.close(CLOSE_TOO_MANY, "too many connections from your address")
         return
+    pending = pending_of(websocket)
+    refused = pending.admit(address, settings)
+    if refused is not None:
+        await websocket.close(*refused)
+        return
     registry.connections_by_address[address] += 1
+    waiting = True
+
+    def said_hello() -> None:
+        nonlocal waiting
+        if waiting:
+            waiting = False
+            pending.done(address)
+
     try:
-        found = find_room(registry, misses, code, address)
-        if found is Miss.TOO_MANY:
+        found = await find_room_anywhere(services, code, address)
+        if isinstance(found, Elsewhere):
+            # The room is held by another node: its path, or none while it changes hands.
+            moved = f"{found.path}/ws/rooms/{code}" if found.path else ""
+            with contextlib.suppress(WebSocketDisconnect):  # gone while the room was sought
+                await websocket.close(CLOSE_MOVED, fit_close_reason(moved))
+        elif found is Miss.TOO_MANY:
             await websocket.close(CLOSE_TOO_MANY, "too many unknown room codes; wait a minute")
         elif found is Miss.UNKNOWN:
             await websocket.close(CLOSE_NO_ROOM, "there is no room with this code")
         else:
-            await _serve(websocket, found, settings)
+            await _serve(websocket, found, settings, said_hello)
     finally:
+        said_hello()
         registry.connections_by_address[address] -= 1
         if registry.connections_by_address[address] <= 0:
             del registry.connections_by_address[address]
 
 
-async def _serve(websocket: WebSocket, room: LiveRoom, settings: Settings) -> None:
+async def _serve(
+    websocket: WebSocket, room: LiveRoom, settings: Settings, said_hello: Callable[[], None]
+) -> None:
     try:
         first = await asyncio.wait_for(websocket.receive(), settings.hello_seconds)
     except TimeoutError:
         await websocket.close(CLOSE_BAD_HELLO, "say hello first")
         return
+    said_hello()
     if first["type"] == "websocket.disconnect":
         return
     try:
@@ -250,6 +374,9 @@ async def _read(
     websocket: WebSocket, connection: Connection, room: LiveRoom, settings: Settings
 ) -> None:
     bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
+    # Messages past the rate are refused; past the grace (one more forgiven a second) the
+    # connection is closed, so a flood costs the flooder its connection.
+    grace = TokenBucket(1.0, settings.rate_limit_grace)
     limit = settings.max_message_bytes
     receive = raw_receive(websocket)
     silence: float | None = None  # once the client pings, how long it may stay silent
@@ -275,18 +402,22 @@ async def _read(
         if connection.closing is not None:
             continue
         data = message.get("text") or message.get("bytes") or b""
+        # Every frame, oversized or not, takes a token.
+        if not bucket.allow():
+            if grace.allow():
+                connection.push(
+                    protocol.error_frame(
+                        "rate_limited", "too many messages; slow down", protocol.peek_id(data)
+                    )
+                )
+            else:
+                connection.close(CLOSE_POLICY, "too many messages for too long")
+            continue
         size = len(data) if isinstance(data, bytes) or data.isascii() else len(data.encode())
         if size > limit:
             connection.push(
                 protocol.error_frame(
                     "too_large", f"a message has at most {limit} bytes", protocol.peek_id(data)
-                )
-            )
-            continue
-        if not bucket.allow():
-            connection.push(
-                protocol.error_frame(
-                    "rate_limited", "too many messages; slow down", protocol.peek_id(data)
                 )
             )
             continue

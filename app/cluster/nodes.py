@@ -13,8 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+import redis.asyncio as aioredis
 
 from app.cluster.lease import Script
+from app.config import Settings
+
+# Seconds a Redis command may take before it counts as failed.
+REDIS_TIMEOUT = 2.0
 
 _BEAT = """
 local current = redis.call('GET', KEYS[1])
@@ -31,6 +36,31 @@ if current and cjson.decode(current)['instance'] == ARGV[1] then
 end
 return 0
 """
+
+
+def connect(settings: Settings) -> aioredis.Redis:
+    """A client of the cluster's Redis whose commands fail rather than hang."""
+    return aioredis.Redis.from_url(
+        settings.redis_url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
+    )
+
+
+async def node_id_holder(settings: Settings, patience: float) -> str | None:
+    """The address of another running node with this NODE_ID, if one still beats after
+    ``patience`` seconds (a node of ours that died leaves its entry for up to a lease)."""
+    client = connect(settings)
+    try:
+        key = f"{settings.cluster_name}:node:{settings.node_id}"
+        deadline = time.monotonic() + patience
+        while True:
+            raw = await client.get(key)
+            if raw is None:
+                return None
+            if time.monotonic() >= deadline:
+                return str(orjson.loads(raw).get("address", "?"))
+            await asyncio.sleep(0.2)
+    finally:
+        await client.aclose()
 
 
 class DuplicateNode(Exception):

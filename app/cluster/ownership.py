@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from redis.exceptions import RedisError
@@ -38,6 +38,7 @@ class Ownership:
         node: str,
         on_lost: Callable[[str], None],
         clock: Callable[[], float] = time.monotonic,
+        reclaim: Callable[[str, Lease], Awaitable[bool]] | None = None,
     ) -> None:
         self.leases = leases
         self.node = node
@@ -48,6 +49,10 @@ class Ownership:
         self.renew_every = ttl / 3
         self.margin = ttl / 5
         self.held: dict[str, Held] = {}
+        # Asked, when Redis answers that a lease is not ours, whether the room could be claimed
+        # again (Redis restarted and forgot it); only a False loses the room.
+        self.reclaim = reclaim
+        self.renewals_failed = 0
 
     def _valid_until(self, sent_at: float) -> float:
         return sent_at + self.leases.ttl_ms / 1000 - self.margin
@@ -76,6 +81,10 @@ class Ownership:
             except (RedisError, OSError) as error:  # it lapses by itself
                 log.warning("lease of %s not released: %s", code, error)
 
+    def lose(self, code: str, why: str) -> None:
+        """Give the room up here at once (its lease lapses by itself)."""
+        self._lose(code, why)
+
     def _lose(self, code: str, why: str) -> None:
         if self.held.pop(code, None) is not None:
             log.warning("room %s lost its lease: %s", code, why)
@@ -92,6 +101,7 @@ class Ownership:
             answers = list(await self.leases.renew_many([self.held[code].lease for code in codes]))
         except (RedisError, OSError) as error:
             log.warning("lease renewal failed: %s", error)
+            self.renewals_failed += len(codes)
             answers = [None] * len(codes)
         for code, renewed in zip(codes, answers, strict=True):
             held = self.held.get(code)
@@ -100,7 +110,9 @@ class Ownership:
             if renewed:
                 held.valid_until = self._valid_until(sent_at)
             elif renewed is False:
-                self._lose(code, "another node holds it")
+                self.renewals_failed += 1
+                if self.reclaim is None or not await self.reclaim(code, held.lease):
+                    self._lose(code, "another node holds it")
             elif self.clock() >= held.valid_until:
                 self._lose(code, "Redis did not answer in time")
 

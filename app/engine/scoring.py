@@ -62,8 +62,18 @@ def _complete_mask(seen: int) -> int:
     return sum(1 << prop for prop in range(3) if (seen >> (5 * prop)) & 31 == 31)
 
 
+def _complete_keys() -> tuple[int, ...]:
+    """``_complete_mask(seen) << 6`` for every ``seen`` below 2**15, built a property at a time
+    (a property's five value bits are all set only in the last of each 32 entries): the same
+    table as computing each entry, without the tens of milliseconds that cost every start."""
+    keys = [0] * 31 + [1 << 6]
+    for prop in (1, 2):
+        keys = keys * 31 + [key | 1 << (6 + prop) for key in keys]
+    return tuple(keys)
+
+
 # Indexed by the OR of value bits: the complete-property mask, shifted above the relation bits.
-_COMPLETE_KEY: tuple[int, ...] = tuple(_complete_mask(seen) << 6 for seen in range(1 << 15))
+_COMPLETE_KEY: tuple[int, ...] = _complete_keys()
 
 
 @dataclass(frozen=True, slots=True)

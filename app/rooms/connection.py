@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import time
 from collections import deque
 from typing import Any
@@ -19,6 +20,7 @@ from app.rooms.eager import Waiting, send_at_once
 from app.rooms.views import View
 
 CLOSE_BEHIND = 4008
+_serials = itertools.count()
 # A close frame's reason has room for 123 bytes; a longer one would fail the close itself.
 CLOSE_REASON_BYTES = 123
 
@@ -68,6 +70,7 @@ class Connection:
         "queue",
         "seat",
         "send",
+        "serial",
         "version",
         "writer",
         "you",
@@ -83,6 +86,7 @@ class Connection:
         self.writer: asyncio.Task[None] | None = None
         self.closing: tuple[int, str] | None = None
         self.gone = False
+        self.serial = next(_serials)  # tells this connection from later ones of the same seat
 
     def push(self, frame: bytes) -> None:
         """Send a frame, or queue it behind a send that is waiting; too far behind: close."""

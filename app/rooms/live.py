@@ -23,6 +23,7 @@ from app.rooms import protocol
 from app.rooms.autoplay import Autoplay
 from app.rooms.connection import Connection
 from app.rooms.frames import Frames
+from app.rooms.replies import Replies
 from app.rooms.settings import changed
 from app.rooms.state import RoomState, Status
 from app.rooms.store import NullStore, RoomStore, RoundLedger
@@ -87,6 +88,7 @@ class LiveRoom:
             self.autoplay.bot_plays,
             self._idle_expired,
         )
+        self.replies = Replies()
         self.ledger = RoundLedger(state)
         # A change not yet durable: shown to nobody until the store has written it.
         self.holding = False
@@ -182,13 +184,18 @@ class LiveRoom:
             if self.holding:
                 connection.push(protocol.error_frame("not_saved", NOT_SAVED, message.id))
                 return
+            if self.replies.repeat(self.state, self.frames, connection, message):
+                return
             try:
                 within_round = self._dispatch(connection, message)
             except IllegalAction as error:
-                connection.push(protocol.error_frame(error.code, error.message, message.id))
+                refusal = protocol.error_frame(error.code, error.message, message.id)
+                connection.push(refusal)
+                self.replies.keep(self.state, connection, message.id, refusal)
                 accepted = False
             else:
                 await self.announce(connection, message.id, within_round)
+                self.replies.keep(self.state, connection, message.id, None)
                 accepted = True
         if self.on_action is not None:
             self.on_action(time.perf_counter() - started, accepted)
@@ -200,6 +207,8 @@ class LiveRoom:
                 raise IllegalAction("not_saved", NOT_SAVED)
             seat = self.state.join(name, token_hash, millis(self.clock))
             await self.announce()
+            if self.closed:
+                raise IllegalAction("room_moved", "the room moved while joining; try again")
             return seat
 
     async def _save(self) -> bool:
@@ -218,7 +227,11 @@ class LiveRoom:
         ``within_round``: the change was a move that left the round going and changed nothing
         else everyone sees (see ``Frames.publish``).
         """
-        if not await self._save():
+        self.table.pass_host_if_away(self.state)  # the change may make the room need a host
+        saved = await self._save()
+        if self.closed:
+            return  # stopped meanwhile (its write refused, or the room moved): nothing is told
+        if not saved:
             self._hold(sender, ack)
             return
         table = self.table

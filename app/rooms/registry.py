@@ -6,7 +6,7 @@ import hashlib
 import secrets
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from app.engine.errors import IllegalAction
 from app.rooms.live import CLOSE_ROOM_GONE, NOT_SAVED, LiveRoom, RoomConfig, now_ms
@@ -84,13 +84,19 @@ class RoomRegistry:
         self.thinker = thinker or Thinker(workers=0)
         self.rooms: dict[str, LiveRoom] = {}
         self.connections_by_address: Counter[str] = Counter()
+        # In a cluster: whether a fresh code may be taken (no other node holds or held it), and
+        # what to tell when a room is gone from memory.
+        self.claim_code: Callable[[str], Awaitable[bool]] | None = None
+        self.on_dropped: Callable[[str], None] | None = None
 
     async def create(self, host_name: str, settings: RoomSettings) -> tuple[LiveRoom, str]:
         """A new room with its creator seated as host; returns the room and the host's token."""
         if len(self.rooms) >= self.max_rooms:
             raise IllegalAction("server_full", "this server holds as many rooms as it can")
         code = new_code()
-        while code in self.rooms:
+        while code in self.rooms or (
+            self.claim_code is not None and not await self.claim_code(code)
+        ):
             code = new_code()
         state = RoomState(code, settings, now_ms())
         token = new_token()
@@ -121,6 +127,8 @@ class RoomRegistry:
         room.close(CLOSE_ROOM_GONE, "the room was closed")
         if self.rooms.get(room.code) is room:
             del self.rooms[room.code]
+            if self.on_dropped is not None:
+                self.on_dropped(room.code)
 
     def close_all(self, code: int, reason: str) -> None:
         """Close every connection of every room (the server is stopping)."""

@@ -11,10 +11,12 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from app.bots.levels import Level
-from app.rooms.state import RoomState
+from app.rooms.state import RoomState, Status
 
 # The level of the bot that plays for a player who is away.
 STANDIN_LEVEL = Level.STRONG
+# Where the room needs a host: the lobby (to start) and a finished match (for a rematch).
+HOST_NEEDED = frozenset({Status.LOBBY, Status.FINISHED})
 # Turns the timer plays in a row for a player before a bot stands in for them.
 MISSED_TURNS_BEFORE_STANDIN = 2
 
@@ -75,10 +77,15 @@ def presence(state: RoomState, here: AbstractSet[int]) -> list[bool]:
 
 
 def next_host(state: RoomState, here: AbstractSet[int]) -> int | None:
-    """The seat the host's role passes to when the host is not connected: the next one round
-    the table that is; None to keep it (the host is here, or nobody is)."""
+    """The seat the host's role passes to when the room needs a host who is not connected: the
+    next one round the table that is; None to keep it.
+
+    The room needs a host in the lobby (to start) and once the match is finished (for a
+    rematch); during a match the role stays with a host who is away, so that a player who
+    reloads, or a server restart, does not hand it to whoever is back first.
+    """
     seats = len(state.seats)
-    if not seats or state.host in here:
+    if state.status not in HOST_NEEDED or not seats or state.host in here:
         return None
     for step in range(1, seats):
         candidate = (state.host + step) % seats

@@ -19,21 +19,28 @@ class Thinker:
     """Runs bot decisions, in worker processes when there are any."""
 
     def __init__(self, workers: int) -> None:
+        self.workers = workers
         self.pool: ProcessPoolExecutor | None = None
-        if workers:
+
+    def _pool(self) -> ProcessPoolExecutor:
+        """The worker pool, made at the first decision: a server that never seats a bot, and
+        every server's start, go without it (and without the process that tracks its locks)."""
+        if self.pool is None:
             # A fresh interpreter per worker: forking a process with live threads is unsafe.
             context = multiprocessing.get_context("spawn")
-            self.pool = ProcessPoolExecutor(workers, mp_context=context)
+            self.pool = ProcessPoolExecutor(self.workers, mp_context=context)
+        return self.pool
 
     async def decide(self, level: str, observation: Observation, seed: int) -> Decision:
         """The decision of a bot of ``level`` for the observing seat."""
-        if self.pool is None:
+        if not self.workers:
             return decide_seeded(level, observation, seed)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self.pool, decide_seeded, level, observation, seed)
+        return await loop.run_in_executor(self._pool(), decide_seeded, level, observation, seed)
 
     def close(self) -> None:
         """Stop the workers and wait until they have ended (a decision under way finishes)."""
         if self.pool is not None:
             self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
+        self.workers = 0  # a decision asked for after this runs in place

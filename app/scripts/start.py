@@ -199,6 +199,24 @@ def prepare(settings: Settings) -> None:
         migrate(target.url)
 
 
+async def check_node_free(settings: Settings) -> None:
+    """In cluster mode: Redis answers and no other running node holds this NODE_ID."""
+    from app.cluster.nodes import node_id_holder
+
+    try:
+        holder = await node_id_holder(settings, patience=2 * settings.lease_ms / 1000)
+    except Exception as error:  # unreachable, refused, timed out: said once
+        raise Unusable(
+            f"Redis at {settings.redis_url} did not answer ({_reason(error)}); cluster mode "
+            "needs it to start. Check REDIS_URL and that Redis is running"
+        ) from None
+    if holder is not None:
+        raise Unusable(
+            f"node id {settings.node_id!r} is in use by another running node (at {holder}); "
+            "give every node its own NODE_ID"
+        )
+
+
 def main() -> None:
     """Start, or exit with one line saying why not."""
     settings = load_settings()
@@ -207,6 +225,8 @@ def main() -> None:
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         prepare(settings)
+        if settings.cluster:
+            asyncio.run(check_node_free(settings))
     except Unusable as problem:
         log.error("cannot start: %s", problem)
         sys.exit(1)

@@ -18,11 +18,11 @@ import asyncio
 import contextlib
 import logging
 from asyncio import FIRST_COMPLETED
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.rooms.store import FinishedRound
-from app.storage.journal import Batch, JournalBackend, Op
+from app.storage.journal import Batch, Fenced, JournalBackend, Op
 from app.storage.outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -69,6 +69,9 @@ class BatchWriter:
         self.rounds_saved = 0
         self.save_failures = 0
         self.last_error: str | None = None
+        # Told of each room whose write was refused because the database holds a newer epoch;
+        # answers True to write it again (the node raised its own epoch meanwhile).
+        self.on_fenced: Callable[[str], bool] | None = None
 
     def start(self) -> None:
         """Start writing in the background."""
@@ -153,13 +156,13 @@ class BatchWriter:
             # Written in this thread: handing the write to the writer task and waiting for it
             # would cost more than the write.
             await self._write()
-            return written.done()
+            return written.done() and not written.cancelled()
         if self._failure is None or self._failure.done():
             self._failure = asyncio.get_running_loop().create_future()
         await asyncio.wait(
             [written, self._failure], timeout=self.wait_seconds, return_when=FIRST_COMPLETED
         )
-        return written.done()
+        return written.done() and not written.cancelled()
 
     async def saved(self) -> None:
         """Wait, however long it takes, until everything queued so far is written."""
@@ -211,6 +214,9 @@ class BatchWriter:
             else:
                 async with asyncio.timeout(self.write_seconds):
                     await self.backend.write(batch)
+        except Fenced as fenced:
+            self._queue = self._fenced(entries, fenced.codes) + self._queue
+            self._wakeup.set()
         except Exception as error:  # any database failure: keep the batch and retry
             self._queue = entries + self._queue
             self._failed(error)
@@ -221,6 +227,23 @@ class BatchWriter:
             self._written(batch, entries)
         finally:
             self._writing = []
+
+    def _fenced(self, entries: list[Pending], codes: set[str]) -> list[Pending]:
+        """Drop the refused rooms' operations (their rooms stop, told first); the rest are
+        written again. A write left with nothing is never done: its future is cancelled."""
+        dropped = set()
+        for code in sorted(codes):
+            if self.on_fenced is None or not self.on_fenced(code):
+                log.warning("write of room %s refused: a newer owner holds it", code)
+                dropped.add(code)
+        kept = []
+        for pending in entries:
+            pending.ops = [op for op in pending.ops if _room_of(op) not in dropped]
+            if pending.ops:
+                kept.append(pending)
+            else:
+                pending.written.cancel()
+        return kept
 
     def _failed(self, error: Exception) -> None:
         """Keep the batch ahead of what came since, and retry after a pause that grows."""
@@ -245,3 +268,7 @@ class BatchWriter:
         for pending in entries:
             if not pending.written.done():
                 pending.written.set_result(None)
+
+
+def _room_of(op: Op) -> str:
+    return op.room_code if isinstance(op, FinishedRound) else op.code

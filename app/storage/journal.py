@@ -54,7 +54,32 @@ class Snapshot:
     state: dict[str, Any]
 
 
-Op = NewRoom | Events | Forget | Snapshot | FinishedRound
+@dataclass(slots=True)
+class Tenure:
+    """A node's hold on a room: the epoch its writes carry, raised in place when the node
+    claims the room again while holding it (after Redis forgot the lease)."""
+
+    epoch: int
+
+
+@dataclass(slots=True)
+class Fence:
+    """What follows for the room is written by its owner at the tenure's epoch (read when
+    written): refused (``Fenced``) when the database holds a newer epoch for the room."""
+
+    code: str
+    tenure: Tenure
+
+
+class Fenced(Exception):
+    """A write was refused: the database holds a newer epoch for these rooms."""
+
+    def __init__(self, codes: set[str]) -> None:
+        super().__init__(f"a newer owner holds {', '.join(sorted(codes))}")
+        self.codes = codes
+
+
+Op = NewRoom | Events | Forget | Snapshot | FinishedRound | Fence
 
 
 # A write hands the backend one object rather than a list, so that what a write must carry

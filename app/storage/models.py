@@ -145,6 +145,9 @@ class LiveRoomRecord(Base):
     code: Mapped[str] = mapped_column(String(9), primary_key=True)
     settings: Mapped[dict[str, Any]]
     created_at: Mapped[int] = mapped_column(BigInteger)
+    # The epoch of the newest node to own the room (cluster mode): older owners' writes are
+    # refused. 0 for one node.
+    epoch: Mapped[int] = mapped_column(BigInteger, server_default="0")
 
 
 class LiveEventRecord(Base):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from operator import call, itemgetter
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import (
     JSON,
@@ -27,7 +27,6 @@ from sqlalchemy import (
     text,
     update,
 )
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 from sqlalchemy.sql.compiler import SQLCompiler
@@ -37,7 +36,7 @@ from sqlalchemy.types import TypeEngine
 from app.engine.cards import card_ids
 from app.rooms.store import FinishedRound
 from app.storage.db import json_text
-from app.storage.journal import Events, Forget, JournalRoom, NewRoom, Op, Snapshot
+from app.storage.journal import Events, Fence, Forget, JournalRoom, NewRoom, Op, Snapshot
 from app.storage.models import (
     Base,
     HandRecord,
@@ -56,10 +55,22 @@ MATCHES = Base.metadata.tables[MatchRecord.__tablename__]
 SEATS = Base.metadata.tables[SeatRecord.__tablename__]
 ROUNDS = Base.metadata.tables[RoundRecord.__tablename__]
 HANDS = Base.metadata.tables[HandRecord.__tablename__]
-INSERTS: dict[str, Callable[[Table], sqlite.Insert | postgresql.Insert]] = {
-    "sqlite": sqlite.insert,
-    "postgresql": postgresql.insert,
-}
+if TYPE_CHECKING:
+    from sqlalchemy.dialects import postgresql, sqlite
+
+
+def insert_for(dialect: str) -> Callable[[Table], sqlite.Insert | postgresql.Insert]:
+    """The dialect's INSERT, which can skip a taken key; only the dialect in use is imported."""
+    if dialect == "sqlite":
+        from sqlalchemy.dialects import sqlite
+
+        return sqlite.insert
+    if dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert
+    raise KeyError(dialect)
+
 
 Row = tuple[Any, ...]
 
@@ -115,7 +126,7 @@ class Statements:
     """Every statement a batch may need, compiled for one database."""
 
     def __init__(self, dialect: Dialect) -> None:
-        insert = INSERTS[dialect.name]
+        insert = insert_for(dialect.name)
 
         def compiled(statement: ClauseElement, *names: str) -> Statement:
             return Statement(statement, names, dialect)
@@ -220,6 +231,8 @@ class Statements:
                 add(self.forget_events, [(op.code,)])
                 add(self.forget_snapshot, [(op.code,)])
                 add(self.forget_room, [(op.code,)])
+            elif isinstance(op, Fence):
+                continue  # checked by the backend before the plan runs (PostgreSQL only)
             else:
                 self._plan_round(op, add)
         return [(statement, statement.parameters(rows)) for statement, rows in plan]
@@ -247,6 +260,24 @@ class Statements:
 
 def _moment(milliseconds: int) -> datetime:
     return datetime.fromtimestamp(milliseconds / 1000, tz=UTC)
+
+
+# A batch's rooms are fenced after its rows are written, in the same transaction: first each
+# room's stored epoch is raised to its writer's (a new room's, or after a claim), then the rooms
+# whose stored epoch is newer than their writer's are read, their rows locked (shared) until the
+# write commits, so that a claim raising the epoch waits for the write, or refuses it.
+FENCE_RAISE = """
+UPDATE live_rooms AS r SET epoch = f.epoch
+FROM unnest($1::varchar[], $2::bigint[]) AS f(code, epoch)
+WHERE r.code = f.code AND r.epoch < f.epoch
+"""
+FENCED_ROOMS = """
+SELECT r.code FROM live_rooms AS r
+JOIN unnest($1::varchar[], $2::bigint[]) AS f(code, epoch) ON r.code = f.code
+WHERE r.epoch > f.epoch
+FOR SHARE OF r
+"""
+FENCE_LOCK = "SELECT 1 FROM live_rooms WHERE code = ANY($1::varchar[]) FOR SHARE"
 
 
 async def read_rooms(engine: AsyncEngine) -> dict[str, JournalRoom]:

@@ -21,7 +21,7 @@ from app.rooms.state import Event, RoomState
 from app.rooms.store import FinishedRound
 from app.storage.batching import BatchWriter
 from app.storage.eventlog import SEGMENT_BYTES
-from app.storage.journal import Events, Forget, NewRoom, Op, open_backend
+from app.storage.journal import Events, Fence, Forget, NewRoom, Op, Tenure, open_backend
 from app.storage.outbox import Outbox
 from app.storage.snapshots import rebuild, snapshot_of
 
@@ -48,12 +48,17 @@ class DatabaseStore(BatchWriter):
             Outbox(outbox or outbox_for(engine)),
         )
         self.engine = engine
+        # This node's hold on each room, in cluster mode: its writes are fenced by its epoch.
+        self.epochs: dict[str, Tenure] = {}
 
     async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> bool:
         """Queue a room's unsaved events and finished rounds; True once they are written, False
         if not within ``wait_seconds`` (they stay queued, in order)."""
         ops: list[Op] = []
         if state is not None:
+            tenure = self.epochs.get(state.code)
+            if tenure is not None:
+                ops.append(Fence(state.code, tenure))
             first, events = state.take_unsaved()
             if first == 0 and events:
                 settings = state.initial_settings.model_dump()
@@ -81,10 +86,10 @@ class DatabaseStore(BatchWriter):
             try:
                 settings = RoomSettings.model_validate(room.settings)
                 if room.snapshot is None:
-                    events = _in_order(room.code, room.events)
+                    events = events_in_order(room.code, room.events)
                     state = RoomState.replay(room.code, settings, room.created_at, events)
                 else:
-                    events = _in_order(room.code, room.events, room.snapshot.seq)
+                    events = events_in_order(room.code, room.events, room.snapshot.seq)
                     state = rebuild(room.code, settings, room.created_at, room.snapshot, events)
                 states.append(state)
             except Exception:  # a room that cannot be rebuilt must not stop the others
@@ -99,7 +104,7 @@ def outbox_for(engine: AsyncEngine) -> Path:
     return Path("spectrum-outbox")
 
 
-def _in_order(code: str, numbered: dict[int, Event], first: int = 0) -> list[Event]:
+def events_in_order(code: str, numbered: dict[int, Event], first: int = 0) -> list[Event]:
     """A room's events by number from ``first``, up to the first one missing."""
     events: list[Event] = []
     while first + len(events) in numbered:

@@ -6,6 +6,8 @@ import { applyPatch } from './patch.js';
 // Closes that another try would only repeat; the room page explains each of them.
 export const FINAL_CLOSES = new Set([4001, 4002, 4003, 4004, 4009, 4010, 4011]);
 const MAX_DELAY_MS = 8000;
+// The room moved to another server (a cluster's node); the reason, if any, is where to go.
+const CLOSE_MOVED = 4012;
 // A page cannot see WebSocket pings, so it checks the link itself: it pings when it has sent
 // nothing for PING_EVERY_MS (the server then expects that, and takes 7 s of silence for a dead
 // link); when it has heard nothing for DEAD_AFTER_MS, nor for PONG_WAIT_MS since a ping, the
@@ -35,6 +37,8 @@ export class RoomConnection {
     this.awaitingState = true;
     this.resyncFrom = 0;
     this.stopped = false;
+    this.movedTo = null;
+    this.moves = 0;
     this.retryNow = this.retryNow.bind(this);
     addEventListener('online', this.retryNow);
     this.heard = Date.now();
@@ -62,7 +66,10 @@ export class RoomConnection {
   open() {
     clearTimeout(this.timer);
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    const ws = new WebSocket(`${scheme}://${location.host}/ws/rooms/${this.code}`);
+    // Where "moved" pointed, once; otherwise the front address, which finds the room's node.
+    const path = this.movedTo ?? `/ws/rooms/${this.code}`;
+    this.movedTo = null;
+    const ws = new WebSocket(`${scheme}://${location.host}${path}`);
     this.ws = ws;
     this.awaitingState = true;
     this.setStatus('connecting');
@@ -109,6 +116,7 @@ export class RoomConnection {
       this.clockOffset = frame.server_time - Date.now();
       this.awaitingState = false;
       this.attempts = 0;
+      this.moves = 0;
       // Actions sent before a resync are answered by this state (their acks may have been lost).
       for (const id of this.pending.keys()) if (id < this.resyncFrom) this.pending.delete(id);
       this.setStatus('open', false);
@@ -167,6 +175,14 @@ export class RoomConnection {
     this.closeReason = reason;
     if (FINAL_CLOSES.has(code)) {
       this.setStatus('closed');
+      return;
+    }
+    // Followed at once, a few times running; past that, as any other close (with backoff).
+    if (code === CLOSE_MOVED && reason.startsWith('/') && this.moves < 3) {
+      this.moves += 1;
+      this.movedTo = reason;
+      this.timer = setTimeout(() => this.open(), 0);
+      this.setStatus('retrying');
       return;
     }
     // 4008: we fell behind and the server let go; come back at once with a fresh state.

@@ -8,7 +8,9 @@ from hypothesis import strategies as st
 from app.engine.cards import CARD_IDS, PROPERTIES
 from app.engine.errors import IllegalAction
 from app.engine.scoring import (
+    _COMPLETE_KEY,
     HandScore,
+    _complete_mask,
     best_hand_of,
     best_split,
     best_two_hands_of,
@@ -214,3 +216,7 @@ def test_best_two_hands_of_many_cards_equals_brute_force(many: list[int]) -> Non
     assert [len(hand) for hand in hands] == [5, 5]
     assert hand_points(hands[0]) + hand_points(hands[1]) == total
     assert hand_points(hands[0]) >= hand_points(hands[1])
+
+
+def test_the_complete_property_table_is_each_entry_computed() -> None:
+    assert tuple(_complete_mask(seen) << 6 for seen in range(1 << 15)) == _COMPLETE_KEY

@@ -1,14 +1,16 @@
 """Random frames of every kind at a real server's room socket: answered, never a traceback.
 
 Hypothesis makes the frames: JSON of any shape and nesting, with the protocol's own field names
-and values of the wrong types, invalid UTF-8, binary, empty and oversized frames, before and
-after the hello. Each is sent on a socket of its own; the server must answer with a frame or a
+and values of the wrong types, invalid UTF-8, binary, empty and oversized frames (up to the
+protocol layer's limit, and past it, where that connection ends with 1009), before and after
+the hello. Each is sent on a socket of its own; the server must answer with a frame or a
 documented close code, keep serving, and write no traceback.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -64,17 +66,20 @@ messages = st.one_of(
     st.text(max_size=200),
     st.binary(max_size=200),
     st.sampled_from([b"\xff\xfe\xfd", b"\xc3\x28", "", b"", "{" * 3000, "[" * 1500 + "]" * 1500]),
-    # Past MAX_MESSAGE_BYTES, short of the protocol layer's own limit (which ends the connection
-    # while the client may still be sending, a race of TCP itself rather than of the server).
-    st.integers(min_value=4000, max_value=60_000).map(lambda size: Big(size)),
+    # Around MAX_MESSAGE_BYTES (4096), short of the protocol layer's own limit (twice that).
+    st.integers(min_value=4000, max_value=8192).map(lambda size: Big(size)),
 )
+# Past the protocol layer's limit: it ends the connection (1009) while the client may still be
+# sending, so the client can see a reset instead (a race of TCP itself, not of the server).
+oversized = st.integers(min_value=8193, max_value=200_000).map(lambda size: Big(size))
 
 
 @pytest.fixture(scope="module")
 def fuzzed() -> Iterator[tuple[Server, str, str]]:
     """A server with a room of two seats; rates out of the fuzzer's way."""
     fast = {"MESSAGES_PER_SECOND": "100000", "MESSAGE_BURST": "100000"}
-    with running_server(CONNECTIONS_PER_ADDRESS="1000", HELLO_SECONDS="2", **fast) as server:
+    many = {"CONNECTIONS_PER_ADDRESS": "1000", "PENDING_CONNECTIONS_PER_ADDRESS": "1000"}
+    with running_server(HELLO_SECONDS="2", **many, **fast) as server:
         room = create_room(server, "Ann")
         join_room(server, room["code"], "Bob")
         yield server, room["code"], room["token"]
@@ -87,8 +92,9 @@ async def exchange(server: Server, code: str, frames: list[Any]) -> tuple[list[s
     received: list[str] = []
     async with connect(f"{server.ws_url}/ws/rooms/{code}", compression=None, max_size=2**22) as ws:
         try:
-            for frame in frames:
-                await ws.send(frame.frame() if isinstance(frame, Big) else frame)
+            with contextlib.suppress(ConnectionResetError, BrokenPipeError):
+                for frame in frames:
+                    await ws.send(frame.frame() if isinstance(frame, Big) else frame)
             while True:
                 received.append(str(await asyncio.wait_for(ws.recv(), 0.3)))
         except TimeoutError:
@@ -119,4 +125,19 @@ def test_anything_after_the_hello(fuzzed: tuple[Server, str, str], later: list[A
     hello = json.dumps({"type": "hello", "token": token})
     received, closed = asyncio.run(exchange(server, code, [hello, *later]))
     check(received, closed)
+    assert json.loads(received[0])["type"] == "state"
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=list(HealthCheck))
+@given(before=st.lists(messages, max_size=2), frame=oversized)
+def test_a_frame_past_the_protocol_limit_ends_only_its_connection(
+    fuzzed: tuple[Server, str, str], before: list[Any], frame: Big
+) -> None:
+    server, code, token = fuzzed
+    hello = json.dumps({"type": "hello", "token": token})
+    received, closed = asyncio.run(exchange(server, code, [hello, *before, frame]))
+    assert closed in (1009, 1006), closed
+    check(received, None)
+    # The server goes on serving.
+    received, _ = asyncio.run(exchange(server, code, [hello]))
     assert json.loads(received[0])["type"] == "state"

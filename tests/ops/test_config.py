@@ -80,7 +80,10 @@ def start(**env: str) -> subprocess.CompletedProcess[str]:
         ({"DATABASE_URL": "sqlite+aiosqlite:///:memory:"}, "loses every round"),
         ({"PUBLIC_URL": "example.org"}, "PUBLIC_URL: must start with http:// or https://"),
         ({"ALLOWED_ORIGINS": "example.org"}, "ALLOWED_ORIGINS: 'example.org' is not an origin"),
-        ({"LOG_LEVEL": "loud"}, "LOG_LEVEL: Input should be 'debug', 'info', 'warning' or"),
+        (
+            {"LOG_LEVEL": "loud"},
+            "LOG_LEVEL: Input should be 'trace', 'debug', 'info', 'warning' or",
+        ),
         ({"MESSAGES_PER_SECOND": "50", "MESSAGE_BURST": "10"}, "MESSAGE_BURST must be at least"),
         ({"JOURNAL_FLUSH_MS": "1000", "SHUTDOWN_GRACE_SECONDS": "1"}, "JOURNAL_FLUSH_MS must be"),
         ({"SEND_QUEUE_FRAMES": "1"}, "SEND_QUEUE_FRAMES: Input should be greater than or equal"),

@@ -73,3 +73,13 @@ def test_a_clients_bad_bytes_are_one_warning_without_a_traceback() -> None:
 def test_other_lines_are_untouched() -> None:
     assert passed("restored %d rooms", 3) == "restored 3 rooms"
     assert passed("what? nothing here") == "what? nothing here"
+
+
+def test_traced_scopes_lose_their_query_strings() -> None:
+    scope = {"type": "websocket", "path": "/ws/rooms/ABCD", "query_string": f"token={SECRET}"}
+    for query in (f"token={SECRET}".encode(), f"token={SECRET}'x".encode()):
+        line = passed(
+            "%s - ASGI [%d] Started scope=%s", "127.0.0.1:5000", 1, {**scope, "query_string": query}
+        )
+        assert SECRET not in line
+        assert "'query_string': '<...>'" in line

@@ -73,6 +73,8 @@ class Host:
                 for index, seat in enumerate(state.seats)
             ],
             "spectators": room.spectators(),
+            "socket": f"/ws/rooms/{code}",
+            "node": None,
         }
 
     def drop(self, room: LiveRoom) -> None:

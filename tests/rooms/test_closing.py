@@ -7,9 +7,12 @@ import json
 import socket
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
+from urllib.parse import urlsplit
 
 import pytest
+from websockets.asyncio.client import connect
 from websockets.client import ClientProtocol
+from websockets.exceptions import InvalidStatus
 from websockets.frames import Close, Opcode
 from websockets.protocol import State
 from websockets.uri import parse_uri
@@ -76,17 +79,41 @@ async def test_unknown_room_closes_4004(rooms_server: Server, code: str) -> None
     assert reason
 
 
-@pytest.mark.parametrize(
-    "origin",
-    ["http://evil.example", "https://127.0.0.1.evil.example", "null", "http://localhost:1"],
-)
-async def test_foreign_origin_closes_4003(rooms_server: Server, origin: str) -> None:
+async def handshake_status(server: Server, code: str, origin: str) -> int:
+    """The HTTP status the server answers a WebSocket handshake from ``origin`` with."""
+    try:
+        async with connect(
+            f"{server.ws_url}/ws/rooms/{code}",
+            compression=None,
+            additional_headers={"Origin": origin},
+        ):
+            return 101
+    except InvalidStatus as refused:
+        return refused.response.status_code
+
+
+def foreign_origins(server: Server) -> list[str]:
+    """Origins that are not the server's own: another host, scheme or port."""
+    own = urlsplit(server.url)
+    return [
+        "http://evil.example",
+        "https://127.0.0.1.evil.example",
+        "null",
+        "http://localhost:1",
+        f"https://{own.netloc}",  # the same host and port over https: not this http server
+        f"https://{own.hostname}",
+        f"http://{own.hostname}",  # port 80
+        f"http://{own.hostname}:{own.port + 1}",
+        f"ws://{own.netloc}.evil.example",
+    ]
+
+
+async def test_foreign_origins_are_refused_403_before_the_handshake(rooms_server: Server) -> None:
     room = create_room(rooms_server)
-    code, reason = await closed_with(
-        rooms_server, room["code"], {"type": "hello", "token": room["token"]}, origin=origin
-    )
-    assert code == 4003
-    assert reason
+    for origin in foreign_origins(rooms_server):
+        assert await handshake_status(rooms_server, room["code"], origin) == 403, origin
+    for origin in (rooms_server.url, rooms_server.url + "/", rooms_server.url.upper()):
+        assert await handshake_status(rooms_server, room["code"], origin) == 101, origin
 
 
 async def test_own_origin_and_no_origin_are_accepted(rooms_server: Server) -> None:
@@ -148,13 +175,12 @@ async def test_allowed_origins_still_admit_the_servers_own(allowing_server: Serv
     await client.close()
 
 
-@pytest.mark.parametrize("origin", ["http://friends.example", "https://evil.example"])
+@pytest.mark.parametrize(
+    "origin", ["http://friends.example", "https://evil.example", "https://play.example:8443"]
+)
 async def test_unlisted_origins_are_refused(allowing_server: Server, origin: str) -> None:
     room = create_room(allowing_server)
-    code, _ = await closed_with(
-        allowing_server, room["code"], {"type": "hello", "spectate": True}, origin=origin
-    )
-    assert code == 4003
+    assert await handshake_status(allowing_server, room["code"], origin) == 403
 
 
 @pytest.fixture(scope="module")

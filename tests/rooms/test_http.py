@@ -57,8 +57,9 @@ def test_create_answers_code_url_seat_and_token(rooms_server: Server) -> None:
     response = post_room(rooms_server, {"name": "Ann"})
     assert response.status_code == 201
     body = response.json()
-    assert set(body) == {"code", "url", "seat", "token"}
+    assert set(body) == {"code", "url", "seat", "token", "socket"}
     assert CODE.fullmatch(body["code"])
+    assert body["socket"] == f"/ws/rooms/{body['code']}"
     assert body["url"] == f"{rooms_server.url}/r/{body['code']}"
     assert body["seat"] == 0
 
@@ -244,7 +245,7 @@ def test_joins_take_the_next_seats_in_order(rooms_server: Server) -> None:
         response = post_join(rooms_server, room["code"], name)
         assert response.status_code == 201
         body = response.json()
-        assert set(body) == {"seat", "token"}
+        assert set(body) == {"seat", "token", "socket"}
         assert body["seat"] == seat
     players = get_room(rooms_server, room["code"]).json()["players"]
     assert [(p["seat"], p["name"], p["host"]) for p in players] == [

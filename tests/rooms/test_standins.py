@@ -63,6 +63,12 @@ def test_the_host_passes_round_the_table_to_the_next_player_connected() -> None:
     assert next_host(state, set()) is None
 
 
+def test_the_host_stays_while_away_during_a_match() -> None:
+    state = table(3)
+    state.start(0, "m", "0" * 64, 0)
+    assert next_host(state, {1, 2}) is None
+
+
 def test_bots_are_always_at_the_table() -> None:
     assert presence(table(2, bots=1), {1}) == [False, True, True]
 

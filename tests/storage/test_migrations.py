@@ -4,10 +4,17 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect
 
 from app.storage.db import make_engine
-from app.storage.migrations import MIGRATIONS, current_revision, head_revision
+from app.storage.migrations import (
+    MIGRATIONS,
+    _revision_of,
+    current_revision,
+    head_revision,
+    known_revisions,
+)
 from app.storage.models import Base
 from tests.server import ROOT
 
@@ -67,13 +74,32 @@ def test_the_migrations_folder_is_the_one_the_server_reads() -> None:
     assert head_revision() is not None
 
 
+def test_the_revisions_read_without_alembic_are_alembics() -> None:
+    scripts = ScriptDirectory(str(MIGRATIONS))
+    assert head_revision() == scripts.get_current_head()
+    assert known_revisions() == {script.revision for script in scripts.walk_revisions()}
+
+
+def test_a_migration_file_is_read_for_its_revision_and_those_it_follows() -> None:
+    assert _revision_of('revision: str = "0002"\ndown_revision: str | None = "0001"\n') == (
+        "0002",
+        ("0001",),
+    )
+    assert _revision_of('revision = "0003"\ndown_revision = ("0002a", "0002b")\n') == (
+        "0003",
+        ("0002a", "0002b"),
+    )
+    assert _revision_of('revision = "0001"\ndown_revision = None\n') == ("0001", ())
+    assert _revision_of("x = 1\n") is None
+
+
 def test_snapshots_come_and_go_without_touching_the_rooms(database_url: str) -> None:
     config = alembic_config(database_url)
-    command.upgrade(config, "0001")
-    assert "live_room_snapshots" not in asyncio.run(tables(database_url))
     command.upgrade(config, "0002")
+    assert "live_room_snapshots" not in asyncio.run(tables(database_url))
+    command.upgrade(config, "0003")
     assert {"live_room_snapshots", "live_rooms"} <= asyncio.run(tables(database_url))
-    command.downgrade(config, "0001")
+    command.downgrade(config, "0002")
     names = asyncio.run(tables(database_url))
     assert "live_room_snapshots" not in names
     assert {"live_rooms", "live_room_events", "matches"} <= names

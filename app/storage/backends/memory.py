@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.rooms.store import FinishedRound
-from app.storage.journal import Batch, Events, Forget, JournalRoom, NewRoom, Snapshot
+from app.storage.journal import Batch, Events, Fence, Forget, JournalRoom, NewRoom, Snapshot
 
 
 class MemoryJournal:
@@ -33,6 +33,8 @@ class MemoryJournal:
                     room.events = {n: e for n, e in room.events.items() if n >= op.seq}
             elif isinstance(op, Forget):
                 self.rooms.pop(op.code, None)
+            elif isinstance(op, Fence):
+                continue  # one process: no other owner to fence out
             else:
                 self.rounds.setdefault((op.match_id, op.result.number), op)
         self.batches.append(batch)

@@ -12,8 +12,15 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from app.storage.journal import Batch, JournalRoom
-from app.storage.statements import Statements, ping, read_rooms
+from app.storage.journal import Batch, Fence, Fenced, JournalRoom
+from app.storage.statements import (
+    FENCE_LOCK,
+    FENCE_RAISE,
+    FENCED_ROOMS,
+    Statements,
+    ping,
+    read_rooms,
+)
 
 
 class PostgresJournal:
@@ -29,6 +36,7 @@ class PostgresJournal:
     async def write(self, batch: Batch) -> None:
         """Write the batch in one transaction; on failure the connection is dropped."""
         plan = self.statements.plan(batch.ops)
+        fences = {op.code: op.tenure.epoch for op in batch.ops if isinstance(op, Fence)}
         try:
             if self.connection is None:
                 self.connection = await self.engine.connect()
@@ -36,9 +44,22 @@ class PostgresJournal:
             async with driver.transaction():
                 for statement, rows in plan:
                     await driver.executemany(statement.sql, rows)
+                if fences:
+                    await self._check_fences(driver, fences)
         except BaseException:
             await self.close()
             raise
+
+    @staticmethod
+    async def _check_fences(driver: Any, fences: dict[str, int]) -> None:
+        """Refuse the batch when a room's stored epoch is newer than its writer's."""
+        codes = list(fences)
+        epochs = [fences[code] for code in codes]
+        await driver.execute(FENCE_RAISE, codes, epochs)
+        await driver.execute(FENCE_LOCK, codes)
+        rows = await driver.fetch(FENCED_ROOMS, codes, epochs)
+        if rows:
+            raise Fenced({row[0] for row in rows})
 
     async def restore(self) -> list[JournalRoom]:
         """The rooms in the database, with their events."""

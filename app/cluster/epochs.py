@@ -1,0 +1,65 @@
+"""Rooms' epochs in PostgreSQL: read before a claim, raised by it before the journal is read.
+
+Raising the stored epoch takes the room's row lock, so it waits for an older owner's write under
+way and refuses every one that comes after (see the journal's fence in ``statements.py``): the
+journal the new owner reads is the last one any older owner could write.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from app.rooms.settings import RoomSettings
+from app.rooms.state import Event, RoomState
+from app.storage.journal import Snapshot
+from app.storage.snapshots import rebuild
+from app.storage.statements import EVENTS, ROOMS, SNAPSHOTS
+from app.storage.store import events_in_order
+
+
+async def stored_epoch(engine: AsyncEngine, code: str) -> int | None:
+    """The newest epoch the database has for the room; None when it holds no such room."""
+    async with engine.connect() as connection:
+        epoch = await connection.scalar(select(ROOMS.c.epoch).where(ROOMS.c.code == code))
+    return None if epoch is None else int(epoch)
+
+
+async def raise_epoch(engine: AsyncEngine, code: str, epoch: int) -> bool:
+    """Raise the room's stored epoch to ``epoch``; False when it holds a newer one (or no room)."""
+    async with engine.begin() as connection:
+        raised = await connection.execute(
+            update(ROOMS).where(ROOMS.c.code == code, ROOMS.c.epoch <= epoch).values(epoch=epoch)
+        )
+    return bool(raised.rowcount)
+
+
+async def claim_in_database(engine: AsyncEngine, code: str, epoch: int) -> RoomState | None:
+    """Raise the room's epoch, then rebuild it from its journal, as a restart does; None when
+    the room is gone or a newer owner raised the epoch first."""
+    async with engine.begin() as connection:
+        row = (
+            await connection.execute(
+                update(ROOMS)
+                .where(ROOMS.c.code == code, ROOMS.c.epoch <= epoch)
+                .values(epoch=epoch)
+                .returning(ROOMS.c.settings, ROOMS.c.created_at)
+            )
+        ).first()
+        if row is None:
+            return None
+        query = select(EVENTS.c.seq, EVENTS.c.event).where(EVENTS.c.code == code)
+        numbered: dict[int, Event] = {
+            int(seq): event for seq, event in await connection.execute(query)
+        }
+        kept = (
+            await connection.execute(
+                select(SNAPSHOTS.c.seq, SNAPSHOTS.c.state).where(SNAPSHOTS.c.code == code)
+            )
+        ).first()
+    settings = RoomSettings.model_validate(row.settings)
+    if kept is None:
+        return RoomState.replay(code, settings, row.created_at, events_in_order(code, numbered))
+    snapshot = Snapshot(code, int(kept.seq), kept.state)
+    events = events_in_order(code, numbered, snapshot.seq)
+    return rebuild(code, settings, row.created_at, snapshot, events)

@@ -1,0 +1,292 @@
+"""This process as one node of a cluster: its entry in the directory, the rooms it owns, where
+the others are.
+
+A room is found through ``locate``: held here, held by another node (its path is answered), or
+claimed here when nobody holds it, restored from the PostgreSQL journal exactly as a restart does.
+A claim raises the room's epoch in Redis and then in PostgreSQL before the journal is read, so
+any write of an older owner that comes later is refused by the database.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import uuid
+from dataclasses import dataclass
+from typing import Any, cast
+
+import orjson
+from redis.exceptions import RedisError
+
+from app.cluster.epochs import claim_in_database, raise_epoch, stored_epoch
+from app.cluster.lease import Lease, Leases, Taken
+from app.cluster.nodes import Directory, NodeInfo, connect
+from app.cluster.ownership import Ownership
+from app.config import Settings
+from app.rooms.live import LiveRoom
+from app.rooms.registry import RoomRegistry
+from app.storage.journal import Tenure
+from app.storage.store import DatabaseStore
+
+log = logging.getLogger(__name__)
+
+# The "room moved" close code: reconnect, at the path the reason gives if it gives one.
+CLOSE_MOVED = 4012
+
+
+@dataclass(frozen=True, slots=True)
+class Elsewhere:
+    """The room is held by another node, reached at ``path`` (empty: not known yet)."""
+
+    node: str
+    path: str
+
+
+@dataclass(slots=True)
+class Counts:
+    """What /metrics tells of this node's part in the cluster."""
+
+    claims: int = 0
+    handovers: int = 0
+    lost: int = 0
+    fenced: int = 0
+
+
+class ClusterNode:
+    """This node: its directory entry, its leases, and how rooms are found and claimed."""
+
+    def __init__(self, settings: Settings, registry: RoomRegistry, store: DatabaseStore) -> None:
+        self.settings = settings
+        self.node = settings.node_id
+        self.path = settings.node_prefix
+        self.registry = registry
+        self.store = store
+        self.redis = connect(settings)
+        self.leases = Leases(cast(Any, self.redis), settings.lease_ms, settings.cluster_name)
+        self.ownership = Ownership(self.leases, self.node, self._lost, reclaim=self._reclaim)
+        self.directory = Directory(
+            self.redis, self.node, uuid.uuid4().hex, settings.lease_ms, settings.cluster_name
+        )
+        self.draining = False
+        self.counts = Counts()
+        self.redis_ok = True
+        # One claim at a time per room: its lock, and how many wait on it.
+        self._claiming: dict[str, tuple[asyncio.Lock, int]] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        store.on_fenced = self._fenced
+
+    # Life.
+
+    async def start(self) -> None:
+        """Join the directory (DuplicateNode if another process holds the id), start beating."""
+        await self.directory.register(self.path)
+        self._tasks = [
+            asyncio.create_task(self.ownership.run()),
+            asyncio.create_task(self._beat_forever()),
+            asyncio.create_task(self._watch_leases()),
+        ]
+        log.info("node %s joined the cluster at %s", self.node, self.path)
+
+    async def drain(self) -> None:
+        """Stop taking rooms, and hand every room over: journal written, lease released,
+        sockets closed "moved"."""
+        self.draining = True
+        with contextlib.suppress(RedisError, OSError):
+            await self._beat()
+        for code, room in list(self.registry.rooms.items()):
+            async with room.lock:
+                room.close(CLOSE_MOVED, "")
+            self.registry.rooms.pop(code, None)
+        await self.store.write([])  # waits for what the rooms queued
+        for code in list(self.ownership.held):
+            await self.ownership.release(code)
+            self.store.epochs.pop(code, None)
+            self.counts.handovers += 1
+        log.info("node %s drained: its rooms are handed over", self.node)
+
+    async def stop(self) -> None:
+        """Stop renewing and beating, leave the directory, let go of Redis."""
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        with contextlib.suppress(RedisError, OSError):
+            await self.directory.leave()
+        await self.redis.aclose()
+
+    async def _beat(self) -> None:
+        connections = sum(len(room.table.connections) for room in self.registry.rooms.values())
+        if not await self.directory.beat(
+            self.path, len(self.registry.rooms), connections, self.draining
+        ):
+            log.error("node id %s was taken by another process; giving up every room", self.node)
+            for code in list(self.ownership.held):
+                self.ownership.lose(code, "the node id is held by another process")
+
+    async def _beat_forever(self) -> None:
+        # Also re-registers after Redis restarted and forgot the entry.
+        while True:
+            try:
+                await self._beat()
+                self.redis_ok = True
+            except (RedisError, OSError) as error:
+                if self.redis_ok:
+                    log.warning("Redis unreachable: %s", error)
+                self.redis_ok = False
+            await asyncio.sleep(self.ownership.renew_every)
+
+    async def _watch_leases(self) -> None:
+        """Give each room up the moment its lease may lapse, renewal answered or not."""
+        ownership = self.ownership
+        while True:
+            now = ownership.clock()
+            for code, held in list(ownership.held.items()):
+                if now >= held.valid_until:
+                    ownership.lose(code, "its lease could not be renewed in time")
+            nearest = min((held.valid_until for held in ownership.held.values()), default=now)
+            await asyncio.sleep(min(max(0.05, nearest - now), ownership.renew_every))
+
+    def dropped(self, code: str) -> None:
+        """A room left memory (idle): let its lease go."""
+        self.store.epochs.pop(code, None)
+        task = asyncio.create_task(self.ownership.release(code))
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
+
+    def beat_soon(self) -> None:
+        """Tell the directory of a change of load without waiting for the next beat."""
+        task = asyncio.create_task(self._beat())
+        task.add_done_callback(lambda done: done.cancelled() or done.exception())
+
+    # Leases.
+
+    async def _reclaim(self, code: str, lease: Lease) -> bool:
+        """Claim again a room whose lease Redis no longer has, above the epoch held."""
+        held = self.ownership.held.get(code)
+        if held is None or self.ownership.clock() >= held.valid_until:
+            return False
+        try:
+            if await self.leases.holder(code) is not None:
+                return False  # another node holds it: not a lease Redis forgot
+            outcome = await self.ownership.claim(code, lease.epoch)
+            if isinstance(outcome, Taken):
+                return False
+            tenure = self.store.epochs.get(code)
+            if tenure is not None:
+                tenure.epoch = outcome.epoch  # before the database's: writes under way retry
+            if not await raise_epoch(self.store.engine, code, outcome.epoch):
+                await self.leases.release(outcome)
+                return False
+        except Exception:  # Redis or the database away: the lease lapses by itself
+            log.warning("room %s could not be claimed again", code, exc_info=True)
+            return False
+        log.info("room %s claimed again at epoch %d after Redis forgot it", code, outcome.epoch)
+        return True
+
+    def _lost(self, code: str) -> None:
+        """The lease is gone: stop the room, its sockets told the room moved."""
+        self.counts.lost += 1
+        self._drop(code)
+
+    def _fenced(self, code: str) -> bool:
+        """The database refused a write: True to write it again when this node still holds the
+        room (its own claim raised the epoch past the write's); else the room stops here."""
+        if self.owns(code):
+            return True
+        self.counts.fenced += 1
+        log.warning("room %s: a write was refused, another node owns the room now", code)
+        self.ownership.held.pop(code, None)
+        self._drop(code)
+        return False
+
+    def _drop(self, code: str) -> None:
+        self.store.epochs.pop(code, None)
+        room = self.registry.rooms.pop(code, None)
+        if room is not None:
+            room.close(CLOSE_MOVED, "")
+
+    # Finding rooms.
+
+    def owns(self, code: str) -> bool:
+        """Whether this node may act for the room now (answered without Redis)."""
+        return self.ownership.owns(code) is not None
+
+    async def locate(self, code: str) -> LiveRoom | Elsewhere | None:
+        """The room held here, where it is held, or None: no such room (or none can take it)."""
+        room = self.registry.rooms.get(code)
+        if room is not None and self.owns(code):
+            return room
+        lock, users = self._claiming.get(code, (asyncio.Lock(), 0))
+        self._claiming[code] = (lock, users + 1)
+        try:
+            async with lock:
+                return await self._locate(code)
+        finally:
+            lock, users = self._claiming[code]
+            if users == 1:
+                del self._claiming[code]
+            else:
+                self._claiming[code] = (lock, users - 1)
+
+    async def _locate(self, code: str) -> LiveRoom | Elsewhere | None:
+        room = self.registry.rooms.get(code)
+        if room is not None and self.owns(code):
+            return room
+        if room is not None:
+            self._drop(code)
+        holder = await self.leases.holder(code)
+        if holder is not None and holder.node != self.node:
+            return Elsewhere(holder.node, await self.path_of(holder.node))
+        if self.draining:
+            return Elsewhere("", "")
+        floor = await stored_epoch(self.store.engine, code)
+        if floor is None:
+            return None
+        outcome = await self.ownership.claim(code, floor)
+        if isinstance(outcome, Taken):
+            return Elsewhere(outcome.node, await self.path_of(outcome.node))
+        state = await claim_in_database(self.store.engine, code, outcome.epoch)
+        if state is None:
+            await self.ownership.release(code)
+            return None
+        self.store.epochs[code] = Tenure(outcome.epoch)
+        await self.registry.restore([state])
+        self.counts.claims += 1
+        log.info(
+            "room %s claimed by node %s at epoch %d, restored from the journal",
+            code,
+            self.node,
+            outcome.epoch,
+        )
+        self.beat_soon()
+        return self.registry.rooms.get(code)
+
+    async def claim_new(self, code: str) -> bool:
+        """Take a code for a new room: False when the code is held or was ever used."""
+        if await stored_epoch(self.store.engine, code) is not None:
+            return False
+        outcome = await self.ownership.claim(code, 0)
+        if isinstance(outcome, Taken):
+            return False
+        self.store.epochs[code] = Tenure(outcome.epoch)
+        self.counts.claims += 1
+        return True
+
+    async def path_of(self, node: str) -> str:
+        """The path prefix of a live node, or "" when it is not in the directory."""
+        raw = await self.redis.get(self.directory.key(node))
+        return str(orjson.loads(raw)["address"]) if raw is not None else ""
+
+    async def placement(self) -> NodeInfo | None:
+        """The live node a new room should go to: the least loaded, ties drawn by lot."""
+        nodes = [info for info in await self.directory.nodes() if not info.draining]
+        if not nodes:
+            return None
+        least = min(info.load for info in nodes)
+        return random.choice([info for info in nodes if info.load == least])
+
+    def socket_path(self, code: str) -> str:
+        """Where a room held here is reached by WebSocket."""
+        return f"{self.path}/ws/rooms/{code}"

@@ -1,0 +1,269 @@
+"""What each patch carries, and what it would weigh with each proposed reduction.
+
+Plays whole matches in one process (as `bench.room --sizes` does: 5 rounds, turn timer 60 s,
+rematches, the room's clock moving 1 to 8 s between actions, every message with an id), keeps
+every patch frame each player receives, and rewrites each one as the protocol would send it
+with one reduction at a time, then with all of them together. Nothing here changes the protocol:
+it prices proposals (docs/performance.md, "Message size").
+
+Run: .venv/bin/python -m bench.messages [--players 2,4,6] [--actions 6000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import re
+import statistics
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from app.engine.cards import CARD_IDS
+from app.rooms import protocol
+from app.rooms.connection import Connection
+from app.rooms.live import LiveRoom, RoomConfig
+from app.rooms.registry import hash_token
+from app.rooms.settings import RoomSettings
+from app.rooms.state import RoomState
+from bench.room import Recorder, SteppedClock, next_message
+
+Frame = dict[str, Any]
+CARD_INDEX = {card: index for index, card in enumerate(CARD_IDS)}
+CARD = re.compile(r'"(\d-[a-z]+-[a-z]+)"')
+# Shorter names for what changes every turn (paths and the keys of the objects they replace).
+SHORT_KEYS = {
+    "round": "r",
+    "turn": "t",
+    "seat": "s",
+    "pending": "p",
+    "deadline": "d",
+    "piles": "k",
+    "discard": "x",
+    "top": "c",
+    "count": "n",
+    "knocker": "kn",
+    "final_turns": "f",
+    "players": "pl",
+    "ready": "rd",
+    "connected": "on",
+    "you": "y",
+    "hand": "h",
+    "evaluation": "e",
+}
+
+
+async def play(players: int, actions: int) -> list[tuple[str, Frame]]:
+    """Every patch every player received over ``actions`` actions, with the action's kind."""
+    clock = SteppedClock()
+    state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=60), 0)
+    for seat in range(players):
+        state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
+    room = LiveRoom(state, RoomConfig(), lambda room: None, clock=clock)
+    recorders = [Recorder() for _ in range(players)]
+    connections = [Connection(recorders[seat], seat, 1 << 20) for seat in range(players)]
+    for connection in connections:
+        await room.attach(connection)
+    await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
+    rng = random.Random(1)
+    frames: list[tuple[str, Frame]] = []
+    for number in range(actions):
+        seat, raw = next_message(room, rng)
+        kind = orjson.loads(raw)["type"]
+        raw = raw[:-1] + b',"id":%d}' % (number % 1000)
+        clock.time += rng.randrange(1000, 8000) / 1000
+        before = [len(recorder.sizes) for recorder in recorders]
+        await room.handle(connections[seat], protocol.parse_message(raw))
+        for index, recorder in enumerate(recorders):
+            if len(recorder.sizes) > before[index]:
+                frame = orjson.loads(recorder.last)
+                if frame["type"] == "patch":
+                    frames.append((kind, frame))
+    return frames
+
+
+# The reductions: each takes a patch frame and gives the frame as it would be sent.
+
+
+def _walk(value: Any, change: Callable[[Any], Any]) -> Any:
+    value = change(value)
+    if isinstance(value, dict):
+        return {key: _walk(item, change) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_walk(item, change) for item in value]
+    return value
+
+
+def card_numbers(frame: Frame) -> Frame:
+    """Cards as their index in the deck (0 to 124) instead of "3-circle-yellow"."""
+    return _walk(
+        frame, lambda value: CARD_INDEX.get(value, value) if isinstance(value, str) else value
+    )
+
+
+def deadline_seconds_left(frame: Frame) -> Frame:
+    """A turn's deadline as whole seconds left (60) instead of a Unix time in ms."""
+
+    def change(value: Any) -> Any:
+        if isinstance(value, dict) and isinstance(value.get("deadline"), int):
+            return {**value, "deadline": 60}
+        return value
+
+    ops = [
+        {**op, "value": 60} if op["path"].endswith("/deadline") and "value" in op else op
+        for op in frame["ops"]
+    ]
+    return _walk({**frame, "ops": ops}, change)
+
+
+def no_deadline(frame: Frame) -> Frame:
+    """No deadline at all: the client starts the turn's clock when the turn's patch arrives."""
+
+    def change(value: Any) -> Any:
+        if isinstance(value, dict) and "deadline" in value and "pending" in value:
+            return {key: item for key, item in value.items() if key != "deadline"}
+        return value
+
+    ops = [op for op in frame["ops"] if not op["path"].endswith("/deadline")]
+    return _walk({**frame, "ops": ops}, change)
+
+
+def pile_tops_only(frame: Frame) -> Frame:
+    """A pile's count left out when only its top changes by a take or a discard: the client
+    counts one less (or one more) itself, knowing which pile the path names."""
+    ops = []
+    for op in frame["ops"]:
+        value = op.get("value")
+        if (
+            op["op"] == "replace"
+            and re.fullmatch(r"/round/(piles/\d|discard)", op["path"])
+            and isinstance(value, dict)
+            and set(value) == {"top", "count"}
+        ):
+            op = {"op": "replace", "path": op["path"] + "/top", "value": value["top"]}
+        ops.append(op)
+    return {**frame, "ops": ops}
+
+
+def turn_counter(frame: Frame) -> Frame:
+    """A new turn sent as the turn's number (here a 3-digit stand-in) instead of the object
+    {seat, pending, deadline}: whose turn it is follows from the number and the seats, pending is
+    0 at a turn's start, the deadline starts with the turn."""
+    ops = []
+    for op in frame["ops"]:
+        value = op.get("value")
+        if op["path"] == "/round/turn" and isinstance(value, dict):
+            op = {"op": op["op"], "path": "/round/turn_number", "value": 100}
+        ops.append(op)
+    return {**frame, "ops": ops}
+
+
+def short_names(frame: Frame) -> Frame:
+    """One- or two-letter names for what changes every turn, in paths and in values."""
+
+    def path(text: str) -> str:
+        return "/".join(SHORT_KEYS.get(part, part) for part in text.split("/"))
+
+    def change(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {SHORT_KEYS.get(key, key): item for key, item in value.items()}
+        return value
+
+    ops = []
+    for op in frame["ops"]:
+        op = {**op, "path": path(op["path"])}
+        if "value" in op:
+            op["value"] = _walk(op["value"], change)
+        ops.append(op)
+    return {**frame, "ops": ops}
+
+
+def short_envelope(frame: Frame) -> Frame:
+    """The envelope as {"p": version, "o": ops} (one key names the kind and carries the version)."""
+    return {"p": frame["version"], "o": frame["ops"]}
+
+
+def op_arrays(frame: Frame) -> Frame:
+    """Each operation as [op, path, value] with op one letter (not RFC 6902: an encoding a client
+    would ask for at hello)."""
+    letters = {"replace": "r", "add": "a", "remove": "d"}
+    ops = [
+        [letters[op["op"]], op["path"], *([op["value"]] if "value" in op else [])]
+        for op in frame["ops"]
+    ]
+    return {**frame, "ops": ops}
+
+
+STANDARD: list[tuple[str, Callable[[Frame], Frame]]] = [
+    ("cards as numbers", card_numbers),
+    ("deadline as seconds left", deadline_seconds_left),
+    ("no deadline", no_deadline),
+    ("pile tops only", pile_tops_only),
+    ("turn as its number", turn_counter),
+    ("short names", short_names),
+    ("short envelope", short_envelope),
+]
+ALL_STANDARD = [
+    card_numbers,
+    no_deadline,
+    pile_tops_only,
+    turn_counter,
+    short_names,
+    short_envelope,
+]
+
+
+def size(frame: Frame) -> int:
+    return len(orjson.dumps(frame))
+
+
+def report(players: int, frames: list[tuple[str, Frame]]) -> None:
+    sizes = [size(frame) for _, frame in frames]
+    base = statistics.mean(sizes)
+    kinds: dict[str, list[int]] = {}
+    for (kind, _), value in zip(frames, sizes, strict=True):
+        kinds.setdefault(kind, []).append(value)
+    print(
+        f"{players} players: {len(frames)} patches, mean {base:.0f} B, median "
+        f"{statistics.median(sizes):.0f} B; by action: "
+        + ", ".join(
+            f"{kind} {statistics.mean(values):.0f} B x{len(values)}"
+            for kind, values in sorted(kinds.items())
+        )
+    )
+
+    def priced(name: str, rewrite: Callable[[Frame], Frame]) -> None:
+        mean = statistics.mean(size(rewrite(frame)) for _, frame in frames)
+        print(
+            f"  {name:32s} mean {mean:5.0f} B  saves {base - mean:4.0f} B ({1 - mean / base:.0%})"
+        )
+
+    for name, rewrite in STANDARD:
+        priced(name, rewrite)
+
+    def together(frame: Frame, arrays: bool = False) -> Frame:
+        for rewrite in ALL_STANDARD[:-1]:
+            frame = rewrite(frame)
+        return short_envelope(op_arrays(frame) if arrays else frame)
+
+    priced("all but 'deadline as seconds'", together)
+    priced("… and ops as arrays (not 6902)", lambda frame: together(frame, arrays=True))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--players", type=lambda text: [int(x) for x in text.split(",")], default=[2, 4, 6]
+    )
+    parser.add_argument("--actions", type=int, default=6000)
+    arguments = parser.parse_args()
+    for players in arguments.players:
+        report(players, asyncio.run(play(players, arguments.actions)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,54 @@
+"""The cluster's compose file and nginx configuration agree, and nginx accepts the configuration."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.cluster.harness import NGINX, need_nginx, nginx_config
+from tests.server import ROOT
+
+
+def compose() -> dict[str, Any]:
+    data: dict[str, Any] = yaml.safe_load((ROOT / "docker-compose.cluster.yml").read_text())
+    return data
+
+
+def test_every_node_has_its_own_id_and_its_upstream() -> None:
+    services = compose()["services"]
+    nodes = {name: spec for name, spec in services.items() if name.startswith("node-")}
+    ids = [spec["environment"]["NODE_ID"] for spec in nodes.values()]
+    assert len(ids) == 3
+    assert len(set(ids)) == 3
+    config = (ROOT / "docker" / "nginx.conf").read_text()
+    upstreams = set(re.findall(r"upstream (node-\d+) \{", config))
+    members = set(re.findall(r"server (node-\d+):8000 ", config))
+    assert upstreams == members == set(ids)
+    for spec in nodes.values():
+        assert spec["environment"]["REDIS_URL"].startswith("redis://")
+        assert spec["environment"]["DATABASE_URL"].startswith("postgresql+asyncpg://")
+        assert "ports" not in spec  # reached through nginx only
+    assert services["nginx"]["volumes"] == ["./docker/nginx.conf:/etc/nginx/nginx.conf:ro"]
+
+
+def test_the_single_node_compose_file_stays_the_default() -> None:
+    single = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    assert "redis" not in single["services"]
+    assert "REDIS_URL" not in single["services"]["app"]["environment"]
+
+
+def test_nginx_accepts_the_configuration() -> None:
+    need_nginx()
+    with tempfile.TemporaryDirectory() as folder:
+        place = Path(folder)
+        config = place / "nginx.conf"
+        config.write_text(nginx_config(8080, {"node-1": 9001, "node-2": 9002}, place))
+        result = subprocess.run(
+            [NGINX, "-t", "-p", folder, "-c", str(config)], capture_output=True, text=True
+        )
+        assert result.returncode == 0, result.stderr

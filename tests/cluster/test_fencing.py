@@ -1,0 +1,190 @@
+"""Epoch fencing in PostgreSQL: once a newer owner claimed a room, an older owner writes nothing.
+
+Two stores on one database stand for two nodes. Each assertion here fails if the journal's epoch
+check is taken out (``test_without_the_check_the_older_write_lands`` shows the write it stops).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg
+import orjson
+import pytest
+from sqlalchemy.engine import make_url
+
+from app.cluster.epochs import claim_in_database, raise_epoch, stored_epoch
+from app.rooms.connection import Connection
+from app.rooms.live import LiveRoom, RoomConfig, now_ms
+from app.rooms.registry import hash_token, new_code
+from app.rooms.settings import RoomSettings
+from app.rooms.state import RoomState
+from app.storage.backends import postgresql
+from app.storage.db import make_engine
+from app.storage.journal import Tenure
+from app.storage.store import DatabaseStore
+from tests.databases import postgres_database
+from tests.server import migrate
+
+CLOSE_MOVED = 4012
+
+
+@asynccontextmanager
+async def two_nodes() -> AsyncIterator[tuple[DatabaseStore, DatabaseStore, str]]:
+    """Two stores (nodes) on one fresh, migrated PostgreSQL database, and its URL."""
+    with postgres_database() as url:
+        await asyncio.to_thread(migrate, url)
+        stores = [DatabaseStore(make_engine(url), 0.0) for _ in range(2)]
+        for store in stores:
+            store.start()
+        try:
+            yield stores[0], stores[1], url
+        finally:
+            for store in stores:
+                await store.stop()
+                await store.engine.dispose()
+
+
+async def journal(url: str, code: str) -> list[dict[str, Any]]:
+    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+    connection = await asyncpg.connect(dsn)
+    try:
+        rows = await connection.fetch(
+            "SELECT event FROM live_room_events WHERE code = $1 ORDER BY seq", code
+        )
+    finally:
+        await connection.close()
+    return [orjson.loads(row[0]) if isinstance(row[0], str) else row[0] for row in rows]
+
+
+def new_room(name: str = "Ann") -> RoomState:
+    state = RoomState(new_code(), RoomSettings(), now_ms())
+    state.join(name, hash_token(name), now_ms())
+    return state
+
+
+async def test_an_older_owner_write_is_refused_after_a_newer_claim() -> None:
+    async with two_nodes() as (old, new, url):
+        refused: list[str] = []
+
+        def refuse(code: str) -> bool:
+            refused.append(code)
+            return False
+
+        old.on_fenced = refuse
+        state = new_room()
+        old.epochs[state.code] = Tenure(1)
+        await old.save(state)
+        assert await stored_epoch(new.engine, state.code) == 1
+
+        taken = await claim_in_database(new.engine, state.code, 2)
+        assert taken is not None
+        assert [seat.name for seat in taken.seats] == ["Ann"]
+        new.epochs[state.code] = Tenure(2)
+
+        state.join("Bob", hash_token("Bob"), now_ms())
+        await old.save(state)
+        assert refused == [state.code]
+        assert [event.get("name") for event in await journal(url, state.code)] == ["Ann"]
+
+        taken.join("Cy", hash_token("Cy"), now_ms())
+        await new.save(taken)
+        names = [event.get("name") for event in await journal(url, state.code)]
+        assert names == ["Ann", "Cy"]
+        assert old.backlog == 0  # the refused write is dropped, not retried
+        assert await stored_epoch(new.engine, state.code) == 2
+
+
+async def test_a_claim_below_the_stored_epoch_is_refused() -> None:
+    async with two_nodes() as (first, second, _):
+        state = new_room()
+        first.epochs[state.code] = Tenure(5)
+        await first.save(state)
+        assert await stored_epoch(second.engine, state.code) == 5
+        assert await claim_in_database(second.engine, state.code, 4) is None
+        assert not await raise_epoch(second.engine, state.code, 4)
+        assert await raise_epoch(second.engine, state.code, 6)
+        assert await stored_epoch(second.engine, state.code) == 6
+        assert await stored_epoch(second.engine, "NONE-SUCH") is None
+
+
+async def test_other_rooms_in_a_refused_batch_are_written() -> None:
+    async with two_nodes() as (old, new, url):
+        refused: list[str] = []
+
+        def refuse(code: str) -> bool:
+            refused.append(code)
+            return False
+
+        old.on_fenced = refuse
+        moved, staying = new_room("Ann"), new_room("Dee")
+        old.epochs[moved.code] = old.epochs[staying.code] = Tenure(1)
+        await asyncio.gather(old.save(moved), old.save(staying))
+        assert await claim_in_database(new.engine, moved.code, 2) is not None
+        moved.join("Bob", hash_token("Bob"), now_ms())
+        staying.join("Eve", hash_token("Eve"), now_ms())
+        await asyncio.gather(old.save(moved), old.save(staying))
+        assert refused == [moved.code]
+        assert [e.get("name") for e in await journal(url, moved.code)] == ["Ann"]
+        assert [e.get("name") for e in await journal(url, staying.code)] == ["Dee", "Eve"]
+
+
+class Received:
+    """What a connection was sent, and how it was closed."""
+
+    def __init__(self) -> None:
+        self.frames: list[dict[str, Any]] = []
+        self.closed: tuple[int, str] | None = None
+
+    async def __call__(self, message: dict[str, Any]) -> None:
+        if message["type"] == "websocket.close":
+            self.closed = (message["code"], message["reason"])
+        else:
+            self.frames.append(orjson.loads(message["text"]))
+
+
+async def test_a_refused_room_tells_its_players_nothing_and_closes_moved() -> None:
+    async with two_nodes() as (old, new, url):
+        state = new_room()
+        room = LiveRoom(state, RoomConfig(), lambda _: None, old)
+
+        def stop(code: str) -> bool:
+            room.close(CLOSE_MOVED, "")
+            return False
+
+        old.on_fenced = stop
+        old.epochs[state.code] = Tenure(1)
+        await old.save(state)
+        seen = Received()
+        connection = Connection(seen, 0, 64)
+        await room.attach(connection)
+        await connection.settle(2.0)
+        sent_before = len(seen.frames)
+        assert await claim_in_database(new.engine, state.code, 2) is not None
+
+        with pytest.raises(Exception, match="the room moved"):
+            await room.join("Bob", hash_token("Bob"))
+        await connection.settle(2.0)
+        assert seen.closed == (CLOSE_MOVED, "")
+        assert len(seen.frames) == sent_before  # Bob's arrival, refused, was never shown
+        assert [e.get("name") for e in await journal(url, state.code)] == ["Ann"]
+
+
+async def test_without_the_check_the_older_write_lands(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the check stops: with it taken out, the older owner's event joins the journal."""
+
+    async def no_check(driver: Any, fences: dict[str, int]) -> None:
+        return None
+
+    monkeypatch.setattr(postgresql.PostgresJournal, "_check_fences", staticmethod(no_check))
+    async with two_nodes() as (old, new, url):
+        state = new_room()
+        old.epochs[state.code] = Tenure(1)
+        await old.save(state)
+        assert await claim_in_database(new.engine, state.code, 2) is not None
+        state.join("Bob", hash_token("Bob"), now_ms())
+        await old.save(state)
+        assert [e.get("name") for e in await journal(url, state.code)] == ["Ann", "Bob"]

@@ -1,0 +1,93 @@
+"""Cluster mode is switched on by REDIS_URL, and refuses what would split or lose rooms."""
+
+import asyncio
+import subprocess
+import sys
+
+import pytest
+
+from app.cluster.nodes import Directory
+from app.config import Settings
+from tests.databases import postgres_database
+from tests.redis_server import TEST_REDIS_URL, redis_client
+from tests.server import ROOT, server_env
+
+POSTGRES = "postgresql+asyncpg://spectrum@127.0.0.1/spectrum"
+
+
+def start(module: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", module],
+        cwd=ROOT,
+        env=server_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"REDIS_URL": "redis://127.0.0.1:6379/0", "NODE_ID": "node-1"},
+            "cluster mode (REDIS_URL set) needs PostgreSQL",
+        ),
+        (
+            {"REDIS_URL": "redis://127.0.0.1:6379/0", "DATABASE_URL": POSTGRES},
+            "cluster mode (REDIS_URL set) needs NODE_ID",
+        ),
+        (
+            {"REDIS_URL": "redis://x", "DATABASE_URL": POSTGRES, "NODE_ID": "Node 1"},
+            "NODE_ID 'Node 1' must be 1 to 32 lower-case letters",
+        ),
+        ({"NODE_ID": "node-1"}, "NODE_ID is for cluster mode: set REDIS_URL too"),
+        (
+            {"REDIS_URL": "http://x", "DATABASE_URL": POSTGRES, "NODE_ID": "n1"},
+            "REDIS_URL must start with redis://",
+        ),
+    ],
+)
+def test_cluster_settings_are_refused_with_a_clear_message(
+    env: dict[str, str], message: str
+) -> None:
+    result = start("app", **env)
+    assert result.returncode == 2
+    assert "cannot start" in result.stderr
+    assert message in result.stderr
+
+
+def test_without_redis_url_nothing_changes() -> None:
+    settings = Settings()
+    assert not settings.cluster
+    assert settings.redis_url == ""
+
+
+def test_the_node_path_defaults_to_the_node_id() -> None:
+    settings = Settings(redis_url="redis://r", database_url=POSTGRES, node_id="node-2")
+    assert settings.cluster
+    assert settings.node_prefix == "/n/node-2"
+
+
+def test_a_node_id_held_by_a_running_node_is_refused_at_start() -> None:
+    async def hold_and_start() -> subprocess.CompletedProcess[str]:
+        async with redis_client() as (client, prefix):
+            other = Directory(client, "dup-node", "another-process", 60_000, prefix)
+            assert await other.beat("/n/dup-node")
+            try:
+                with postgres_database() as url:
+                    return await asyncio.to_thread(
+                        start,
+                        "app.scripts.start",
+                        DATABASE_URL=url,
+                        REDIS_URL=TEST_REDIS_URL,
+                        NODE_ID="dup-node",
+                        CLUSTER_NAME=prefix,
+                        LEASE_MS="500",
+                    )
+            finally:
+                await other.leave()
+
+    result = asyncio.run(hold_and_start())
+    assert result.returncode == 1
+    assert "node id 'dup-node' is in use by another running node" in result.stderr
