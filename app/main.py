@@ -71,12 +71,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(application: FastAPI) -> AsyncIterator[None]:
         collector = start_collecting()
         store.start()
+        drained = True
+        try:
+            await store.drain_outbox()  # what the last stop kept, before any room is read
+        except Exception:  # the database is away: it stays queued, and in the file
+            drained = False
+            log.exception("the outbox could not be written yet; rooms are not restored")
         if cluster is not None:
             # Rooms are claimed and restored one by one, by the node a player reaches.
             await cluster.start()
-        else:
+        elif drained:
             try:
-                await store.drain_outbox()
                 await registry.restore(await store.restore())
             except Exception:  # the database is away: serve anyway, /readyz says why
                 log.exception("live rooms could not be restored")
