@@ -33,6 +33,7 @@ RUN /opt/venv/bin/python -m compileall -q app migrations
 # PORT: inside the container; map it to any port of the machine.
 # LOG_JSON: one JSON object a line, for `docker logs` and log collectors.
 # DATABASE_URL: the SQLite default, in the data volume; compose sets PostgreSQL instead.
+# OUTBOX_PATH: writes the database had not taken at a stop, in the data volume too.
 # FORWARDED_ALLOW_IPS is left at its default (127.0.0.1): trusting X-Forwarded-For from anyone
 # would let any client choose its address and escape the per-address limits. Behind a reverse
 # proxy, set it to the proxy's address.
@@ -42,7 +43,8 @@ ENV PATH=/opt/venv/bin:$PATH \
     HOST=0.0.0.0 \
     PORT=8000 \
     LOG_JSON=true \
-    DATABASE_URL=sqlite+aiosqlite:////srv/spectrum/data/spectrum.db
+    DATABASE_URL=sqlite+aiosqlite:////srv/spectrum/data/spectrum.db \
+    OUTBOX_PATH=/srv/spectrum/data/spectrum-outbox
 VOLUME ["/srv/spectrum/data"]
 USER 10001:10001
 EXPOSE 8000

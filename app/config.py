@@ -80,6 +80,19 @@ class Settings(BaseSettings):
         "event log beside the database before a new segment is begun and the full one moved "
         "into the database.",
     )
+    database_timeout_seconds: float = Field(
+        5.0,
+        ge=0.5,
+        le=120,
+        description="Seconds any one database command, connection or journal write may take "
+        "before it counts as failed (with PostgreSQL also the server's statement timeout).",
+    )
+    outbox_path: str = Field(
+        "",
+        description="File where live-room changes the database has not taken are kept when the "
+        "server stops, and written first at the next start; empty means beside an SQLite "
+        "database (spectrum.db-outbox), else ./spectrum-outbox.",
+    )
     journal_flush_ms: int = Field(
         0,
         ge=0,

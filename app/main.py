@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
@@ -39,11 +40,13 @@ log = logging.getLogger(__name__)
 def create_app(settings: Settings | None = None) -> FastAPI:
     """A new application configured by ``settings`` (by default the environment's)."""
     settings = settings or get_settings()
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, settings.database_timeout_seconds)
     store = DatabaseStore(
         engine,
         flush_seconds=settings.journal_flush_ms / 1000,
         segment_bytes=settings.event_log_segment_kb * 1024,
+        write_seconds=settings.database_timeout_seconds,
+        outbox=Path(settings.outbox_path) if settings.outbox_path else None,
     )
     registry = RoomRegistry(
         RoomConfig(
@@ -68,10 +71,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(application: FastAPI) -> AsyncIterator[None]:
         collector = start_collecting()
         store.start()
+        drained = True
+        try:
+            await store.drain_outbox()  # what the last stop kept, before any room is read
+        except Exception:  # the database is away: it stays queued, and in the file
+            drained = False
+            log.exception("the outbox could not be written yet; rooms are not restored")
         if cluster is not None:
             # Rooms are claimed and restored one by one, by the node a player reaches.
             await cluster.start()
-        else:
+        elif drained:
             try:
                 await registry.restore(await store.restore())
             except Exception:  # the database is away: serve anyway, /readyz says why

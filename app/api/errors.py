@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from app.engine.errors import IllegalAction
 
 # HTTP statuses of refusals other than 409 Conflict.
-REFUSAL_STATUS = {"server_full": 503, "room_moved": 503}
+REFUSAL_STATUS = {"server_full": 503, "room_moved": 503, "not_saved": 503}
 
 
 class ErrorOut(BaseModel):

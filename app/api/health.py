@@ -12,6 +12,10 @@ from pydantic import BaseModel, Field
 from app.api.deps import ClusterDep, MetricsDep, StoreDep
 from app.storage.migrations import current_revision, head_revision
 
+# Writes that have waited longer than this mean the database is falling behind; a few queued
+# for a moment are normal under load, so the count alone says nothing.
+LATE_WRITE_SECONDS = 5.0
+
 router = APIRouter(tags=["operations"])
 metrics_router = APIRouter(tags=["operations"])
 
@@ -29,6 +33,9 @@ class Readiness(BaseModel):
     database: str
     migrations: str
     backlog: int = Field(description="Journal writes and finished rounds waiting to be saved.")
+    oldest_unsaved_seconds: float = Field(
+        description="How long the oldest write not yet saved has waited."
+    )
     redis: str | None = Field(None, description="In a cluster: `ok`, or why Redis is not.")
     node: str | None = Field(None, description="In a cluster: this node's id.")
     problems: list[str]
@@ -42,7 +49,8 @@ def healthz() -> Health:
 
 @router.get("/readyz", response_model=Readiness, responses={503: {"model": Readiness}})
 async def readyz(store: StoreDep, cluster: ClusterDep) -> JSONResponse:
-    """The database is reachable, its migrations are at head and nothing waits to be saved."""
+    """The database is reachable, its migrations are at head, writes are neither failing nor
+    falling behind (none waits longer than a few seconds), and in a cluster Redis answers."""
     problems = []
     database = "ok"
     migrations = "unknown"
@@ -56,8 +64,11 @@ async def readyz(store: StoreDep, cluster: ClusterDep) -> JSONResponse:
     except Exception as error:  # unreachable, refused, timed out: all mean not ready
         database = f"unreachable: {error.__class__.__name__}"
         problems.append(f"database unreachable ({error.__class__.__name__})")
-    if store.backlog:
-        problems.append(f"{store.backlog} writes wait for the database ({store.last_error})")
+    late = store.oldest_unsaved_seconds()
+    if store.failing:
+        problems.append(f"database writes are failing ({store.last_error})")
+    elif late > LATE_WRITE_SECONDS:
+        problems.append(f"writes wait for the database: the oldest for {late:.0f} s")
     redis = None
     if cluster is not None:
         redis = "ok"
@@ -78,6 +89,7 @@ async def readyz(store: StoreDep, cluster: ClusterDep) -> JSONResponse:
         database=database,
         migrations=migrations,
         backlog=store.backlog,
+        oldest_unsaved_seconds=round(late, 3),
         redis=redis,
         node=cluster.node if cluster is not None else None,
         problems=problems,

@@ -12,7 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.rooms.settings import RoomSettings
 from app.rooms.state import Event, RoomState
-from app.storage.statements import EVENTS, ROOMS
+from app.storage.journal import Snapshot
+from app.storage.snapshots import rebuild
+from app.storage.statements import EVENTS, ROOMS, SNAPSHOTS
 from app.storage.store import events_in_order
 
 
@@ -50,5 +52,14 @@ async def claim_in_database(engine: AsyncEngine, code: str, epoch: int) -> RoomS
         numbered: dict[int, Event] = {
             int(seq): event for seq, event in await connection.execute(query)
         }
+        kept = (
+            await connection.execute(
+                select(SNAPSHOTS.c.seq, SNAPSHOTS.c.state).where(SNAPSHOTS.c.code == code)
+            )
+        ).first()
     settings = RoomSettings.model_validate(row.settings)
-    return RoomState.replay(code, settings, row.created_at, events_in_order(code, numbered))
+    if kept is None:
+        return RoomState.replay(code, settings, row.created_at, events_in_order(code, numbered))
+    snapshot = Snapshot(code, int(kept.seq), kept.state)
+    events = events_in_order(code, numbered, snapshot.seq)
+    return rebuild(code, settings, row.created_at, snapshot, events)

@@ -3,11 +3,14 @@
 Each change is made durable, then sets the timers it calls for, then is published to every
 connection; nothing here awaits a socket while holding the lock. Who is at the table is kept by
 ``table``, frames are built by ``frames``, and the turns the room plays itself by ``autoplay``.
+A change the store cannot make durable within its bounded wait is held: the room tells its
+players (``not_saved``), refuses further moves, and publishes once the store has written it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import time
 import uuid
@@ -43,6 +46,9 @@ __all__ = ["CLOSE_KICKED", "CLOSE_REPLACED", "CLOSE_ROOM_GONE", "LiveRoom", "Roo
 
 CLOSE_KICKED = 4010
 CLOSE_ROOM_GONE = 4011
+NOT_SAVED = "the server can't save right now; your move is waiting"
+
+log = logging.getLogger(__name__)
 
 K = TypeVar("K")
 
@@ -84,6 +90,12 @@ class LiveRoom:
         )
         self.replies = Replies()
         self.ledger = RoundLedger(state)
+        # A change not yet durable: shown to nobody until the store has written it.
+        self.holding = False
+        self.saves = 0
+        self.held_ack: tuple[Connection | None, object] = (None, None)
+        self.needs_state: list[Connection] = []
+        self.release: asyncio.Task[None] | None = None
         self.frames = Frames(ViewBuilder(), {})
         self.frames.public = self.frames.public_view(state, self.table, self.timers)
         self._schedule_idle()
@@ -130,7 +142,11 @@ class LiveRoom:
             self.timers.idle.clear()
             self.table.pass_host_if_away(self.state)
             await self.announce()
-            self.send_state(connection)
+            if self.holding:
+                self.needs_state.append(connection)
+                connection.push(protocol.error_frame("not_saved", NOT_SAVED))
+            else:
+                self.send_state(connection)
 
     async def detach(self, connection: Connection) -> None:
         """Remove a connection; the host's role passes on if the host is gone."""
@@ -153,7 +169,10 @@ class LiveRoom:
         """Act on one client message; a refusal answers the sender alone and changes nothing."""
         if isinstance(message, protocol.Resync):
             async with self.lock:
-                self.send_state(connection)
+                if self.holding:
+                    self.needs_state.append(connection)
+                else:
+                    self.send_state(connection)
             return
         if isinstance(message, protocol.HintRequest):
             await self.autoplay.answer_hint(connection, message.id)
@@ -161,6 +180,9 @@ class LiveRoom:
         started = time.perf_counter()
         async with self.lock:
             if connection not in self.table.connections:
+                return
+            if self.holding:
+                connection.push(protocol.error_frame("not_saved", NOT_SAVED, message.id))
                 return
             if self.replies.repeat(self.state, self.frames, connection, message):
                 return
@@ -181,15 +203,20 @@ class LiveRoom:
     async def join(self, name: str, token_hash: str) -> int:
         """Seat a new player (from the HTTP join); returns the seat."""
         async with self.lock:
+            if self.holding:
+                raise IllegalAction("not_saved", NOT_SAVED)
             seat = self.state.join(name, token_hash, millis(self.clock))
             await self.announce()
             if self.closed:
                 raise IllegalAction("room_moved", "the room moved while joining; try again")
             return seat
 
-    async def _save(self) -> None:
-        """Make the new events and any newly finished rounds durable, before announcing."""
-        await self.store.save(self.state, self.ledger.take(self.state, millis(self.clock)))
+    async def _save(self) -> bool:
+        """Make the new events and any newly finished rounds durable, before announcing; False
+        if they are not within the store's bounded wait, or earlier changes are still held."""
+        self.saves += 1
+        rounds = self.ledger.take(self.state, millis(self.clock))
+        return await self.store.save(self.state, rounds) and not self.holding
 
     async def announce(
         self, sender: Connection | None = None, ack: object = None, within_round: bool = False
@@ -201,18 +228,59 @@ class LiveRoom:
         else everyone sees (see ``Frames.publish``).
         """
         self.table.pass_host_if_away(self.state)  # the change may make the room need a host
-        await self._save()
+        saved = await self._save()
         if self.closed:
             return  # stopped meanwhile (its write refused, or the room moved): nothing is told
+        if not saved:
+            self._hold(sender, ack)
+            return
         table = self.table
         self.timers.follow(self.state, table.here(), table.standins(), self.config)
         self.frames.publish(self.state, table, self.timers, sender, ack, within_round)
 
+    def _hold(self, sender: Connection | None, ack: object) -> None:
+        """Keep the change from everyone until it is durable, and tell them why."""
+        if self.holding:
+            if sender is not None:
+                sender.push(protocol.error_frame("not_saved", NOT_SAVED, ack))
+            return
+        self.holding = True
+        self.held_ack = (sender, ack)
+        for connection in self.table.connections:
+            told = ack if connection is sender else None
+            connection.push(protocol.error_frame("not_saved", NOT_SAVED, told))
+        log.warning("room %s holds a change the database has not taken yet", self.code)
+        self.release = asyncio.create_task(self._release_when_saved())
+
+    async def _release_when_saved(self) -> None:
+        """Once every held change is durable, publish them (the held move's ack with them)."""
+        while True:
+            saves = self.saves
+            await self.store.saved()
+            async with self.lock:
+                if self.saves != saves:
+                    continue  # changed again meanwhile: wait for that write too
+                self.holding = False
+                sender, ack = self.held_ack
+                self.held_ack = (None, None)
+                waiting, self.needs_state = self.needs_state, []
+                if self.closed:
+                    return
+                table = self.table
+                self.timers.follow(self.state, table.here(), table.standins(), self.config)
+                self.frames.publish(self.state, table, self.timers, sender, ack, False)
+                for connection in waiting:
+                    if connection in table.connections:
+                        self.send_state(connection)
+                log.info("room %s: held changes saved and shown", self.code)
+                return
+
     async def resave_finished_rounds(self) -> None:
         """Write the current match's finished rounds again (after a restart; stored once)."""
         async with self.lock:
-            self.ledger.rewrite()
-            await self._save()
+            self.ledger.rewrite(self.state)
+            if not await self._save():
+                self._hold(None, None)
 
     def _dispatch(self, connection: Connection, message: protocol.ClientMessage) -> bool:
         """Apply the message to the state; True if it was a move that changed only the round."""
@@ -282,7 +350,11 @@ class LiveRoom:
 
     def rings(self, timer: Timer[K], key: K) -> bool:
         """Whether a timer's ring for ``key`` still stands: the room is open and the timer is
-        still set for that key (a ring that lost a race is not)."""
+        still set for that key (a ring that lost a race is not), and no change is held (the
+        timer is then set again once the held change is shown)."""
+        if self.holding and timer.holds(key):
+            timer.clear()
+            return False
         return not self.closed and timer.holds(key)
 
     async def _ready_expired(self, key: ReadyKey) -> None:

@@ -9,7 +9,7 @@ from collections import Counter, deque
 from collections.abc import Awaitable, Callable
 
 from app.engine.errors import IllegalAction
-from app.rooms.live import CLOSE_ROOM_GONE, LiveRoom, RoomConfig, now_ms
+from app.rooms.live import CLOSE_ROOM_GONE, NOT_SAVED, LiveRoom, RoomConfig, now_ms
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.rooms.store import NullStore, RoomStore
@@ -103,7 +103,11 @@ class RoomRegistry:
         state.join(host_name, hash_token(token), now_ms())
         room = LiveRoom(state, self.config, self.drop, self.store, self.on_action, self.thinker)
         self.rooms[code] = room
-        await self.store.save(state)
+        if not await self.store.save(state):
+            # Nobody holds its token yet: drop it rather than hand out a room not kept.
+            self.store.forget(code)
+            self.drop(room)
+            raise IllegalAction("not_saved", NOT_SAVED)
         return room, token
 
     async def restore(self, states: list[RoomState]) -> None:

@@ -29,9 +29,13 @@ class FinishedRound:
 class RoomStore(Protocol):
     """Where rooms keep their events and finished rounds."""
 
-    async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> None:
-        """Make the room's unsaved events and these finished rounds durable, together (waiting
-        a bounded time); what cannot be written yet is kept and retried."""
+    async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> bool:
+        """Make the room's unsaved events and these finished rounds durable, together; True
+        once they are, False if not within a bounded wait (they are kept, in order, and
+        retried)."""
+
+    async def saved(self) -> None:
+        """Wait, however long it takes, until everything handed to ``save`` is durable."""
 
     def forget(self, code: str) -> None:
         """The room is gone from memory: drop what was kept to restore it."""
@@ -40,10 +44,14 @@ class RoomStore(Protocol):
 class NullStore:
     """Keeps nothing: rooms live and die with the process."""
 
-    async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> None:
+    async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> bool:
         """Drop the events and rounds."""
         if state is not None:
             state.take_unsaved()
+        return True
+
+    async def saved(self) -> None:
+        """Nothing is ever waiting."""
 
     def forget(self, code: str) -> None:
         """Nothing to forget."""
@@ -58,9 +66,12 @@ class RoundLedger:
         self.match_id = state.match_id
         self.written = len(state.match.results) if state.match else 0
 
-    def rewrite(self) -> None:
-        """Hand the current match's rounds over again (after a restart; they are stored once)."""
-        self.written = 0
+    def rewrite(self, state: RoomState) -> None:
+        """Hand the current match's rounds over again (after a restart; they are stored once),
+        unless it is finished: its rounds were stored with the events that ended it, and its
+        end time is not to be written again."""
+        match = state.match
+        self.written = len(match.results) if match is not None and match.finished else 0
 
     def take(self, state: RoomState, now: int) -> list[FinishedRound]:
         """Rounds finished since the last call, as the history keeps them."""

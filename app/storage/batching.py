@@ -4,9 +4,12 @@ they are.
 Operations are written as soon as they come, but no sooner than ``flush_seconds`` after the
 previous write began (0 by default) and never while the previous write is under way: what comes
 meanwhile goes into the next batch, so a quiet server writes each change at once and a busy one
-writes many in one. Those who queued them wait for that write (a bounded time). When the
-database is unreachable, play goes on: the operations wait in memory, in order, and are retried
-after a pause that grows; ``backlog`` says how many wait.
+writes many in one. Each caller waits for its own operations at most ``wait_seconds`` and is
+told whether they were written; operations not yet written stay queued, in order, and are
+retried after a pause that grows, so a caller can wait for them again (``saved``) without a
+bound, outside any lock. A write that hangs fails after ``write_seconds``. At a stop, what the
+database did not take is kept in the outbox file (``outbox.py``) and written first at the next
+start.
 """
 
 from __future__ import annotations
@@ -14,27 +17,49 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from asyncio import FIRST_COMPLETED
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from app.rooms.store import FinishedRound
 from app.storage.journal import Batch, Fenced, JournalBackend, Op
+from app.storage.outbox import Outbox
 
 log = logging.getLogger(__name__)
 
-RETRY_SECONDS = (0.5, 1, 2, 5, 10)
+RETRY_SECONDS = (0.5, 1, 2, 5)
+
+
+@dataclass(slots=True)
+class Pending:
+    """Operations queued together, the future resolved once they are written, and since when."""
+
+    ops: list[Op]
+    written: asyncio.Future[None]
+    since: float
 
 
 class BatchWriter:
     """The queue in front of a backend, and the task that writes it."""
 
     def __init__(
-        self, backend: JournalBackend, flush_seconds: float, wait_seconds: float = 2.0
+        self,
+        backend: JournalBackend,
+        flush_seconds: float,
+        wait_seconds: float = 2.0,
+        write_seconds: float = 10.0,
+        outbox: Outbox | None = None,
     ) -> None:
         self.backend = backend
         self.flush_seconds = flush_seconds
         self.wait_seconds = wait_seconds
-        self._ops: list[Op] = []
-        self._waiters: list[asyncio.Future[bool]] = []
+        self.write_seconds = write_seconds
+        self.outbox = outbox
+        self._queue: list[Pending] = []
+        self._writing: list[Pending] = []
+        self._last: asyncio.Future[None] | None = None
+        # Resolved (and replaced) at each failed write, so that waiters are told at once.
+        self._failure: asyncio.Future[None] | None = None
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
         self._last_write = float("-inf")
@@ -53,51 +78,117 @@ class BatchWriter:
         self._task = asyncio.create_task(self._run())
 
     async def stop(self, grace: float = 5.0) -> None:
-        """Write what is pending (within ``grace`` seconds), then stop and close the backend."""
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(grace):
-                while self._ops or self._waiters:
-                    self._wakeup.set()
-                    await asyncio.sleep(0.01)
+        """Write what is pending (within ``grace`` seconds), keep in the outbox what could not
+        be written, then stop and close the backend."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + grace
+        self._retry_at = float("-inf")  # one more try at once, not after the retry pause
+        while (self._queue or self._writing) and loop.time() < deadline:
+            self._wakeup.set()
+            await asyncio.sleep(0.02)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        await self.backend.close()
-        if self._ops:
-            log.error("stopped with %d writes unsaved", len(self._ops))
+        unsaved = [op for pending in self._queue for op in pending.ops]
+        if unsaved and self.outbox is not None:
+            try:
+                self.outbox.keep(unsaved)
+            except OSError:
+                log.exception("stopped with %d writes unsaved, and the outbox failed", len(unsaved))
+            else:
+                log.error(
+                    "stopped with %d writes unsaved (%s); kept in %s, written at the next start",
+                    len(unsaved),
+                    self.last_error,
+                    self.outbox.path,
+                )
+        elif unsaved:
+            log.error("stopped with %d writes unsaved (%s)", len(unsaved), self.last_error)
+        else:
+            log.info("stopped with every write saved")
+        for pending in self._queue:
+            pending.written.cancel()
+        self._queue = []
+        with contextlib.suppress(Exception):
+            async with asyncio.timeout(self.write_seconds):
+                await self.backend.close()
+
+    async def drain_outbox(self) -> None:
+        """Write what the outbox kept at the last stop, before anything else; raise if the
+        database does not take it within ``write_seconds`` (it stays queued and kept)."""
+        if self.outbox is None:
+            return
+        kept = self.outbox.read()
+        if not kept:
+            return
+        log.info("writing %d operations kept in the outbox at the last stop", len(kept))
+        written = self._enqueue(kept, first=True)
+        outbox = self.outbox
+        # Deleted once written, whenever that is: never written a second time later.
+        written.add_done_callback(lambda done: None if done.cancelled() else outbox.clear())
+        self._wakeup.set()
+        async with asyncio.timeout(self.write_seconds + self.wait_seconds):
+            await asyncio.shield(written)
 
     @property
     def backlog(self) -> int:
         """Operations waiting for the database."""
-        return len(self._ops)
+        return sum(len(pending.ops) for pending in (*self._writing, *self._queue))
 
-    async def write(self, ops: Sequence[Op]) -> None:
-        """Queue the operations; wait (a bounded time) until they and those before are written."""
-        self._ops.extend(ops)
-        if not self._ops:
-            return
+    def oldest_unsaved_seconds(self) -> float:
+        """How long the oldest operation not yet written has waited (0 when none waits)."""
+        waiting = self._writing or self._queue
+        if not waiting:
+            return 0.0
+        return asyncio.get_running_loop().time() - waiting[0].since
+
+    async def write(self, ops: Sequence[Op]) -> bool:
+        """Queue the operations; True once they and those before are written, False if that
+        takes longer than ``wait_seconds`` or the database is failing (they stay queued)."""
+        written = self._enqueue(ops)
+        if written.done():
+            return True
+        self._wakeup.set()
         if self.failing:
-            self._wakeup.set()
-            return  # the database is away: play on, the writes wait in order
-        if self.backend.inline and not self.flush_seconds:
+            return False  # the database is away: say so now rather than after a wait
+        if self.backend.inline and not self.flush_seconds and not self._writing:
             # Written in this thread: handing the write to the writer task and waiting for it
             # would cost more than the write.
             await self._write()
-            return
-        self._wakeup.set()
-        loop = asyncio.get_running_loop()
-        waiter = loop.create_future()
-        if not self._waiters:
-            # One timer for everyone in the coming batch: no one waits past wait_seconds.
-            loop.call_later(self.wait_seconds, _resolve, self._waiters, False)
-        self._waiters.append(waiter)
-        await waiter
+            return written.done() and not written.cancelled()
+        if self._failure is None or self._failure.done():
+            self._failure = asyncio.get_running_loop().create_future()
+        await asyncio.wait(
+            [written, self._failure], timeout=self.wait_seconds, return_when=FIRST_COMPLETED
+        )
+        return written.done() and not written.cancelled()
+
+    async def saved(self) -> None:
+        """Wait, however long it takes, until everything queued so far is written."""
+        if self._last is not None and not self._last.done():
+            await asyncio.shield(self._last)
 
     def queue(self, op: Op) -> None:
         """Queue an operation without waiting for it."""
-        self._ops.append(op)
+        self._enqueue([op])
         self._wakeup.set()
+
+    def _enqueue(self, ops: Sequence[Op], first: bool = False) -> asyncio.Future[None]:
+        loop = asyncio.get_running_loop()
+        written: asyncio.Future[None] = loop.create_future()
+        if not ops:
+            written.set_result(None)
+            return written
+        pending = Pending(list(ops), written, loop.time())
+        if first:
+            self._queue.insert(0, pending)
+            if self._last is None:
+                self._last = written
+        else:
+            self._queue.append(pending)
+            self._last = written
+        return written
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -112,60 +203,72 @@ class BatchWriter:
     async def _write(self) -> None:
         """Write everything queued as one batch."""
         self._last_write = asyncio.get_running_loop().time()
-        batch, waiters = Batch(self._ops), self._waiters
-        self._ops, self._waiters = [], []
-        if not batch.ops:
-            _resolve(waiters, True)
+        entries, self._queue = self._queue, []
+        if not entries:
             return
+        self._writing = entries
+        batch = Batch([op for pending in entries for op in pending.ops])
         try:
-            await self.backend.write(batch)
+            if self.backend.inline:
+                await self.backend.write(batch)
+            else:
+                async with asyncio.timeout(self.write_seconds):
+                    await self.backend.write(batch)
         except Fenced as fenced:
-            self._fenced(batch, waiters, fenced.codes)
+            self._queue = self._fenced(entries, fenced.codes) + self._queue
+            self._wakeup.set()
         except Exception as error:  # any database failure: keep the batch and retry
-            self._failed(batch, waiters, error)
+            self._queue = entries + self._queue
+            self._failed(error)
+        except BaseException:  # cancelled at a stop: the batch stays queued for the outbox
+            self._queue = entries + self._queue
+            raise
         else:
-            self._written(batch, waiters)
+            self._written(batch, entries)
+        finally:
+            self._writing = []
 
-    def _failed(self, batch: Batch, waiters: list[asyncio.Future[bool]], error: Exception) -> None:
-        """Keep the batch ahead of what came since, and retry after a pause that grows."""
-        self._ops = batch.ops + self._ops
-        self.failing = True
-        self.save_failures += 1
-        self.last_error = f"{error.__class__.__name__}: {error}"
-        log.warning("database write failed, will retry: %s", self.last_error)
-        pause = RETRY_SECONDS[min(self._attempt, len(RETRY_SECONDS) - 1)]
-        self._attempt += 1
-        self._retry_at = asyncio.get_running_loop().time() + pause
-        self._wakeup.set()
-        _resolve(waiters, False)
-
-    def _fenced(self, batch: Batch, waiters: list[asyncio.Future[bool]], codes: set[str]) -> None:
-        """Drop the refused rooms' operations (their rooms stop, told first), write the rest."""
+    def _fenced(self, entries: list[Pending], codes: set[str]) -> list[Pending]:
+        """Drop the refused rooms' operations (their rooms stop, told first); the rest are
+        written again. A write left with nothing is never done: its future is cancelled."""
         dropped = set()
         for code in sorted(codes):
             if self.on_fenced is None or not self.on_fenced(code):
                 log.warning("write of room %s refused: a newer owner holds it", code)
                 dropped.add(code)
-        kept = [op for op in batch.ops if _room_of(op) not in dropped]
-        self._ops = kept + self._ops
-        self._waiters = waiters + self._waiters
-        self._wakeup.set()
+        kept = []
+        for pending in entries:
+            pending.ops = [op for op in pending.ops if _room_of(op) not in dropped]
+            if pending.ops:
+                kept.append(pending)
+            else:
+                pending.written.cancel()
+        return kept
 
-    def _written(self, batch: Batch, waiters: list[asyncio.Future[bool]]) -> None:
+    def _failed(self, error: Exception) -> None:
+        """Keep the batch ahead of what came since, and retry after a pause that grows."""
+        self.failing = True
+        self.save_failures += 1
+        self.last_error = f"{error.__class__.__name__}: {error}".rstrip(": ")
+        log.warning("database write failed, will retry: %s", self.last_error)
+        pause = RETRY_SECONDS[min(self._attempt, len(RETRY_SECONDS) - 1)]
+        self._attempt += 1
+        self._retry_at = asyncio.get_running_loop().time() + pause
+        self._wakeup.set()
+        if self._failure is not None and not self._failure.done():
+            self._failure.set_result(None)
+
+    def _written(self, batch: Batch, entries: list[Pending]) -> None:
         self._attempt = 0
         self._retry_at = float("-inf")
         if self.failing:
             log.info("database writes resumed")
         self.failing = False
         self.rounds_saved += sum(isinstance(op, FinishedRound) for op in batch.ops)
-        _resolve(waiters, True)
+        for pending in entries:
+            if not pending.written.done():
+                pending.written.set_result(None)
 
 
 def _room_of(op: Op) -> str:
     return op.room_code if isinstance(op, FinishedRound) else op.code
-
-
-def _resolve(waiters: list[asyncio.Future[bool]], value: bool) -> None:
-    for waiter in waiters:
-        if not waiter.done():
-            waiter.set_result(value)

@@ -1,8 +1,9 @@
 """What the live-room journal writes and reads, and the interface every database behind it offers.
 
 Rooms' changes reach the journal as operations (a new room, a room's numbered events, a room to
-forget, a finished round), gathered into a ``Batch`` that a backend writes as one unit. Every
-operation can be written again after a failure without harm: rows are keyed, events numbered.
+forget, a snapshot of a room that compacts its events, a finished round), gathered into a
+``Batch`` that a backend writes as one unit. Every operation can be written again after a
+failure without harm: rows are keyed, events numbered.
 The backend is chosen from the database URL's scheme, and imported only when chosen.
 """
 
@@ -44,6 +45,16 @@ class Forget:
 
 
 @dataclass(slots=True)
+class Snapshot:
+    """A room as it stood before its event ``seq`` (the start of its current match): the
+    events before it are no longer needed to rebuild the room."""
+
+    code: str
+    seq: int
+    state: dict[str, Any]
+
+
+@dataclass(slots=True)
 class Tenure:
     """A node's hold on a room: the epoch its writes carry, raised in place when the node
     claims the room again while holding it (after Redis forgot the lease)."""
@@ -68,7 +79,7 @@ class Fenced(Exception):
         self.codes = codes
 
 
-Op = NewRoom | Events | Forget | FinishedRound | Fence
+Op = NewRoom | Events | Forget | Snapshot | FinishedRound | Fence
 
 
 # A write hands the backend one object rather than a list, so that what a write must carry
@@ -83,12 +94,14 @@ class Batch:
 
 @dataclass(slots=True)
 class JournalRoom:
-    """A room as the journal holds it: first settings, creation time, events by number."""
+    """A room as the journal holds it: first settings, creation time, events by number, and
+    its latest snapshot (the events before the snapshot's ``seq`` may be gone)."""
 
     code: str
     settings: dict[str, Any]
     created_at: int
     events: dict[int, Event] = field(default_factory=dict)
+    snapshot: Snapshot | None = None
 
 
 class JournalBackend(Protocol):

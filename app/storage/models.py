@@ -160,3 +160,16 @@ class LiveEventRecord(Base):
     )
     seq: Mapped[int] = mapped_column(primary_key=True)
     event: Mapped[dict[str, Any]]
+
+
+class LiveSnapshotRecord(Base):
+    """A live room as it stood before its current match began: with the events from ``seq``
+    on, it rebuilds the room, and the events before ``seq`` are no longer kept."""
+
+    __tablename__ = "live_room_snapshots"
+
+    code: Mapped[str] = mapped_column(
+        ForeignKey("live_rooms.code", ondelete="CASCADE"), primary_key=True
+    )
+    seq: Mapped[int]
+    state: Mapped[dict[str, Any]]

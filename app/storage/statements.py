@@ -21,6 +21,7 @@ from sqlalchemy import (
     Table,
     bindparam,
     delete,
+    inspect,
     literal_column,
     select,
     text,
@@ -35,12 +36,13 @@ from sqlalchemy.types import TypeEngine
 from app.engine.cards import card_ids
 from app.rooms.store import FinishedRound
 from app.storage.db import json_text
-from app.storage.journal import Events, Fence, Forget, JournalRoom, NewRoom, Op
+from app.storage.journal import Events, Fence, Forget, JournalRoom, NewRoom, Op, Snapshot
 from app.storage.models import (
     Base,
     HandRecord,
     LiveEventRecord,
     LiveRoomRecord,
+    LiveSnapshotRecord,
     MatchRecord,
     RoundRecord,
     SeatRecord,
@@ -48,6 +50,7 @@ from app.storage.models import (
 
 ROOMS = Base.metadata.tables[LiveRoomRecord.__tablename__]
 EVENTS = Base.metadata.tables[LiveEventRecord.__tablename__]
+SNAPSHOTS = Base.metadata.tables[LiveSnapshotRecord.__tablename__]
 MATCHES = Base.metadata.tables[MatchRecord.__tablename__]
 SEATS = Base.metadata.tables[SeatRecord.__tablename__]
 ROUNDS = Base.metadata.tables[RoundRecord.__tablename__]
@@ -139,6 +142,31 @@ class Statements:
         self.forget_events = compiled(
             delete(EVENTS).where(EVENTS.c.code == _bind(EVENTS.c.code)), "code"
         )
+        self.forget_snapshot = compiled(
+            delete(SNAPSHOTS).where(SNAPSHOTS.c.code == _bind(SNAPSHOTS.c.code)), "code"
+        )
+        # A newer snapshot replaces an older one (never the reverse, should a retry come late),
+        # and the events it covers are deleted.
+        kept = insert(SNAPSHOTS).values(
+            code=_bind(SNAPSHOTS.c.code), seq=_bind(SNAPSHOTS.c.seq), state=_bind(SNAPSHOTS.c.state)
+        )
+        self.snapshot = compiled(
+            kept.on_conflict_do_update(
+                index_elements=[SNAPSHOTS.c.code],
+                set_={"seq": kept.excluded.seq, "state": kept.excluded.state},
+                where=SNAPSHOTS.c.seq < kept.excluded.seq,
+            ),
+            "code",
+            "seq",
+            "state",
+        )
+        self.compact = compiled(
+            delete(EVENTS).where(
+                EVENTS.c.code == _bind(EVENTS.c.code), EVENTS.c.seq < _bind(EVENTS.c.seq)
+            ),
+            "code",
+            "seq",
+        )
         self.forget_room = compiled(
             delete(ROOMS).where(ROOMS.c.code == _bind(ROOMS.c.code)), "code"
         )
@@ -162,8 +190,11 @@ class Statements:
             "number",
             "match_id",
         )
+        # A match ends once: a final round written again (after a restart) keeps its end time.
         self.ended = compiled(
-            update(MATCHES).values(ended_at=_bind(MATCHES.c.ended_at)).where(this_match),
+            update(MATCHES)
+            .values(ended_at=_bind(MATCHES.c.ended_at))
+            .where(this_match, MATCHES.c.ended_at.is_(None)),
             "ended_at",
             "match_id",
         )
@@ -193,8 +224,12 @@ class Statements:
                 )
             elif isinstance(op, NewRoom):
                 add(self.room, [(op.code, op.settings, op.created_at)])
+            elif isinstance(op, Snapshot):
+                add(self.snapshot, [(op.code, op.seq, op.state)])
+                add(self.compact, [(op.code, op.seq)])
             elif isinstance(op, Forget):
                 add(self.forget_events, [(op.code,)])
+                add(self.forget_snapshot, [(op.code,)])
                 add(self.forget_room, [(op.code,)])
             elif isinstance(op, Fence):
                 continue  # checked by the backend before the plan runs (PostgreSQL only)
@@ -254,11 +289,19 @@ async def read_rooms(engine: AsyncEngine) -> dict[str, JournalRoom]:
                 select(ROOMS.c.code, ROOMS.c.settings, ROOMS.c.created_at)
             )
         }
+        # A database not yet migrated to snapshots (an earlier version's) has none.
+        if await connection.run_sync(lambda sync: inspect(sync).has_table(SNAPSHOTS.name)):
+            for code, seq, state in await connection.execute(
+                select(SNAPSHOTS.c.code, SNAPSHOTS.c.seq, SNAPSHOTS.c.state)
+            ):
+                if code in rooms:
+                    rooms[code].snapshot = Snapshot(code, seq, state)
         for code, seq, event in await connection.execute(
             select(EVENTS.c.code, EVENTS.c.seq, EVENTS.c.event)
         ):
-            if code in rooms:
-                rooms[code].events[seq] = event
+            room = rooms.get(code)
+            if room is not None and (room.snapshot is None or seq >= room.snapshot.seq):
+                room.events[seq] = event
     return rooms
 
 

@@ -1,15 +1,18 @@
 """The database behind rooms: their journal of events, and the finished rounds of match history.
 
 A room's unsaved events and finished rounds are written together (``batching.py``) to the
-backend that suits the database (``journal.py``); the rooms that wrote them wait for that write
-before announcing the change: what players saw survives a SIGKILL, and a round is stored before
-its results are shown. At start, every room the journal holds is rebuilt from its events.
+backend that suits the database (``journal.py``); the rooms that wrote them announce the change
+only once that write is done (``save`` says whether it was, within a bounded wait; ``saved``
+waits for it without a bound): what players saw survives a SIGKILL, and a round is stored
+before its results are shown. At start, what the outbox kept at the last stop is written
+first, then every room the journal holds is rebuilt from its events.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -19,6 +22,8 @@ from app.rooms.store import FinishedRound
 from app.storage.batching import BatchWriter
 from app.storage.eventlog import SEGMENT_BYTES
 from app.storage.journal import Events, Fence, Forget, NewRoom, Op, Tenure, open_backend
+from app.storage.outbox import Outbox
+from app.storage.snapshots import rebuild, snapshot_of
 
 log = logging.getLogger(__name__)
 
@@ -32,15 +37,23 @@ class DatabaseStore(BatchWriter):
         flush_seconds: float,
         wait_seconds: float = 2.0,
         segment_bytes: int = SEGMENT_BYTES,
+        write_seconds: float = 10.0,
+        outbox: Path | None = None,
     ) -> None:
-        super().__init__(open_backend(engine, segment_bytes), flush_seconds, wait_seconds)
+        super().__init__(
+            open_backend(engine, segment_bytes),
+            flush_seconds,
+            wait_seconds,
+            write_seconds,
+            Outbox(outbox or outbox_for(engine)),
+        )
         self.engine = engine
         # This node's hold on each room, in cluster mode: its writes are fenced by its epoch.
         self.epochs: dict[str, Tenure] = {}
 
-    async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> None:
-        """Queue a room's unsaved events and finished rounds; wait (a bounded time) until they
-        are written."""
+    async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> bool:
+        """Queue a room's unsaved events and finished rounds; True once they are written, False
+        if not within ``wait_seconds`` (they stay queued, in order)."""
         ops: list[Op] = []
         if state is not None:
             tenure = self.epochs.get(state.code)
@@ -52,8 +65,11 @@ class DatabaseStore(BatchWriter):
                 ops.append(NewRoom(state.code, settings, state.created_at))
             if events:
                 ops.append(Events(state.code, state.created_at, first, events))
+                snapshot = snapshot_of(state, first, events)
+                if snapshot is not None:
+                    ops.append(snapshot)
         ops.extend(rounds)
-        await self.write(ops)
+        return await self.write(ops)
 
     def forget(self, code: str) -> None:
         """Drop a room's journal (queued after its last events)."""
@@ -69,18 +85,31 @@ class DatabaseStore(BatchWriter):
         for room in await self.backend.restore():
             try:
                 settings = RoomSettings.model_validate(room.settings)
-                events = events_in_order(room.code, room.events)
-                states.append(RoomState.replay(room.code, settings, room.created_at, events))
+                if room.snapshot is None:
+                    events = events_in_order(room.code, room.events)
+                    state = RoomState.replay(room.code, settings, room.created_at, events)
+                else:
+                    events = events_in_order(room.code, room.events, room.snapshot.seq)
+                    state = rebuild(room.code, settings, room.created_at, room.snapshot, events)
+                states.append(state)
             except Exception:  # a room that cannot be rebuilt must not stop the others
                 log.exception("room %s could not be restored", room.code)
         return states
 
 
-def events_in_order(code: str, numbered: dict[int, Event]) -> list[Event]:
-    """A room's events by number, up to the first one missing."""
+def outbox_for(engine: AsyncEngine) -> Path:
+    """Where the outbox is kept by default: beside an SQLite file, else in the working folder."""
+    if engine.url.get_backend_name() == "sqlite" and engine.url.database:
+        return Path(f"{engine.url.database}-outbox")
+    return Path("spectrum-outbox")
+
+
+def events_in_order(code: str, numbered: dict[int, Event], first: int = 0) -> list[Event]:
+    """A room's events by number from ``first``, up to the first one missing."""
     events: list[Event] = []
-    while len(events) in numbered:
-        events.append(numbered[len(events)])
+    while first + len(events) in numbered:
+        events.append(numbered[first + len(events)])
     if len(events) < len(numbered):
-        log.error("room %s: events after #%d are missing; restored up to there", code, len(events))
+        end = first + len(events)
+        log.error("room %s: events after #%d are missing; restored up to there", code, end)
     return events

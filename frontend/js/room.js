@@ -120,6 +120,7 @@ class RoomPage {
   }
 
   heard(type, detail) {
+    showNotSaved(type, detail);
     if (type === 'error') this.refused(detail);
     if (type === 'hint') this.advised(detail);
     if (type === 'state' || type === 'patch') this.observe();
@@ -548,5 +549,25 @@ class RoomPage {
     return html`<div class="roombar"><span>${extra}<span class="nowrap">Room <strong>${state.code}</strong></span></span>
       <span class="row"><button class="btn quiet sound" data-act="sound" aria-pressed="${String(soundOn())}">Sound</button>
       <button class="btn quiet" data-act="rules" aria-haspopup="dialog">Rules</button></span></div>`;
+  }
+}
+
+/**
+ * While the server cannot save a change (error code `not_saved`, see docs/protocol.md), a banner
+ * says the table is waiting; the next state or patch means it was saved, and clears it.
+ */
+function showNotSaved(type, detail) {
+  const waiting = type === 'error' && detail.code === 'not_saved';
+  const shown = document.getElementById('not-saved');
+  if (waiting && !shown) {
+    const banner = document.createElement('div');
+    banner.id = 'not-saved';
+    banner.className = 'banner';
+    banner.setAttribute('role', 'alert');
+    banner.style.cssText = 'position: sticky; top: 0; z-index: 10;';
+    banner.textContent = "The server can't save right now; your move is waiting. Play resumes once it is saved.";
+    document.body.prepend(banner);
+  } else if (shown && (type === 'state' || type === 'patch')) {
+    shown.remove();
   }
 }

@@ -54,11 +54,15 @@ def test_compose_has_postgres_and_the_app() -> None:
     cluster = {"REDIS_URL", "NODE_ID", "NODE_PATH", "CLUSTER_NAME", "LEASE_MS"}
     assert set(environment) == SETTINGS - {"HOST", "PORT"} - cluster
     for name, value in environment.items():
-        if name not in ("DATABASE_URL", "DATABASE_PASSWORD", "LOG_JSON"):
+        if name not in ("DATABASE_URL", "DATABASE_PASSWORD", "LOG_JSON", "OUTBOX_PATH"):
             assert value == f"${{{name}:-}}", name
     assert environment["DATABASE_URL"] == "postgresql+asyncpg://spectrum@db:5432/spectrum"
     assert environment["DATABASE_PASSWORD"] == db["environment"]["POSTGRES_PASSWORD"]
     assert environment["LOG_JSON"] == "${LOG_JSON:-true}"
+    # In the app's volume, where the server may write, and kept when the container is replaced.
+    assert environment["OUTBOX_PATH"] == "${OUTBOX_PATH:-/srv/spectrum/data/spectrum-outbox}"
+    assert app["volumes"] == ["app-data:/srv/spectrum/data"]
+    assert "app-data" in compose()["volumes"]
     assert db["environment"]["POSTGRES_DB"] == "spectrum"
     assert db["environment"]["POSTGRES_USER"] == "spectrum"
 

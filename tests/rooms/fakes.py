@@ -76,7 +76,7 @@ class MemoryStore:
         self.rounds: list[FinishedRound] = []
         self.forgotten: list[str] = []
 
-    async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> None:
+    async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> bool:
         """Keep the room's unsaved events and these rounds."""
         if state is not None:
             first, events = state.take_unsaved()
@@ -84,6 +84,10 @@ class MemoryStore:
             assert first == len(kept), "events are handed over in order, once"
             kept.extend(events)
         self.rounds.extend(rounds)
+        return True
+
+    async def saved(self) -> None:
+        """Everything is kept at once."""
 
     def forget(self, code: str) -> None:
         """The room is gone from memory."""

@@ -38,3 +38,12 @@ async def test_after_a_restart_the_rounds_of_the_match_are_saved_again(rooms: Ho
     await play_one_round(table)
     await rooms.rooms[table.code].resave_finished_rounds()
     assert [saved.result.number for saved in rooms.store.rounds] == [1, 1]
+
+
+async def test_after_a_restart_a_finished_match_is_not_written_again(rooms: Host) -> None:
+    table = await open_table(rooms, 2, rounds=1, turn_seconds=0)
+    await table.host.act("start")
+    await play_one_round(table)
+    assert [saved.final for saved in rooms.store.rounds] == [True]
+    await rooms.rooms[table.code].resave_finished_rounds()
+    assert len(rooms.store.rounds) == 1

@@ -1,17 +1,20 @@
 """Batches in front of a journal backend: in order, gathered while a write is under way, retried
-in order while the database is away, waited for a bounded time, and written before a stop."""
+in order while the database is away, each caller told within a bounded wait whether its write
+is done, written before a stop or kept in the outbox."""
 
 from __future__ import annotations
 
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import pytest
 
 from app.storage.backends.memory import MemoryJournal
 from app.storage.batching import BatchWriter
 from app.storage.journal import Batch, Events, Forget, NewRoom, Op
+from app.storage.outbox import Outbox
 
 
 class FlakyJournal(MemoryJournal):
@@ -95,19 +98,23 @@ async def test_while_the_database_is_away_writes_wait_and_are_retried_in_order(
     await until(lambda: bool(journal.attempts))
     writer.queue(joined("AAAA-AAAA", 1, "Bob"))  # comes while the first write is under way
     journal.gate.set()
-    await first
+    assert await first is False  # not written: the caller is told
     assert writer.failing
     assert writer.backlog == 3
-    assert writer.save_failures == 1
+    assert writer.save_failures >= 1
     assert "away" in (writer.last_error or "")
-    await writer.write([joined("AAAA-AAAA", 2, "Cy")])  # returns at once: play goes on
+    # While failing, a caller is told at once, and its write waits behind the others.
+    assert await writer.write([joined("AAAA-AAAA", 2, "Cy")]) is False
     writer.queue(Forget("GONE-GONE"))
     assert writer.backlog == 5
     assert journal.rooms == {}
+    assert writer.oldest_unsaved_seconds() > 0
 
     journal.down = False
-    await until(lambda: not writer.failing)
+    await asyncio.wait_for(writer.saved(), timeout=30)
+    assert not writer.failing
     assert writer.backlog == 0
+    assert writer.oldest_unsaved_seconds() == 0
     assert journal.attempts[-1] == [
         room("AAAA-AAAA"),
         joined("AAAA-AAAA", 0, "Ann"),
@@ -124,10 +131,13 @@ async def test_a_slow_write_is_waited_for_a_bounded_time(journal: FlakyJournal) 
     writer.start()
     try:
         journal.gate.clear()
-        await asyncio.wait_for(writer.write([room("AAAA-AAAA")]), timeout=10)
+        assert await asyncio.wait_for(writer.write([room("AAAA-AAAA")]), timeout=10) is False
         assert journal.rooms == {}  # still being written when the wait ended
+        # A second caller has its own bound, though the first write is still under way.
+        assert await asyncio.wait_for(writer.write([room("BBBB-BBBB")]), timeout=10) is False
         journal.gate.set()
-        await until(lambda: "AAAA-AAAA" in journal.rooms)
+        await asyncio.wait_for(writer.saved(), timeout=10)
+        assert set(journal.rooms) == {"AAAA-AAAA", "BBBB-BBBB"}
         assert not writer.failing
     finally:
         await writer.stop()
@@ -146,17 +156,47 @@ async def test_stopping_writes_what_is_pending_then_closes_the_backend(
     assert journal.closed
 
 
-async def test_stopping_gives_up_after_its_grace_when_the_database_is_away(
-    journal: FlakyJournal, caplog: pytest.LogCaptureFixture
+async def test_stopping_keeps_in_the_outbox_what_the_database_would_not_take(
+    journal: FlakyJournal, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
-    writer = BatchWriter(journal, flush_seconds=0)
+    outbox = Outbox(tmp_path / "outbox")
+    writer = BatchWriter(journal, flush_seconds=0, outbox=outbox)
     writer.start()
     journal.down = True
-    await writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")])
+    ops: list[Op] = [room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")]
+    assert await writer.write(ops) is False
     await writer.stop(grace=0.1)
-    assert writer.backlog == 2
     assert journal.closed
     assert "stopped with 2 writes unsaved" in caplog.text
+    assert str(outbox.path) in caplog.text
+    assert outbox.read() == ops
+
+    # The next start writes them first, before anything else, and deletes the file.
+    journal.down = False
+    again = BatchWriter(journal, flush_seconds=0, outbox=outbox)
+    again.start()
+    try:
+        await again.drain_outbox()
+        assert journal.attempts[-1] == ops
+        assert "AAAA-AAAA" in journal.rooms
+        assert not outbox.path.exists()
+    finally:
+        await again.stop()
+
+
+async def test_a_write_that_hangs_fails_after_its_bound(journal: FlakyJournal) -> None:
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=0.05, write_seconds=0.2)
+    writer.start()
+    try:
+        journal.gate.clear()  # the database never answers
+        assert await writer.write([room("AAAA-AAAA")]) is False
+        await until(lambda: writer.failing)
+        assert "TimeoutError" in (writer.last_error or "")
+        journal.gate.set()
+        await asyncio.wait_for(writer.saved(), timeout=30)
+        assert "AAAA-AAAA" in journal.rooms
+    finally:
+        await writer.stop()
 
 
 async def test_a_backend_that_writes_inline_is_written_without_the_writer_task() -> None:
@@ -165,7 +205,7 @@ async def test_a_backend_that_writes_inline_is_written_without_the_writer_task()
     await writer.write([room("AAAA-AAAA")])
     assert "AAAA-AAAA" in journal.rooms
     journal.down = True
-    await writer.write([joined("AAAA-AAAA", 0, "Ann")])
+    assert await writer.write([joined("AAAA-AAAA", 0, "Ann")]) is False
     assert writer.failing
     assert writer.backlog == 1
     await writer.stop(grace=0)

@@ -91,3 +91,17 @@ def test_a_migration_file_is_read_for_its_revision_and_those_it_follows() -> Non
     )
     assert _revision_of('revision = "0001"\ndown_revision = None\n') == ("0001", ())
     assert _revision_of("x = 1\n") is None
+
+
+def test_snapshots_come_and_go_without_touching_the_rooms(database_url: str) -> None:
+    config = alembic_config(database_url)
+    command.upgrade(config, "0002")
+    assert "live_room_snapshots" not in asyncio.run(tables(database_url))
+    command.upgrade(config, "0003")
+    assert {"live_room_snapshots", "live_rooms"} <= asyncio.run(tables(database_url))
+    command.downgrade(config, "0002")
+    names = asyncio.run(tables(database_url))
+    assert "live_room_snapshots" not in names
+    assert {"live_rooms", "live_room_events", "matches"} <= names
+    command.upgrade(config, "head")
+    assert asyncio.run(revision(database_url)) == head_revision()

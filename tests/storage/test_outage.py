@@ -1,51 +1,54 @@
-"""While the database is away play goes on; finished rounds wait and are saved when it returns."""
+"""While the database cannot take writes, a move is held, not shown: its sender and the whole
+table are told (``not_saved``), /readyz says why, and once the database is back the move is
+acknowledged and play goes on; every round shown is stored once, with the totals shown."""
 
-import asyncio
-import random
-import time
+import tempfile
 
 import httpx
 
 from tests.databases import postgres_database, set_connections_allowed
-from tests.play import play_until
-from tests.rooms.client import Client, create_room, join_room
-from tests.server import FAST, running_server
+from tests.faults.table import HELD, Table, new_server, ready, told_held, until
 
 
-async def test_rounds_wait_for_the_database_and_are_saved_when_it_returns() -> None:
-    with postgres_database() as url, running_server(url, **FAST) as server:
-        room = create_room(server, "Ann", rounds=2, turn_seconds=0)
-        bob = join_room(server, room["code"], "Bob")
-        clients = [Client(server, room["code"], token) for token in (room["token"], bob["token"])]
-        for client in clients:
-            await client.connect()
-        await clients[0].act("start")
-        rng = random.Random(3)
-        await play_until(clients, rng, lambda s: s["status"] == "round_over")
-        match_id = clients[0].view["match_id"]
-        assert httpx.get(f"{server.url}/readyz").status_code == 200
-
-        set_connections_allowed(url, False)
+async def test_a_move_waits_for_the_database_and_is_shown_when_it_returns() -> None:
+    with postgres_database() as url, tempfile.TemporaryDirectory() as folder:
+        server = new_server(url, OUTBOX_PATH=f"{folder}/outbox")
+        server.start()
         try:
-            await play_until(clients, rng, lambda s: s["status"] == "finished")
-            ready = httpx.get(f"{server.url}/readyz")
-            assert ready.status_code == 503
-            assert ready.json()["backlog"] >= 1
-            assert ready.json()["status"] == "degraded"
-            down = httpx.get(f"{server.url}/api/matches/{match_id}")
-            assert down.status_code == 503
-            assert down.json()["code"] == "database_unavailable"
-        finally:
-            set_connections_allowed(url, True)
+            table = Table(server, players=2, rounds=2)
+            await table.connect()
+            await table.start()
+            await table.play_until(lambda s: s["status"] == "round_over")
+            await table.step()  # everyone ready: the second round is dealt
+            assert ready(server)
+            before = table.views()
 
-        deadline = time.monotonic() + 60
-        while httpx.get(f"{server.url}/readyz").status_code != 200:
-            assert time.monotonic() < deadline, httpx.get(f"{server.url}/readyz").text
-            await asyncio.sleep(0.5)
-        stored = httpx.get(f"{server.url}/api/matches/{match_id}").json()
-        assert [played["number"] for played in stored["rounds"]] == [1, 2]
-        assert stored["status"] == "finished"
-        results = clients[0].view["results"]
-        assert [hand["total"] for hand in stored["rounds"][1]["hands"]] == results[1]["totals"]
-        for client in clients:
-            await client.close()
+            set_connections_allowed(url, False)
+            try:
+                mover = next(client for client in table.clients if client.my_turn())
+                waiting = mover.random_move(table.rng)
+                await mover.send({**waiting, "id": "held"})
+                await until(lambda: "held" in mover.answers, 30, "an answer to the held move")
+                assert mover.answers["held"]["code"] == HELD
+                for client in table.clients:
+                    await until(lambda c=client: told_held(c), 30, "every player told")
+                assert table.views() == before  # nothing shown that is not stored
+                other = next(client for client in table.clients if client is not mover)
+                await other.send({"type": "ready", "id": "refused"})  # refused while held
+                await until(lambda: "refused" in other.answers, 30, "the refusal")
+                assert other.answers["refused"]["code"] == HELD
+                await until(lambda: not ready(server), 30, "/readyz saying not ready")
+                problems = httpx.get(f"{server.url}/readyz").json()["problems"]
+                assert any("failing" in problem for problem in problems), problems
+            finally:
+                set_connections_allowed(url, True)
+
+            await until(lambda: mover.answers["held"]["type"] == "patch", 60, "the held ack")
+            await until(lambda: ready(server), 60, "/readyz saying ready again")
+            await table.play_until(lambda s: s["status"] == "finished")
+            table.check_history()
+            stored = httpx.get(f"{server.url}/api/matches/{table.state['match_id']}").json()
+            assert stored["status"] == "finished"
+            await table.close()
+        finally:
+            server.stop()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.rooms.store import FinishedRound
-from app.storage.journal import Batch, Events, Fence, Forget, JournalRoom, NewRoom
+from app.storage.journal import Batch, Events, Fence, Forget, JournalRoom, NewRoom, Snapshot
 
 
 class MemoryJournal:
@@ -26,6 +26,11 @@ class MemoryJournal:
                 if room is not None and room.created_at == op.created_at:
                     for n, event in enumerate(op.events):
                         room.events.setdefault(op.first + n, event)
+            elif isinstance(op, Snapshot):
+                room = self.rooms.get(op.code)
+                if room is not None and (room.snapshot is None or room.snapshot.seq < op.seq):
+                    room.snapshot = op
+                    room.events = {n: e for n, e in room.events.items() if n >= op.seq}
             elif isinstance(op, Forget):
                 self.rooms.pop(op.code, None)
             elif isinstance(op, Fence):
@@ -37,7 +42,7 @@ class MemoryJournal:
     async def restore(self) -> list[JournalRoom]:
         """Copies of the rooms kept."""
         return [
-            JournalRoom(room.code, room.settings, room.created_at, dict(room.events))
+            JournalRoom(room.code, room.settings, room.created_at, dict(room.events), room.snapshot)
             for room in self.rooms.values()
         ]
 

@@ -22,14 +22,14 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import orjson
-from sqlalchemy import bindparam, exists, func, literal_column, select
+from sqlalchemy import Integer, bindparam, exists, func, literal_column, select
 from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.storage.eventlog import EventLog, LoggedEvents, folder_for, read_segment
-from app.storage.journal import Batch, Events, JournalRoom
-from app.storage.statements import EVENTS, ROOMS, Plan, Statements, ping, read_rooms
+from app.storage.journal import Batch, Events, JournalRoom, Snapshot
+from app.storage.statements import EVENTS, ROOMS, SNAPSHOTS, Plan, Statements, ping, read_rooms
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,9 @@ def fold_statement(dialect: Dialect) -> str:
     row = func.json_each(bindparam("rows")).table_valued("value").alias("row").c.value
     code, seq, event, created_at = (row.op("->>")(literal_column(str(n))) for n in range(4))
     room_kept = exists().where(ROOMS.c.code == code, ROOMS.c.created_at == created_at)
-    rows = select(code, seq, event).where(room_kept)
+    # Events a snapshot took the place of are left out too.
+    covered = exists().where(SNAPSHOTS.c.code == code, SNAPSHOTS.c.seq > seq.cast(Integer))
+    rows = select(code, seq, event).where(room_kept, ~covered)
     fold = insert(EVENTS).from_select(["code", "seq", "event"], rows).on_conflict_do_nothing()
     return str(fold.compile(dialect=dialect))
 
@@ -79,15 +81,18 @@ class SqliteJournal:
         self.turn = threading.Lock()
 
     async def write(self, batch: Batch) -> None:
-        """Commit everything but the events, then append the events to the event log: a room's
-        first events never reach it before the room does."""
+        """Commit everything but the events and snapshots, then append the events to the event
+        log, then commit the snapshots: a room's first events never reach the log before the
+        room reaches the database, and a snapshot never before the events after it."""
         events = [op for op in batch.ops if isinstance(op, Events)]
-        if len(events) < len(batch.ops):
-            self._commit(
-                self.statements.plan([op for op in batch.ops if not isinstance(op, Events)])
-            )
+        snapshots = [op for op in batch.ops if isinstance(op, Snapshot)]
+        rest = [op for op in batch.ops if not isinstance(op, Events | Snapshot)]
+        if rest:
+            self._commit(self.statements.plan(rest))
         if events:
             self._append(events)
+        if snapshots:
+            self._commit(self.statements.plan(snapshots))
 
     async def restore(self) -> list[JournalRoom]:
         """The rooms in the database, with the events of the event log added to theirs.
@@ -100,8 +105,10 @@ class SqliteJournal:
         for batch in logged:
             room = rooms.get(batch.code)
             if room is not None and room.created_at == batch.created_at:
-                for n, event in enumerate(batch.events):
-                    room.events.setdefault(batch.first + n, event)
+                since = room.snapshot.seq if room.snapshot is not None else 0
+                for n, event in enumerate(batch.events, batch.first):
+                    if n >= since:
+                        room.events.setdefault(n, event)
         return list(rooms.values())
 
     async def ping(self) -> None:
