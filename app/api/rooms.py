@@ -361,7 +361,7 @@ async def _serve(
 
 
 PING = '{"type":"ping"}'
-# A client that pings keeps doing so (the browser client every 2 s): this long without a message
+# A client that pings keeps doing so (the browser client sends something at least every 5 s): this long without a message
 # from it, its link is taken for dead, as a link whose pongs stop is (a browser's network stack
 # may go on answering the server's pings while the page hears nothing).
 CLIENT_SILENCE_SECONDS = 7.0
@@ -383,7 +383,9 @@ async def _read(
     while True:
         if connection.closing is None:
             try:
-                message = await asyncio.wait_for(receive(), silence)
+                # A timeout scope, not wait_for: no task made for every message read.
+                async with asyncio.timeout(silence):
+                    message = await receive()
             except TimeoutError:
                 # Its pings stopped: the link is dead even if the socket looks open.
                 connection.close(

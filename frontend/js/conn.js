@@ -8,12 +8,15 @@ export const FINAL_CLOSES = new Set([4001, 4002, 4003, 4004, 4009, 4010, 4011]);
 const MAX_DELAY_MS = 8000;
 // The room moved to another server (a cluster's node); the reason, if any, is where to go.
 const CLOSE_MOVED = 4012;
-// A page cannot see WebSocket pings, so it checks the link itself: it pings when it has sent
-// nothing for PING_EVERY_MS (the server then expects that, and takes 7 s of silence for a dead
-// link); when it has heard nothing for DEAD_AFTER_MS, nor for PONG_WAIT_MS since a ping, the
-// link is dead (a phone that lost its network keeps the socket open, and nothing else would
-// notice). The second condition spares a tab whose timers the browser held back.
-const PING_EVERY_MS = 2000;
+// A page cannot see WebSocket pings, so it checks the link itself: it pings when it has heard
+// nothing for PING_EVERY_MS, or sent nothing for SEND_EVERY_MS (the server then expects that,
+// and takes 7 s of silence for a dead link), so a table in play, where patches come and moves
+// go, needs no ping at all; when it has heard nothing for DEAD_AFTER_MS, nor for PONG_WAIT_MS
+// since a ping, the link is dead (a phone that lost its network keeps the socket open, and
+// nothing else would notice). The second condition spares a tab whose timers the browser held
+// back.
+const PING_EVERY_MS = 3000;
+const SEND_EVERY_MS = 5000;
 const DEAD_AFTER_MS = 3500;
 const PONG_WAIT_MS = 1000;
 const PING = JSON.stringify({ type: 'ping' });
@@ -57,7 +60,10 @@ export class RoomConnection {
       this.ws = null; // its late events are ignored from now on
       ws.close();
       this.closed(1006, 'no answer from the server');
-    } else if (now - this.sentAt >= PING_EVERY_MS) {
+    } else if (
+      now - this.sentAt >= SEND_EVERY_MS ||
+      (quiet >= PING_EVERY_MS && now - this.pinged >= PING_EVERY_MS)
+    ) {
       this.pinged = this.sentAt = now;
       ws.send(PING);
     }
