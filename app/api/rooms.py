@@ -361,9 +361,9 @@ async def _serve(
 
 
 PING = '{"type":"ping"}'
-# A client that pings keeps doing so (the browser client sends something at least every 5 s): this long without a message
-# from it, its link is taken for dead, as a link whose pongs stop is (a browser's network stack
-# may go on answering the server's pings while the page hears nothing).
+# A client that pings keeps sending (the browser client something at least every 5 s): this
+# long without a message from it, its link is taken for dead, as a link whose pongs stop is (a
+# browser's network stack may go on answering the server's pings while the page hears nothing).
 CLIENT_SILENCE_SECONDS = 7.0
 CLOSE_SILENT = 1011
 PING_BYTES = PING.encode()
