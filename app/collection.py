@@ -16,11 +16,14 @@ FULL_COLLECTION_SECONDS = 600.0
 # How often the process's size is read (cheap: one small file), and the least time between two
 # full collections, which bounds how often a pause can come.
 CHECK_SECONDS = 2.0
-LEAST_SECONDS_BETWEEN = 10.0
-# Growth since the last full collection that calls for the next one: a fifth of the size after
-# it, and at least this many bytes.
-GROWTH_SHARE = 0.1
-GROWTH_BYTES = 16 * 1024 * 1024
+LEAST_SECONDS_BETWEEN = 30.0
+# Growth since the last full collection that calls for the next one: half the size after it,
+# and at least this many bytes. A full collection walks the whole heap (hundreds of
+# milliseconds with thousands of rooms); asking for the heap to have grown by half first makes
+# their total work proportional to the heap's growth, as CPython's own rule for the oldest
+# generation does, and keeps a steadily playing server from pausing at all.
+GROWTH_SHARE = 0.5
+GROWTH_BYTES = 64 * 1024 * 1024
 # Net new container objects between two young collections (CPython's default: 700). What a
 # room keeps from one action to its next (views, parsed messages, timers, awaited reads) lives
 # for seconds; collecting every 700 allocations walked all of it twice on its way to the old
@@ -88,7 +91,7 @@ async def collect_garbage_now_and_then(collector: Collector) -> None:
 
     With thousands of connections the heap holds millions of objects; an automatic full
     collection then stops every room for hundreds of milliseconds, repeatedly while rooms are
-    being created. Here one runs when the process has grown by a fifth since the last one (a
+    being created. Here one runs when the process has grown by half since the last one (a
     flood of connections left cycles behind), at most every ``LEAST_SECONDS_BETWEEN`` seconds,
     and at least every ``FULL_COLLECTION_SECONDS``. Young generations are still collected
     automatically, every ``YOUNG_COLLECTION_THRESHOLD`` net new objects.

@@ -3,6 +3,7 @@
 from app.collection import (
     FULL_COLLECTION_SECONDS,
     GROWTH_BYTES,
+    GROWTH_SHARE,
     LEAST_SECONDS_BETWEEN,
     Collector,
 )
@@ -15,7 +16,9 @@ def test_a_full_collection_follows_growth_but_not_too_soon() -> None:
     collector = Collector(lambda: size[0])
     start = collector.last
     assert not collector.due(start + LEAST_SECONDS_BETWEEN)
-    size[0] += GROWTH_BYTES
+    size[0] += int(max(GROWTH_BYTES, GROWTH_SHARE * size[0])) - 1
+    assert not collector.due(start + LEAST_SECONDS_BETWEEN), "not grown enough"
+    size[0] += 1
     assert not collector.due(start + LEAST_SECONDS_BETWEEN / 2), "too soon after the last"
     assert collector.due(start + LEAST_SECONDS_BETWEEN)
     collector.collect()
