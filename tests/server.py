@@ -16,6 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Protocol
 
 import httpx
 from sqlalchemy.engine import make_url
@@ -52,6 +53,14 @@ def end_group(process: subprocess.Popen[bytes]) -> None:
 
 class PortTaken(RuntimeError):
     """The server could not listen: another process took its port between the probe and it."""
+
+
+class Address(Protocol):
+    """Where a server is reached: one test server, or a load balancer in front of several."""
+
+    port: int
+    url: str
+    ws_url: str
 
 
 class Server:

@@ -291,7 +291,7 @@ class ClusterClient(Client):
     """A client through nginx that follows "moved" closes and reconnects by itself."""
 
     def __init__(self, cluster: Cluster, code: str, token: str | None = None) -> None:
-        super().__init__(cluster.front, code, token)  # type: ignore[arg-type]
+        super().__init__(cluster.front, code, token)
         self.cluster = cluster
         self.node_paths: list[str] = []
 

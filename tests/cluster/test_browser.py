@@ -26,7 +26,7 @@ def test_both_pages_recover_when_the_owning_node_is_killed() -> None:
     sync_api = require_playwright()
     with running_cluster() as cluster, sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        pages = Pages(browser, cluster.front)  # type: ignore[arg-type]
+        pages = Pages(browser, cluster.front)
         try:
             play_through_a_lost_node(pages, cluster)
         finally:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.server import FAST, Server, running_server
+from tests.server import FAST, Address, Server, running_server
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -74,7 +74,7 @@ def e2e_server() -> Iterator[Server]:
 class Pages:
     """Opens pages in fresh browser contexts (each its own local storage) and notes JS errors."""
 
-    def __init__(self, browser: Any, server: Server) -> None:
+    def __init__(self, browser: Any, server: Address) -> None:
         self.browser = browser
         self.server = server
         self.contexts: list[Any] = []

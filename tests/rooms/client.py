@@ -23,7 +23,7 @@ import jsonpatch
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
-from tests.server import Server
+from tests.server import Address, Server
 
 State = dict[str, Any]
 _ids = itertools.count(1)
@@ -66,11 +66,15 @@ _opened: list[Client] = []
 
 async def close_all() -> None:
     """Close every client made since the last call (for test teardown, even after a failure)."""
+    loop = asyncio.get_running_loop()
     while _opened:
         client = _opened.pop()
+        reader = client._reader
+        if reader is not None and reader.get_loop() is not loop:
+            continue  # made in an earlier test, whose event loop has ended, and its reader too
         if client.ws is not None:
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(client.close(), 5)
+                await asyncio.wait_for(client.close(), 30)
 
 
 class Peer:
@@ -164,7 +168,7 @@ class Peer:
 class Client(Peer):
     """One WebSocket connection to a room."""
 
-    def __init__(self, server: Server, code: str, token: str | None = None) -> None:
+    def __init__(self, server: Address, code: str, token: str | None = None) -> None:
         super().__init__(code, token)
         self.server = server
         self.ws: ClientConnection | None = None

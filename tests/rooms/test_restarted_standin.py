@@ -15,8 +15,7 @@ import pytest
 
 from tests.play import play_until
 from tests.rooms.client import Client, close_all, create_room, join_room
-from tests.rooms.conftest import FAST
-from tests.server import Server, free_port, migrate, server_env
+from tests.server import FAST, Server, free_port, migrate, server_env
 
 State = dict[str, Any]
 
