@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
@@ -37,6 +36,8 @@ from pathlib import Path
 import httpx
 import orjson
 from websockets.sync.client import connect
+
+from bench.load import cpu_seconds, stop_process
 
 ROOT = Path(__file__).resolve().parents[1]
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -60,12 +61,6 @@ def environment(folder: Path, port: int) -> dict[str, str]:
         "DATABASE_URL": f"sqlite+aiosqlite:///{folder}/spectrum.db",
         "LOG_LEVEL": "warning",
     }
-
-
-def cpu_seconds(pid: int) -> float:
-    """User plus system CPU time of a process so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
 
 
 def first_socket(base: str, deadline: float) -> tuple[float, float]:
@@ -113,12 +108,7 @@ def one_start(database: Path | None, root: Path = ROOT) -> tuple[float, float, f
             sys.stderr.write(errors.decode(errors="replace"))
             raise
         cpu = cpu_seconds(process.pid)
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)
         return accepted - started, state - started, cpu
 
 

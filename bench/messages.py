@@ -23,12 +23,7 @@ import orjson
 
 from app.engine.cards import CARD_IDS
 from app.rooms import protocol
-from app.rooms.connection import Connection
-from app.rooms.live import LiveRoom, RoomConfig
-from app.rooms.registry import hash_token
-from app.rooms.settings import RoomSettings
-from app.rooms.state import RoomState
-from bench.room import Recorder, SteppedClock, next_message
+from bench.room import SteppedClock, next_message, started_room
 
 Frame = dict[str, Any]
 CARD_INDEX = {card: index for index, card in enumerate(CARD_IDS)}
@@ -58,15 +53,7 @@ SHORT_KEYS = {
 async def play(players: int, actions: int) -> list[tuple[str, Frame]]:
     """Every patch every player received over ``actions`` actions, with the action's kind."""
     clock = SteppedClock()
-    state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=60), 0)
-    for seat in range(players):
-        state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
-    room = LiveRoom(state, RoomConfig(), lambda room: None, clock=clock)
-    recorders = [Recorder() for _ in range(players)]
-    connections = [Connection(recorders[seat], seat, 1 << 20) for seat in range(players)]
-    for connection in connections:
-        await room.attach(connection)
-    await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
+    room, recorders, connections = await started_room(players, 60, clock)
     rng = random.Random(1)
     frames: list[tuple[str, Frame]] = []
     for number in range(actions):

@@ -113,13 +113,10 @@ class SteppedClock(LoopClock):
         return self.time
 
 
-async def sizes(players: int, actions: int, turn_seconds: int) -> None:
-    """Bytes of each patch against the bytes of the full state it brings up to date.
-
-    The room's clock moves 1 to 8 seconds between actions (so each turn has its own deadline)
-    and every message carries an id, as the browser client's do.
-    """
-    clock = SteppedClock()
+async def started_room(
+    players: int, turn_seconds: int, clock: SteppedClock
+) -> tuple[LiveRoom, list[Recorder], list[Connection]]:
+    """A room of ``players`` recorded connections whose match has begun."""
     state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=turn_seconds), 0)
     for seat in range(players):
         state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
@@ -129,6 +126,17 @@ async def sizes(players: int, actions: int, turn_seconds: int) -> None:
     for connection in connections:
         await room.attach(connection)
     await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
+    return room, recorders, connections
+
+
+async def sizes(players: int, actions: int, turn_seconds: int) -> None:
+    """Bytes of each patch against the bytes of the full state it brings up to date.
+
+    The room's clock moves 1 to 8 seconds between actions (so each turn has its own deadline)
+    and every message carries an id, as the browser client's do.
+    """
+    clock = SteppedClock()
+    room, recorders, connections = await started_room(players, turn_seconds, clock)
     rng = random.Random(1)
     patches: list[int] = []
     states: list[int] = []
