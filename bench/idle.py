@@ -25,7 +25,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from bench.load import Server, cpu_seconds, free_port
 
 PING = orjson.dumps({"type": "ping"}).decode()
-PING_EVERY = 3.0  # seconds, as frontend/js/conn.js sends when it has sent nothing else
+PING_EVERY = 2.0  # seconds, as frontend/js/conn.js sends when it has heard nothing
 
 
 async def open_lobbies(url: str, rooms: int, players: int) -> list[ClientConnection]:

@@ -15,7 +15,7 @@ const CLOSE_MOVED = 4012;
 // since a ping, the link is dead (a phone that lost its network keeps the socket open, and
 // nothing else would notice). The second condition spares a tab whose timers the browser held
 // back.
-const PING_EVERY_MS = 3000;
+const PING_EVERY_MS = 2000;
 const SEND_EVERY_MS = 5000;
 const DEAD_AFTER_MS = 3500;
 const PONG_WAIT_MS = 1000;
