@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import random
 import re
 import statistics
 from collections.abc import Callable
@@ -22,8 +21,7 @@ from typing import Any
 import orjson
 
 from app.engine.cards import CARD_IDS
-from app.rooms import protocol
-from bench.room import SteppedClock, next_message, started_room
+from bench.room import SteppedClock, played, started_room
 
 Frame = dict[str, Any]
 CARD_INDEX = {card: index for index, card in enumerate(CARD_IDS)}
@@ -54,20 +52,11 @@ async def play(players: int, actions: int) -> list[tuple[str, Frame]]:
     """Every patch every player received over ``actions`` actions, with the action's kind."""
     clock = SteppedClock()
     room, recorders, connections = await started_room(players, 60, clock)
-    rng = random.Random(1)
     frames: list[tuple[str, Frame]] = []
-    for number in range(actions):
-        seat, raw = next_message(room, rng)
-        kind = orjson.loads(raw)["type"]
-        raw = raw[:-1] + b',"id":%d}' % (number % 1000)
-        clock.time += rng.randrange(1000, 8000) / 1000
-        before = [len(recorder.sizes) for recorder in recorders]
-        await room.handle(connections[seat], protocol.parse_message(raw))
-        for index, recorder in enumerate(recorders):
-            if len(recorder.sizes) > before[index]:
-                frame = orjson.loads(recorder.last)
-                if frame["type"] == "patch":
-                    frames.append((kind, frame))
+    async for kind, index in played(room, recorders, connections, clock, actions):
+        frame = orjson.loads(recorders[index].last)
+        if frame["type"] == "patch":
+            frames.append((kind, frame))
     return frames
 
 

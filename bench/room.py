@@ -18,6 +18,7 @@ import pstats
 import random
 import statistics
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import orjson
@@ -129,6 +130,28 @@ async def started_room(
     return room, recorders, connections
 
 
+async def played(
+    room: LiveRoom,
+    recorders: list[Recorder],
+    connections: list[Connection],
+    clock: SteppedClock,
+    actions: int,
+) -> AsyncIterator[tuple[str, int]]:
+    """Play ``actions`` random moves, each with an id, the clock moved 1 to 8 s before each;
+    after each, (the move's type, a player's index) for every player a frame was sent to."""
+    rng = random.Random(1)
+    for number in range(actions):
+        seat, raw = next_message(room, rng)
+        kind = orjson.loads(raw)["type"]
+        raw = raw[:-1] + b',"id":%d}' % (number % 1000)
+        clock.time += rng.randrange(1000, 8000) / 1000
+        before = [len(recorder.sizes) for recorder in recorders]
+        await room.handle(connections[seat], protocol.parse_message(raw))
+        for index, recorder in enumerate(recorders):
+            if len(recorder.sizes) > before[index]:
+                yield kind, index
+
+
 async def sizes(players: int, actions: int, turn_seconds: int) -> None:
     """Bytes of each patch against the bytes of the full state it brings up to date.
 
@@ -137,29 +160,20 @@ async def sizes(players: int, actions: int, turn_seconds: int) -> None:
     """
     clock = SteppedClock()
     room, recorders, connections = await started_room(players, turn_seconds, clock)
-    rng = random.Random(1)
     patches: list[int] = []
     states: list[int] = []
     ratios: list[float] = []
     samples: dict[str, list[str]] = {}
-    for number in range(actions):
-        seat, raw = next_message(room, rng)
-        kind = orjson.loads(raw)["type"]
-        raw = raw[:-1] + b',"id":%d}' % (number % 1000)
-        clock.time += rng.randrange(1000, 8000) / 1000
-        before = [len(r.sizes) for r in recorders]
-        await room.handle(connections[seat], protocol.parse_message(raw))
-        for index, (recorder, connection) in enumerate(zip(recorders, connections, strict=True)):
-            if len(recorder.sizes) == before[index]:
-                continue
-            patch = recorder.sizes[-1]
-            full = len(
-                protocol.state_frame(connection.version, {**room.public, "you": connection.you}, 0)
-            )
-            patches.append(patch)
-            states.append(full)
-            ratios.append(patch / full)
-            samples.setdefault(kind, []).append(recorder.last)
+    async for kind, index in played(room, recorders, connections, clock, actions):
+        recorder, connection = recorders[index], connections[index]
+        patch = recorder.sizes[-1]
+        full = len(
+            protocol.state_frame(connection.version, {**room.public, "you": connection.you}, 0)
+        )
+        patches.append(patch)
+        states.append(full)
+        ratios.append(patch / full)
+        samples.setdefault(kind, []).append(recorder.last)
     quartiles = statistics.quantiles(ratios, n=10)
     print(
         f"{players} players, turn timer {turn_seconds} s, "
