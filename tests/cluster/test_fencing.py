@@ -60,6 +60,18 @@ async def journal(url: str, code: str) -> list[dict[str, Any]]:
     return [orjson.loads(row[0]) if isinstance(row[0], str) else row[0] for row in rows]
 
 
+def refusals_of(store: DatabaseStore) -> list[str]:
+    """The codes of rooms whose writes ``store`` is told were refused (it stops each)."""
+    refused: list[str] = []
+
+    def refuse(code: str) -> bool:
+        refused.append(code)
+        return False
+
+    store.on_fenced = refuse
+    return refused
+
+
 def new_room(name: str = "Ann") -> RoomState:
     state = RoomState(new_code(), RoomSettings(), now_ms())
     state.join(name, hash_token(name), now_ms())
@@ -68,13 +80,7 @@ def new_room(name: str = "Ann") -> RoomState:
 
 async def test_an_older_owner_write_is_refused_after_a_newer_claim() -> None:
     async with two_nodes() as (old, new, url):
-        refused: list[str] = []
-
-        def refuse(code: str) -> bool:
-            refused.append(code)
-            return False
-
-        old.on_fenced = refuse
+        refused = refusals_of(old)
         state = new_room()
         old.epochs[state.code] = Tenure(1)
         await old.save(state)
@@ -113,13 +119,7 @@ async def test_a_claim_below_the_stored_epoch_is_refused() -> None:
 
 async def test_other_rooms_in_a_refused_batch_are_written() -> None:
     async with two_nodes() as (old, new, url):
-        refused: list[str] = []
-
-        def refuse(code: str) -> bool:
-            refused.append(code)
-            return False
-
-        old.on_fenced = refuse
+        refused = refusals_of(old)
         moved, staying = new_room("Ann"), new_room("Dee")
         old.epochs[moved.code] = old.epochs[staying.code] = Tenure(1)
         await asyncio.gather(old.save(moved), old.save(staying))
