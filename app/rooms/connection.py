@@ -16,7 +16,7 @@ from typing import Any
 
 from starlette.types import Send
 
-from app.rooms.eager import Waiting, send_at_once
+from app.rooms.eager import Waiting, direct_writer, send_at_once
 from app.rooms.views import View
 
 CLOSE_BEHIND = 4008
@@ -58,13 +58,15 @@ class TokenBucket:
 class Connection:
     """A client of a room: its seat (None to watch), versions and outgoing frames.
 
-    A frame is handed to the server's send at once; sends normally finish without waiting.
-    When one has to wait (the socket is backed up), a task finishes it and later frames queue
-    behind it, up to ``max_queue``; past that the client is closed.
+    A frame is written to the socket at once when it takes data, or handed to the server's
+    send, which normally finishes without waiting. When one has to wait (the socket is backed
+    up), a task finishes it and later frames queue behind it, up to ``max_queue``; past that the
+    client is closed.
     """
 
     __slots__ = (
         "closing",
+        "direct",
         "gone",
         "max_queue",
         "queue",
@@ -78,6 +80,7 @@ class Connection:
 
     def __init__(self, send: Send, seat: int | None, max_queue: int) -> None:
         self.send = send
+        self.direct = direct_writer(send)
         self.seat = seat
         self.max_queue = max_queue
         self.version = 0
@@ -92,13 +95,13 @@ class Connection:
         """Send a frame, or queue it behind a send that is waiting; too far behind: close."""
         if self.closing is not None or self.gone:
             return
-        message = {"type": "websocket.send", "text": frame.decode()}
         if self.writer is None:
-            self._start(message)
+            if self.direct is None or not self.direct(frame):
+                self._start({"type": "websocket.send", "text": frame.decode()})
         elif len(self.queue) >= self.max_queue:
             self.close(CLOSE_BEHIND, "fell too far behind; reconnect to resync")
         else:
-            self.queue.append(message)
+            self.queue.append({"type": "websocket.send", "text": frame.decode()})
 
     def close(self, code: int, reason: str) -> None:
         """Drop what is queued and send a close frame (after a send under way, if any)."""

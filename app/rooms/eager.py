@@ -1,20 +1,27 @@
-"""Running an ASGI send at once, without a task, until it completes or has to wait.
+"""Sending a frame at once, without a task: written straight to the socket, or an ASGI send
+run until it completes or has to wait.
 
 A room sends every update to every connection; a task per frame would cost more than the
-send itself. uvicorn's WebSocket send only suspends while its transport is paused, so the
-send's coroutine is stepped by hand here, as asyncio's Task steps one, and handed to a task
-only when it really waits. This leans on asyncio's future protocol
-(``_asyncio_future_blocking``) and on uvicorn's send: tests/rooms/test_eager.py checks both
-against a real uvicorn server and fails when the versions below change.
+send itself, and so would uvicorn's send, which turns the frame into text and back and builds
+it through the websockets library's frame objects. While a connection is open and its
+transport takes data, ``direct_writer`` writes the frame's header and payload to uvicorn's
+transport itself, as uvicorn's send would (an unmasked text frame, no extensions). Otherwise
+the ASGI send's coroutine is stepped by hand, as asyncio's Task steps one, and handed to a
+task only when it really waits (uvicorn's send only suspends while its transport is paused).
+This leans on asyncio's future protocol (``_asyncio_future_blocking``) and on uvicorn's
+websockets-sansio protocol: tests/rooms/test_eager.py checks both against a real uvicorn
+server and fails when the versions below change.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any, cast
 
 from starlette.types import Message, Send
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.protocol import OPEN
 
 # What the stepping was checked with (see tests/rooms/test_eager.py).
 CHECKED_WITH = {"python": "3.11", "uvicorn": "0.54.0", "uvloop": "0.23.0"}
@@ -53,3 +60,44 @@ def send_at_once(send: Send, message: Message) -> Waiting | None:
     except StopIteration:
         return None
     return Waiting(coroutine, waiting_on)
+
+
+# A server's text frame: FIN and the text opcode, then the length in 7, 7+16 or 7+64 bits.
+_HEADERS = [bytes((0x81, length)) for length in range(126)]
+
+
+def frame_header(length: int) -> bytes:
+    """The header of an unmasked, unfragmented text frame of ``length`` payload bytes."""
+    if length < 126:
+        return _HEADERS[length]
+    if length < 1 << 16:
+        return b"\x81\x7e" + length.to_bytes(2, "big")
+    return b"\x81\x7f" + length.to_bytes(8, "big")
+
+
+def direct_writer(send: Send) -> Callable[[bytes], bool] | None:
+    """A function writing a text frame straight to the socket behind ``send`` (True), or
+    declining (False) when uvicorn's own send must do it: the transport is paused, or the
+    connection is closing or gone. None when ``send`` is not uvicorn's websockets-sansio
+    send on a connection without extensions."""
+    protocol = getattr(send, "__self__", None)
+    if type(protocol) is not WebSocketsSansIOProtocol or protocol.conn.extensions:
+        return None
+    transport = protocol.transport
+    writable = protocol.writable
+    conn = protocol.conn
+
+    def write(payload: bytes) -> bool:
+        if (
+            not writable.is_set()
+            or protocol.close_sent
+            or protocol.disconnected
+            or conn.state is not OPEN
+            or conn.expect_continuation_frame
+            or transport.is_closing()
+        ):
+            return False
+        transport.write(frame_header(len(payload)) + payload)
+        return True
+
+    return write

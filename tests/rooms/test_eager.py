@@ -1,13 +1,16 @@
-"""Stepping a real uvicorn WebSocket send by hand: it completes at once while the socket takes
-data, and when the socket is backed up it hands its task a future to wait on, then finishes."""
+"""Sending at once on a real uvicorn WebSocket: frames written straight to its transport arrive
+whole and in order with those of its own send; stepping its send by hand completes at once
+while the socket takes data, and when the socket is backed up it hands its task a future to
+wait on, then finishes."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from importlib.metadata import version
+from typing import Any
 
 import pytest
 import uvicorn
@@ -19,7 +22,7 @@ from websockets.frames import Frame, Opcode
 from websockets.uri import parse_uri
 
 from app.api.middleware import RAW_SEND, KeepRawSend
-from app.rooms.eager import CHECKED_WITH, Waiting, send_at_once
+from app.rooms.eager import CHECKED_WITH, Waiting, direct_writer, frame_header, send_at_once
 
 FRAME_BYTES = 64 * 1024
 MAX_FRAMES = 2_000  # more than any socket buffer holds: a send must have waited by then
@@ -81,7 +84,11 @@ class Peer:
         self.writer.close()
 
 
-async def serve_one_socket_and_step_its_sends() -> None:
+Check = Callable[[Send, "Peer"], Coroutine[Any, Any, None]]
+
+
+async def serve_one_socket(check: Check) -> None:
+    """Start a real uvicorn server, connect one peer and run ``check`` on its raw send."""
     sends: asyncio.Queue[Send] = asyncio.Queue()
 
     async def application(scope: Scope, receive: Receive, send: Send) -> None:
@@ -112,7 +119,7 @@ async def serve_one_socket_and_step_its_sends() -> None:
             send = await sends.get()
             # The application's own send is the server's protocol's, with nothing in between.
             assert isinstance(getattr(send, "__self__", None), WebSocketsSansIOProtocol)
-            await check_stepping(send, peer)
+            await check(send, peer)
         finally:
             peer.close()
     finally:
@@ -162,7 +169,74 @@ LOOPS: dict[str, Callable[[], asyncio.AbstractEventLoop]] = {
 @pytest.mark.parametrize("loop", LOOPS)
 def test_a_send_steps_at_once_then_waits_on_a_future_and_finishes(loop: str) -> None:
     with asyncio.Runner(loop_factory=LOOPS[loop]) as runner:
-        runner.run(serve_one_socket_and_step_its_sends())
+        runner.run(serve_one_socket(check_stepping))
+
+
+# Each length's header form: 7 bits, then the 16-bit and the 64-bit extended lengths.
+LENGTHS = [0, 1, 125, 126, 127, 65535, 65536, 70000]
+
+
+async def check_direct_writes(send: Send, peer: Peer) -> None:
+    direct = direct_writer(send)
+    assert direct is not None
+    # Exactly the lengths above in bytes, each telling its place; and one that is not ASCII.
+    texts = [(f"{n:06d}" + "x" * length)[:length] for n, length in enumerate(LENGTHS)]
+    texts.append("Zoë, Ли, 日本 🎉")
+    for n, text in enumerate(texts):
+        if n % 2:  # every other one through uvicorn's own send: the two interleave in order
+            assert send_at_once(send, {"type": "websocket.send", "text": text}) is None
+        else:
+            assert direct(text.encode())
+    async with asyncio.timeout(GUARD_SECONDS):
+        received = await peer.read_texts(len(texts))
+    assert [text.decode() for text in received] == texts
+
+    # Backed up: the direct write declines, and uvicorn's send is the one that waits.
+    sent = 0
+    waiting: Waiting | None = None
+    while waiting is None:
+        assert sent < MAX_FRAMES, "the socket never backed up"
+        waiting = send_at_once(send, {"type": "websocket.send", "text": frame(sent)})
+        sent += 1
+    assert not direct(b"declined while backed up")
+
+    async def finish() -> None:
+        await waiting
+
+    writer = asyncio.get_running_loop().create_task(finish())
+    async with asyncio.timeout(GUARD_SECONDS):
+        assert len(await peer.read_texts(sent)) == sent
+        await writer
+    assert direct(b"after")
+    async with asyncio.timeout(GUARD_SECONDS):
+        assert await peer.read_texts(1) == [b"after"]
+
+    # Once the close is sent nothing more is written, directly or not.
+    assert send_at_once(send, {"type": "websocket.close", "code": 1000}) is None
+    assert not direct(b"after the close")
+
+
+@pytest.mark.parametrize("loop", LOOPS)
+def test_frames_written_directly_arrive_whole_and_in_order_until_backed_up_or_closed(
+    loop: str,
+) -> None:
+    with asyncio.Runner(loop_factory=LOOPS[loop]) as runner:
+        runner.run(serve_one_socket(check_direct_writes))
+
+
+def test_a_frame_header_carries_its_length_in_the_form_it_needs() -> None:
+    assert frame_header(0) == b"\x81\x00"
+    assert frame_header(125) == b"\x81\x7d"
+    assert frame_header(126) == b"\x81\x7e\x00\x7e"
+    assert frame_header(65535) == b"\x81\x7e\xff\xff"
+    assert frame_header(65536) == b"\x81\x7f" + (65536).to_bytes(8, "big")
+
+
+async def test_a_send_that_is_not_uvicorns_is_not_written_to_directly() -> None:
+    async def send(message: Message) -> None:
+        pass
+
+    assert direct_writer(send) is None
 
 
 async def test_what_a_waiting_send_waited_on_fails_with_reaches_the_send() -> None:
