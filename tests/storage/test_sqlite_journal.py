@@ -191,3 +191,38 @@ async def test_folding_never_keeps_the_database_locked_from_play(tmp_path: Path)
         assert restored["BIGG-ROOM"] == big.event_count
     finally:
         await close_store(store)
+
+
+async def test_a_damaged_line_inside_a_segment_is_skipped_and_the_rest_folded(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "spectrum.db"
+    store = open_store(path)
+    ann = RoomState("AAAA-AAAA", RoomSettings(), 1)
+    try:
+        for n in range(30):
+            ann.join(f"P{n}", hash_token(f"t{n}"), n)
+            ann.leave(0)
+            await store.save(ann)
+    finally:
+        await close_store(store)
+    # Bytes that are no record, as a power cut can leave, among whole lines.
+    (segment,) = folder_for(str(path)).iterdir()
+    lines = segment.read_bytes().splitlines(keepends=True)
+    assert len(lines) == 30
+    segment.write_bytes(b"".join([*lines[:10], b"\x00" * 40 + b"\n", *lines[10:]]))
+    store = open_store(path)
+    try:
+        (restored,) = await store.restore()
+        assert restored.event_count == 60
+        restored.join("Late", hash_token("late"), 90)
+        await store.save(restored)
+        deadline = time.monotonic() + 60
+        while segment.exists():
+            assert time.monotonic() < deadline, "the damaged segment was not folded"
+            await asyncio.sleep(0.05)
+        assert events_in(path, "AAAA-AAAA") == 60
+        (again,) = await store.restore()
+        assert again.event_count == 61
+    finally:
+        await close_store(store)

@@ -33,7 +33,7 @@ from app.storage.statements import EVENTS, ROOMS, SNAPSHOTS, Plan, Statements, p
 
 log = logging.getLogger(__name__)
 
-FOLD_ROWS = 200  # a statement: under a millisecond
+FOLD_LINES = 200  # a statement: a millisecond or so
 # Between two statements of a fold, a write waiting for its turn gets it (a lock released and
 # taken again at once could be taken back before the waiting thread wakes).
 FOLD_PAUSE_SECONDS = 0.002
@@ -43,19 +43,62 @@ FOLD_WAIT_SECONDS = 1.0
 
 
 def fold_statement(dialect: Dialect) -> str:
-    """The SQL that copies a chunk of a segment's events into the database."""
-    # Rows come as one JSON array of [code, seq, event, created_at], so that each chunk is one
-    # statement, its own transaction, run by SQLite without the GIL (a row at a time, each
-    # thread switch could keep the write lock held for milliseconds). Events of a room that is
-    # gone, or of an earlier room with the same code, are left out.
-    row = func.json_each(bindparam("rows")).table_valued("value").alias("row").c.value
-    code, seq, event, created_at = (row.op("->>")(literal_column(str(n))) for n in range(4))
+    """The SQL that copies a chunk of a segment's lines (as one JSON array) into the database."""
+    # SQLite reads the segment's lines itself, so the fold's thread does next to nothing in
+    # Python: a thread that holds the GIL for long stretches keeps the event loop's thread
+    # waiting for it after each of its system calls. Each chunk is one statement, its own
+    # transaction. Events of a room that is gone, or of an earlier room with the same code, are
+    # left out, and so are those a snapshot took the place of.
+    line = func.json_each(bindparam("lines")).table_valued("value").alias("line").c.value
+    code, first, created_at = (
+        line.op("->>")(literal_column(f"'{key}'")) for key in ("code", "first", "created_at")
+    )
+    event = (
+        func.json_each(line, literal_column("'$.events'"))
+        .table_valued("key", "value")
+        .alias("event")
+    )
+    seq = first.cast(Integer) + event.c.key
     room_kept = exists().where(ROOMS.c.code == code, ROOMS.c.created_at == created_at)
-    # Events a snapshot took the place of are left out too.
-    covered = exists().where(SNAPSHOTS.c.code == code, SNAPSHOTS.c.seq > seq.cast(Integer))
-    rows = select(code, seq, event).where(room_kept, ~covered)
+    covered = exists().where(SNAPSHOTS.c.code == code, SNAPSHOTS.c.seq > seq)
+    rows = select(code, seq, event.c.value).where(room_kept, ~covered)
     fold = insert(EVENTS).from_select(["code", "seq", "event"], rows).on_conflict_do_nothing()
     return str(fold.compile(dialect=dialect))
+
+
+def segment_chunks(data: bytes) -> Iterator[list[bytes]]:
+    """A segment's whole lines, up to ``FOLD_LINES`` at a time."""
+    lines = data.split(b"\n")
+    tail = lines.pop()  # what follows the last newline: nothing, or a line cut short
+    if tail:
+        if _is_record(tail):
+            lines.append(tail)
+        else:
+            log.warning("skipping an incomplete last line of a segment")
+    lines = [line for line in lines if line]
+    for start in range(0, len(lines), FOLD_LINES):
+        yield lines[start : start + FOLD_LINES]
+
+
+def json_array(lines: list[bytes]) -> str:
+    """Lines of JSON as one JSON array."""
+    return (b"[" + b",".join(lines) + b"]").decode()
+
+
+def whole_records(lines: list[bytes]) -> list[bytes]:
+    """The lines that are whole records, each one parsed (the slow way, when some are not)."""
+    kept = [line for line in lines if _is_record(line)]
+    if len(kept) < len(lines):
+        log.warning("skipping %d incomplete lines of a segment", len(lines) - len(kept))
+    return kept
+
+
+def _is_record(line: bytes) -> bool:
+    try:
+        record = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False
+    return isinstance(record, dict) and {"code", "created_at", "first", "events"} <= record.keys()
 
 
 class SqliteJournal:
@@ -148,20 +191,27 @@ class SqliteJournal:
         try:
             with self._own_connection() as connection:
                 for segment in segments:
-                    rows = [
-                        (e.code, e.first + n, orjson.dumps(event).decode(), e.created_at)
-                        for e in read_segment(segment)
-                        for n, event in enumerate(e.events)
-                    ]
-                    for start in range(0, len(rows), FOLD_ROWS):
-                        chunk = orjson.dumps(rows[start : start + FOLD_ROWS]).decode()
-                        with self.turn:
-                            connection.execute(self.fold_sql, (chunk,))
+                    try:
+                        data = segment.read_bytes()
+                    except FileNotFoundError:
+                        continue
+                    for lines in segment_chunks(data):
+                        self._fold_chunk(connection, lines)
                         time.sleep(FOLD_PAUSE_SECONDS)
                     segment.unlink()
             self._checkpoint()
         except Exception:
             log.exception("event log segments could not be folded into the database yet")
+
+    def _fold_chunk(self, connection: sqlite3.Connection, lines: list[bytes]) -> None:
+        """Copy one chunk of lines into the database; a line that is not whole is left out."""
+        with self.turn:
+            try:
+                connection.execute(self.fold_sql, (json_array(lines),))
+            except sqlite3.OperationalError as error:
+                if "malformed JSON" not in str(error):
+                    raise
+                connection.execute(self.fold_sql, (json_array(whole_records(lines)),))
 
     def _connect(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
