@@ -7,6 +7,7 @@ what changed, not the document's size. Paths are only spelled out for what chang
 
 from __future__ import annotations
 
+from operator import is_
 from typing import Any
 
 import orjson
@@ -80,17 +81,18 @@ def _diff_dict(old: dict[str, Any], new: dict[str, Any], path: str, ops: list[Op
 
 
 def _diff_list(old: list[Any], new: list[Any], path: str, ops: list[Op]) -> None:
-    changes: list[Op] = []
-    for index, (previous, value) in enumerate(zip(old, new, strict=False)):
-        if previous is value:
-            continue
-        kind = type(value)
-        if kind is type(previous) and kind is not dict and kind is not list:
-            if previous != value:
-                changes.append({"op": "replace", "path": f"{path}/{index}", "value": value})
-        else:
-            _diff_value(previous, value, f"{path}/{index}", changes)
     common = min(len(old), len(new))
+    changes: list[Op] = []
+    if not all(map(is_, old, new)):  # else the same items, some added or removed at the end
+        for index, (previous, value) in enumerate(zip(old, new, strict=False)):
+            if previous is value:
+                continue
+            kind = type(value)
+            if kind is type(previous) and kind is not dict and kind is not list:
+                if previous != value:
+                    changes.append({"op": "replace", "path": f"{path}/{index}", "value": value})
+            else:
+                _diff_value(previous, value, f"{path}/{index}", changes)
     for index in range(common, len(new)):
         changes.append({"op": "add", "path": f"{path}/{index}", "value": new[index]})
     for index in range(len(old) - 1, common - 1, -1):
