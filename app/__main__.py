@@ -59,7 +59,7 @@ def serve(settings: Settings) -> None:
         "port": settings.port,
         "loop": "uvloop",
         "http": "httptools",
-        "ws": "websockets-sansio",
+        "ws": "app.rooms.inbound:FrameReadingProtocol",
         "ws_per_message_deflate": False,
         "ws_max_size": settings.ws_max_bytes,
         "ws_ping_interval": settings.heartbeat_seconds,

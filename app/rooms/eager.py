@@ -23,8 +23,9 @@ from starlette.types import Message, Send
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import OPEN
 
-# What the stepping was checked with (see tests/rooms/test_eager.py).
-CHECKED_WITH = {"python": "3.11", "uvicorn": "0.54.0", "uvloop": "0.23.0"}
+# What the stepping, the direct writes and inbound.py's reading were checked with (see
+# tests/rooms/test_eager.py and test_inbound.py).
+CHECKED_WITH = {"python": "3.11", "uvicorn": "0.54.0", "uvloop": "0.23.0", "websockets": "17.4"}
 
 
 class Waiting:
@@ -81,7 +82,7 @@ def direct_writer(send: Send) -> Callable[[bytes], bool] | None:
     connection is closing or gone. None when ``send`` is not uvicorn's websockets-sansio
     send on a connection without extensions."""
     protocol = getattr(send, "__self__", None)
-    if type(protocol) is not WebSocketsSansIOProtocol or protocol.conn.extensions:
+    if not isinstance(protocol, WebSocketsSansIOProtocol) or protocol.conn.extensions:
         return None
     transport = protocol.transport
     writable = protocol.writable

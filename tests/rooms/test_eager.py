@@ -34,14 +34,17 @@ def test_the_versions_it_was_checked_with_are_installed() -> None:
         "python": "{}.{}".format(*sys.version_info[:2]),
         "uvicorn": version("uvicorn"),
         "uvloop": version("uvloop"),
+        "websockets": version("websockets"),
     }
     assert installed == CHECKED_WITH, (
-        f"app/rooms/eager.py steps uvicorn's WebSocket send by hand; it was checked with "
+        f"app/rooms/eager.py steps uvicorn's WebSocket send by hand and writes frames to its "
+        f"transport, and app/rooms/inbound.py reads frames for it; they were checked with "
         f"{CHECKED_WITH} and {installed} is installed. Re-read asyncio's Future.__await__ and "
         "Task.__step (a yielded future with _asyncio_future_blocking set is waited on, None "
         "is a bare yield) and uvicorn's websockets_sansio_impl send() (it awaits only "
-        "`writable`, set unless the transport is paused), then run this file and, if it "
-        "passes, update CHECKED_WITH."
+        "`writable`, set unless the transport is paused), data_received(), handle_pong() and "
+        "send_receive_event_to_app(), then run this file and tests/rooms/test_inbound.py and, "
+        "if they pass, update CHECKED_WITH."
     )
 
 

@@ -1,0 +1,133 @@
+"""The server's WebSocket protocol: uvicorn's websockets-sansio, reading whole text and pong
+frames from the socket itself.
+
+Nearly everything a client sends once its socket is open is a short text frame (a move, a
+ping) or a pong, and each of those costs uvicorn's protocol a round of the websockets library's
+generator-based parser and its frame objects. This protocol reads them straight from the bytes
+it receives and hands them on exactly as uvicorn's own handlers do. Any other frame (close,
+ping, binary, fragmented, unmasked, with reserved bits, over the size limit, or text that is
+not UTF-8) goes, with everything after it, to uvicorn's parser, which then reads the rest of
+the connection: the parser only ever sees data that begins at a frame's start, so it answers
+such frames (and refuses bad ones with their close codes) as it always did. It leans on
+uvicorn's handlers as the versions in ``eager.CHECKED_WITH`` have them (tests/rooms/test_eager.py
+and test_inbound.py check both).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import enum
+from typing import Any
+
+from uvicorn.config import Config
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from uvicorn.server import ServerState
+from websockets.frames import Frame, Opcode
+from websockets.protocol import OPEN
+from websockets.speedups import apply_mask
+
+TEXT = 0x1
+PONG = 0xA
+FIN = 0x80
+RESERVED = 0x70
+MASKED = 0x80
+CONTROL_LIMIT = 125
+
+
+class Reading(enum.Enum):
+    """Who reads what arrives next."""
+
+    REQUEST = "the upgrade request, which uvicorn hands over alone, first"
+    HANDSHAKE = "frames, here once the handshake is answered (uvicorn's parser if before)"
+    FRAMES = "frames, here"
+    PARSER = "everything, by uvicorn's parser"
+
+
+class FrameReadingProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's websockets-sansio protocol, with text and pong frames read here."""
+
+    def __init__(
+        self,
+        config: Config,
+        server_state: ServerState,
+        app_state: dict[str, Any],
+        _loop: asyncio.AbstractEventLoop | None = None,
+    ) -> None:
+        super().__init__(config, server_state, app_state, _loop)
+        self.reading = Reading.REQUEST
+        self.leftover = b""
+
+    def data_received(self, data: bytes) -> None:
+        if self.reading is Reading.FRAMES:
+            self._read_frames(data)
+        elif self.reading is Reading.HANDSHAKE and self.handshake_complete:
+            self.reading = Reading.FRAMES
+            self._read_frames(data)
+        else:
+            self.reading = Reading.HANDSHAKE if self.reading is Reading.REQUEST else Reading.PARSER
+            super().data_received(data)
+
+    def _read_frames(self, data: bytes) -> None:
+        buffer = self.leftover + data if self.leftover else data
+        end = len(buffer)
+        offset = 0
+        limit = self.config.ws_max_size
+        while end - offset >= 2:
+            first, second = buffer[offset], buffer[offset + 1]
+            length = second & 0x7F
+            start = offset + 2
+            if length == 126:
+                if end - start < 2:
+                    break
+                length = int.from_bytes(buffer[start : start + 2], "big")
+                start += 2
+            elif length == 127:
+                if end - start < 8:
+                    break
+                length = int.from_bytes(buffer[start : start + 8], "big")
+                start += 8
+            opcode = first & 0x0F
+            if (
+                first & RESERVED
+                or not first & FIN
+                or not second & MASKED
+                or length > limit
+                or (opcode != TEXT and (opcode != PONG or length > CONTROL_LIMIT))
+                or self.conn.state is not OPEN
+            ):
+                self._hand_over(buffer[offset:])
+                return
+            payload_start = start + 4
+            if end - payload_start < length:
+                break
+            payload = apply_mask(
+                buffer[payload_start : payload_start + length], buffer[start:payload_start]
+            )
+            if opcode == TEXT:
+                try:
+                    text = payload.decode()
+                except UnicodeDecodeError:
+                    text = None
+                if text is None:
+                    self._hand_over(buffer[offset:])  # uvicorn's parser closes it with 1007
+                    return
+                self._received(text)
+            else:
+                self.handle_pong(Frame(Opcode.PONG, payload))
+            offset = payload_start + length
+        self.leftover = buffer[offset:] if offset < end else b""
+
+    def _received(self, text: str) -> None:
+        """A whole text message, given to the application as uvicorn's own handler does."""
+        if self.close_sent:
+            return  # past `websocket.close`: discarded, as uvicorn discards it
+        self.queue.put_nowait({"type": "websocket.receive", "text": text})
+        if not self.read_paused:
+            self.read_paused = True
+            self.transport.pause_reading()
+
+    def _hand_over(self, rest: bytes) -> None:
+        """From this frame on, uvicorn's parser reads the connection."""
+        self.reading = Reading.PARSER
+        self.leftover = b""
+        super().data_received(rest)

@@ -1,0 +1,316 @@
+"""The server's WebSocket protocol reads what clients send exactly as uvicorn's own does.
+
+Each case runs against a real uvicorn server twice, once with uvicorn's websockets-sansio
+protocol and once with ``FrameReadingProtocol``, and the two must agree on what the
+application received and what the client was sent back: messages whole and in order however
+the bytes are cut, pongs taken as answers, pings answered, and bad frames closed with the same
+codes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import struct
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import pytest
+import uvicorn
+from starlette.types import Message, Receive, Scope, Send
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.client import ClientProtocol
+from websockets.frames import Close, Frame, Opcode
+from websockets.uri import parse_uri
+
+from app.rooms.inbound import FrameReadingProtocol
+
+PROTOCOLS: dict[str, str | type[WebSocketsSansIOProtocol]] = {
+    "uvicorn": "websockets-sansio",
+    "frame-reading": FrameReadingProtocol,
+}
+MAX_SIZE = 1 << 17
+GUARD_SECONDS = 30.0
+
+
+class Seen:
+    """What the application received, and the protocol object of its connection."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+        self.protocol: WebSocketsSansIOProtocol | None = None
+        self.changed = asyncio.Event()
+        self.connecting = asyncio.Event()
+        self.accept = asyncio.Event()
+        self.accept.set()
+
+    async def count(self, count: int) -> list[Message]:
+        async with asyncio.timeout(GUARD_SECONDS):
+            while len(self.messages) < count:
+                self.changed.clear()
+                await self.changed.wait()
+        return self.messages
+
+
+@asynccontextmanager
+async def server(ws: str | type[WebSocketsSansIOProtocol]) -> AsyncIterator[tuple[int, Seen]]:
+    seen = Seen()
+
+    async def application(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket":
+            return
+        assert (await receive())["type"] == "websocket.connect"
+        seen.protocol = getattr(send, "__self__", None)
+        seen.connecting.set()
+        await seen.accept.wait()
+        await send({"type": "websocket.accept"})
+        while True:
+            message = await receive()
+            seen.messages.append(message)
+            seen.changed.set()
+            if message["type"] == "websocket.disconnect":
+                return
+
+    config = uvicorn.Config(
+        application,
+        host="127.0.0.1",
+        port=0,
+        http="httptools",
+        ws=ws,
+        ws_per_message_deflate=False,
+        ws_max_size=MAX_SIZE,
+        ws_ping_interval=None,
+        lifespan="off",
+        log_config=None,
+    )
+    config.load()
+    instance = uvicorn.Server(config)
+    instance.lifespan = config.lifespan_class(config)
+    await instance.startup()
+    try:
+        yield instance.servers[0].sockets[0].getsockname()[1], seen
+    finally:
+        await instance.shutdown()
+
+
+class Client:
+    """A raw client end: the handshake through the websockets library, then bytes as given."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.protocol = ClientProtocol(parse_uri("ws://127.0.0.1/"), max_size=None)
+
+    @classmethod
+    async def connect(cls, port: int) -> Client:
+        client = await cls.request(port)
+        await client.answered()
+        return client
+
+    @classmethod
+    async def request(cls, port: int) -> Client:
+        """Connect and send the upgrade request."""
+        client = cls(*await asyncio.open_connection("127.0.0.1", port))
+        client.protocol.send_request(client.protocol.connect())
+        await client.send(b"".join(client.protocol.data_to_send()))
+        return client
+
+    async def answered(self) -> None:
+        """Wait for the server's answer to the upgrade request: it must accept."""
+        client = self
+        async with asyncio.timeout(GUARD_SECONDS):
+            while client.protocol.handshake_exc is None and not client.protocol.events_received():
+                client.protocol.receive_data(await client.reader.read(65536))
+        assert client.protocol.handshake_exc is None
+
+    async def send(self, *chunks: bytes) -> None:
+        for chunk in chunks:
+            self.writer.write(chunk)
+            await self.writer.drain()
+
+    async def frames(self, until: Opcode) -> list[Frame]:
+        """Frames the server sends, up to one of kind ``until`` (or the connection's end)."""
+        frames: list[Frame] = []
+        async with asyncio.timeout(GUARD_SECONDS):
+            while True:
+                data = await self.reader.read(65536)
+                if not data:
+                    self.protocol.receive_eof()
+                else:
+                    self.protocol.receive_data(data)
+                for event in self.protocol.events_received():
+                    assert isinstance(event, Frame)
+                    frames.append(event)
+                    if event.opcode is until:
+                        return frames
+                if not data:
+                    return frames
+
+    def close(self) -> None:
+        self.writer.close()
+
+
+def frame(opcode: Opcode, data: bytes, fin: bool = True) -> bytes:
+    """A client's masked frame."""
+    return Frame(opcode, data, fin).serialize(mask=True, extensions=[])
+
+
+def text(value: str) -> bytes:
+    return frame(Opcode.TEXT, value.encode())
+
+
+def raw_frame(first: int, payload: bytes, masked: bool = True) -> bytes:
+    """A frame with its first byte as given (opcode, FIN and reserved bits)."""
+    length = len(payload)
+    head = bytes([first])
+    mask_bit = 0x80 if masked else 0
+    if length < 126:
+        head += bytes([mask_bit | length])
+    elif length < 1 << 16:
+        head += bytes([mask_bit | 126]) + struct.pack("!H", length)
+    else:
+        head += bytes([mask_bit | 127]) + struct.pack("!Q", length)
+    if not masked:
+        return head + payload
+    mask = os.urandom(4)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
+def texts_of(messages: list[Message]) -> list[Any]:
+    return [m.get("text", m.get("bytes")) for m in messages if m["type"] == "websocket.receive"]
+
+
+SIZES = [0, 1, 125, 126, 127, 4000, 65535, 65536, 70000]
+
+
+def sized(n: int, length: int) -> str:
+    return (f"{n:06d}" + "m" * length)[:length]
+
+
+async def whole_and_in_order_however_cut(ws: str | type[WebSocketsSansIOProtocol]) -> None:
+    async with server(ws) as (port, seen):
+        client = await Client.connect(port)
+        try:
+            values = [sized(n, length) for n, length in enumerate(SIZES)] + ["Zoë 日本 🎉"]
+            data = b"".join(text(value) for value in values)
+            # All in one write, then byte by byte, then in uneven pieces.
+            await client.send(data)
+            await client.send(*(data[i : i + 1] for i in range(min(len(data), 3000))))
+            await client.send(data[3000:])
+            pieces = [data[i : i + 997] for i in range(0, len(data), 997)]
+            await client.send(*pieces)
+            messages = await seen.count(3 * len(values))
+            assert texts_of(messages) == values * 3
+        finally:
+            client.close()
+
+
+async def pongs_and_pings(ws: str | type[WebSocketsSansIOProtocol]) -> None:
+    async with server(ws) as (port, seen):
+        client = await Client.connect(port)
+        try:
+            await seen.count(0)
+            async with asyncio.timeout(GUARD_SECONDS):
+                await seen.connecting.wait()
+            protocol = seen.protocol
+            assert protocol is not None
+            protocol.ping_interval = protocol.ping_timeout = 600.0
+            protocol.send_keepalive_ping()
+            (ping,) = await client.frames(until=Opcode.PING)
+            assert protocol.pending_ping_payload == ping.data
+            # A pong with the ping's payload answers it, in one piece with a message after it.
+            await client.send(frame(Opcode.PONG, ping.data) + text("after the pong"))
+            assert texts_of(await seen.count(1)) == ["after the pong"]
+            assert protocol.pending_ping_payload is None
+            assert protocol.pong_timer is None
+            # The client's own ping is answered, and what follows it is still read.
+            await client.send(frame(Opcode.PING, b"hi") + text("after the ping"))
+            (pong,) = await client.frames(until=Opcode.PONG)
+            assert pong.data == b"hi"
+            assert texts_of(await seen.count(2)) == ["after the pong", "after the ping"]
+            # A close frame ends it: the application hears the code, the client gets the echo.
+            await client.send(frame(Opcode.CLOSE, Close(4000, "bye").serialize()))
+            closing = await client.frames(until=Opcode.CLOSE)
+            assert Close.parse(closing[-1].data).code == 4000
+            messages = await seen.count(3)
+            assert messages[-1] == {"type": "websocket.disconnect", "code": 4000, "reason": "bye"}
+        finally:
+            client.close()
+
+
+BAD_FRAMES = {
+    "unmasked": raw_frame(0x81, b"hello", masked=False),
+    "reserved bit": raw_frame(0x81 | 0x40, b"hello"),
+    "not UTF-8": frame(Opcode.TEXT, b"\xff\xfe"),
+    "over the size limit": text("x" * (MAX_SIZE + 1)),
+    "binary": frame(Opcode.BINARY, b"\x00\x01"),
+    "fragmented": frame(Opcode.TEXT, b"frag", fin=False) + frame(Opcode.CONT, b"ment"),
+    "continuation alone": frame(Opcode.CONT, b"x"),
+    "long pong": raw_frame(0x8A, b"p" * 126),
+    "unknown opcode": raw_frame(0x83, b"?"),
+}
+
+
+async def after_a_bad_frame(ws: str | type[WebSocketsSansIOProtocol], bad: bytes) -> object:
+    """What the application and the client saw of a good message, ``bad`` and another
+    message (then a close from the client, if the server has not closed)."""
+    async with server(ws) as (port, seen):
+        client = await Client.connect(port)
+        try:
+            await client.send(text("before"))
+            await seen.count(1)
+            await client.send(bad + text("behind"))
+            async with asyncio.timeout(GUARD_SECONDS):
+                while not any(m["type"] == "websocket.disconnect" for m in seen.messages):
+                    if texts_of(seen.messages)[-1:] == ["behind"]:
+                        await client.send(frame(Opcode.CLOSE, Close(4001, "bye").serialize()))
+                    seen.changed.clear()
+                    await seen.changed.wait()
+            frames = await client.frames(until=Opcode.CLOSE)
+            closes = [Close.parse(f.data).code for f in frames if f.opcode is Opcode.CLOSE]
+            return closes, seen.messages
+        finally:
+            client.close()
+
+
+async def early_frames(ws: str | type[WebSocketsSansIOProtocol]) -> None:
+    async with server(ws) as (port, seen):
+        seen.accept.clear()
+        client = await Client.request(port)
+        try:
+            async with asyncio.timeout(GUARD_SECONDS):
+                await seen.connecting.wait()
+                # Frames the server has read before it accepts (it has not answered yet).
+                await client.send(text("too early") + text("and again"))
+                assert seen.protocol is not None
+                while seen.protocol.queue.qsize() < 2:  # noqa: ASYNC110 (no event for a put)
+                    await asyncio.sleep(0.01)
+            seen.accept.set()
+            await client.answered()
+            await client.send(text("in time"))
+            assert texts_of(await seen.count(3)) == ["too early", "and again", "in time"]
+        finally:
+            client.close()
+
+
+@pytest.mark.parametrize("ws", PROTOCOLS)
+async def test_messages_arrive_whole_and_in_order_however_the_bytes_are_cut(ws: str) -> None:
+    await whole_and_in_order_however_cut(PROTOCOLS[ws])
+
+
+@pytest.mark.parametrize("ws", PROTOCOLS)
+async def test_pongs_answer_pings_pings_are_answered_and_a_close_ends_it(ws: str) -> None:
+    await pongs_and_pings(PROTOCOLS[ws])
+
+
+@pytest.mark.parametrize("ws", PROTOCOLS)
+async def test_frames_sent_before_the_handshake_is_answered_are_read(ws: str) -> None:
+    await early_frames(PROTOCOLS[ws])
+
+
+@pytest.mark.parametrize("bad", BAD_FRAMES)
+async def test_a_bad_or_unusual_frame_is_answered_as_uvicorn_answers_it(bad: str) -> None:
+    theirs = await after_a_bad_frame(PROTOCOLS["uvicorn"], BAD_FRAMES[bad])
+    ours = await after_a_bad_frame(PROTOCOLS["frame-reading"], BAD_FRAMES[bad])
+    assert ours == theirs
