@@ -381,7 +381,9 @@ async def _read(
     receive = raw_receive(websocket)
     silence: float | None = None  # once the client pings, how long it may stay silent
     while True:
-        if connection.closing is None:
+        if connection.closing is None and silence is None:
+            message = await receive()
+        elif connection.closing is None:
             try:
                 # A timeout scope, not wait_for: no task made for every message read.
                 async with asyncio.timeout(silence):
