@@ -1,16 +1,16 @@
-"""The server's WebSocket protocol: uvicorn's websockets-sansio, reading whole text and pong
-frames from the socket itself.
+"""The server's WebSocket protocol: uvicorn's websockets-sansio, reading whole text, ping and
+pong frames from the socket itself.
 
 Nearly everything a client sends once its socket is open is a short text frame (a move, a
-ping) or a pong, and each of those costs uvicorn's protocol a round of the websockets library's
-generator-based parser and its frame objects. This protocol reads them straight from the bytes
-it receives and hands them on exactly as uvicorn's own handlers do. Any other frame (close,
-ping, binary, fragmented, unmasked, with reserved bits, over the size limit, or text that is
-not UTF-8) goes, with everything after it, to uvicorn's parser, which then reads the rest of
-the connection: the parser only ever sees data that begins at a frame's start, so it answers
-such frames (and refuses bad ones with their close codes) as it always did. It leans on
-uvicorn's handlers as the versions in ``eager.CHECKED_WITH`` have them (tests/rooms/test_eager.py
-and test_inbound.py check both).
+ping message), a pong or a ping, and each of those costs uvicorn's protocol a round of the
+websockets library's generator-based parser and its frame objects. This protocol reads them
+straight from the bytes it receives and hands them on (or answers a ping) exactly as uvicorn's
+own handlers do. Any other frame (close, binary, fragmented, unmasked, with reserved bits, over
+the size limit, or text that is not UTF-8) goes, with everything after it, to uvicorn's parser,
+which then reads the rest of the connection: the parser only ever sees data that begins at a
+frame's start, so it answers such frames (and refuses bad ones with their close codes) as it
+always did. It leans on uvicorn's handlers as the versions in ``eager.CHECKED_WITH`` have them
+(tests/rooms/test_eager.py and test_inbound.py check both).
 """
 
 from __future__ import annotations
@@ -27,11 +27,13 @@ from websockets.protocol import OPEN
 from websockets.speedups import apply_mask
 
 TEXT = 0x1
+PING = 0x9
 PONG = 0xA
 FIN = 0x80
 RESERVED = 0x70
 MASKED = 0x80
 CONTROL_LIMIT = 125
+CONTROLS = (PING, PONG)
 
 
 class Reading(enum.Enum):
@@ -44,7 +46,7 @@ class Reading(enum.Enum):
 
 
 class FrameReadingProtocol(WebSocketsSansIOProtocol):
-    """uvicorn's websockets-sansio protocol, with text and pong frames read here."""
+    """uvicorn's websockets-sansio protocol, with text, ping and pong frames read here."""
 
     def __init__(
         self,
@@ -92,7 +94,7 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
                 or not first & FIN
                 or not second & MASKED
                 or length > limit
-                or (opcode != TEXT and (opcode != PONG or length > CONTROL_LIMIT))
+                or (opcode != TEXT and (opcode not in CONTROLS or length > CONTROL_LIMIT))
                 or self.conn.state is not OPEN
             ):
                 self._hand_over(buffer[offset:])
@@ -112,8 +114,10 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
                     self._hand_over(buffer[offset:])  # uvicorn's parser closes it with 1007
                     return
                 self._received(text)
-            else:
+            elif opcode == PONG:
                 self.handle_pong(Frame(Opcode.PONG, payload))
+            else:  # a ping is answered with its payload, as the websockets library answers it
+                self.transport.write(bytes((FIN | PONG, length)) + payload)
             offset = payload_start + length
         self.leftover = buffer[offset:] if offset < end else b""
 

@@ -24,7 +24,7 @@ from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
 from websockets.uri import parse_uri
 
-from app.rooms.inbound import FrameReadingProtocol
+from app.rooms.inbound import FrameReadingProtocol, Reading
 
 PROTOCOLS: dict[str, str | type[WebSocketsSansIOProtocol]] = {
     "uvicorn": "websockets-sansio",
@@ -307,6 +307,21 @@ async def test_pongs_answer_pings_pings_are_answered_and_a_close_ends_it(ws: str
 @pytest.mark.parametrize("ws", PROTOCOLS)
 async def test_frames_sent_before_the_handshake_is_answered_are_read(ws: str) -> None:
     await early_frames(PROTOCOLS[ws])
+
+
+async def test_text_ping_and_pong_frames_are_read_without_uvicorns_parser() -> None:
+    async with server(FrameReadingProtocol) as (port, seen):
+        client = await Client.connect(port)
+        try:
+            await client.send(text("one") + frame(Opcode.PING, b"p") + frame(Opcode.PONG, b""))
+            (pong,) = await client.frames(until=Opcode.PONG)
+            await client.send(text("two"))
+            assert texts_of(await seen.count(2)) == ["one", "two"]
+            assert pong.data == b"p"
+            assert isinstance(seen.protocol, FrameReadingProtocol)
+            assert seen.protocol.reading is Reading.FRAMES
+        finally:
+            client.close()
 
 
 @pytest.mark.parametrize("bad", BAD_FRAMES)
