@@ -86,7 +86,9 @@ def serve(settings: Settings) -> None:
 def main() -> None:
     """Check the settings, then serve."""
     settings = load_settings()
-    configure_logging(settings.log_level, settings.log_json)
+    configure_logging(
+        settings.log_level, settings.log_json, settings.node_id if settings.cluster else ""
+    )
     serve(settings)
 
 
