@@ -69,6 +69,8 @@ class BatchWriter:
         self.rounds_saved = 0
         self.save_failures = 0
         self.last_error: str | None = None
+        # The rooms whose operations the stop left unwritten (kept in the outbox).
+        self.kept_rooms: set[str] = set()
         # Told of each room whose write was refused because the database holds a newer epoch;
         # answers True to write it again (the node raised its own epoch meanwhile).
         self.on_fenced: Callable[[str], bool] | None = None
@@ -91,6 +93,7 @@ class BatchWriter:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         unsaved = [op for pending in self._queue for op in pending.ops]
+        self.kept_rooms = {_room_of(op) for op in unsaved}
         if unsaved and self.outbox is not None:
             try:
                 self.outbox.keep(unsaved)

@@ -218,6 +218,7 @@ def test_the_cluster_stack_plays_through_nginx_across_a_rolling_upgrade(
     # A new release: the same code as a new image, so that `up -d` replaces each node.
     new_revision(stack.image, stack.image, 2, tmp_path)
     result = stack.inside(str(stack.rolling_script(tmp_path)))
+    print(f"compose rolling upgrade: {result}")
 
     for node in NODES:
         assert stack.container(node) != containers[node], f"{node} was not replaced"
