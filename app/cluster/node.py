@@ -120,8 +120,8 @@ class ClusterNode:
         if incomplete:
             self.kept = incomplete
             log.error(
-                "node %s drained, but the journal of %d rooms is not complete (%s): their "
-                "leases are kept, not handed over, and lapse once this node has stopped: %s",
+                "node %s drained, but rooms whose journal is not complete are not handed "
+                "over (%d; %s): their leases are kept, and lapse once this node has stopped: %s",
                 self.node,
                 len(incomplete),
                 self.store.last_error or "the database did not answer in time",
