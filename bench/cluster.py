@@ -256,7 +256,15 @@ async def measure(
     rate: float,
 ) -> Window:
     """Set the rooms up, warm up, then measure one window."""
-    await bench.setup(rooms, players)
+    try:
+        await bench.setup(rooms, players)
+    except TimeoutError:
+        # A socket got no state: its room was closed "moved", which at this point means the
+        # node could not renew its leases in time (its event loop starved of CPU).
+        raise SystemExit(
+            "a player was never shown its room: a node lost its leases while the rooms were "
+            "set up (its log says 'lost its lease'); the machine is too loaded to measure"
+        ) from None
     gc.collect()
     gc.freeze()
     gc.disable()
