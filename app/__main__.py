@@ -18,8 +18,9 @@ log = logging.getLogger("app.start")
 
 
 class DrainingServer(uvicorn.Server):
-    """A cluster node's server: on SIGTERM or SIGINT it first hands its rooms over (journal
-    written, leases released, sockets closed "moved"), then stops as uvicorn does."""
+    """A cluster node's server: on SIGTERM or SIGINT it first hands its rooms over (sockets
+    closed "moved", journal written, leases released; a room whose journal the database does
+    not take keeps its lease until the stop is over), then stops as uvicorn does."""
 
     def __init__(self, config: uvicorn.Config, grace: float) -> None:
         super().__init__(config)
@@ -86,7 +87,9 @@ def serve(settings: Settings) -> None:
 def main() -> None:
     """Check the settings, then serve."""
     settings = load_settings()
-    configure_logging(settings.log_level, settings.log_json)
+    configure_logging(
+        settings.log_level, settings.log_json, settings.node_id if settings.cluster else ""
+    )
     serve(settings)
 
 

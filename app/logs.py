@@ -92,15 +92,31 @@ class JsonFormatter(logging.Formatter):
         return orjson.dumps(entry, default=str).decode()
 
 
-def configure_logging(level: str, json_lines: bool) -> None:
-    """Send every log record (uvicorn's too) to standard error in the chosen format."""
+class NameNode(logging.Filter):
+    """Give every record the id of the cluster node that writes it (``node``)."""
+
+    def __init__(self, node: str) -> None:
+        super().__init__()
+        self.node = node
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.node = self.node
+        return True
+
+
+def configure_logging(level: str, json_lines: bool, node: str = "") -> None:
+    """Send every log record (uvicorn's too) to standard error in the chosen format; in a
+    cluster (``node`` given), every line names the node: a ``node`` field, or ``[node]``."""
     logging.addLevelName(TRACE, "TRACE")
     handler = logging.StreamHandler(sys.stderr)
+    plain = "%(asctime)s %(levelname)s [%(node)s] %(name)s: %(message)s" if node else None
     handler.setFormatter(
         JsonFormatter()
         if json_lines
-        else logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s")
+        else logging.Formatter(plain or "%(asctime)s %(levelname)s %(name)s: %(message)s")
     )
+    if node:
+        handler.addFilter(NameNode(node))
     handler.addFilter(RedactTokens())
     root = logging.getLogger()
     root.handlers[:] = [handler]

@@ -70,6 +70,8 @@ class ClusterNode:
             self.redis, self.node, uuid.uuid4().hex, settings.lease_ms, settings.cluster_name
         )
         self.draining = False
+        # Rooms whose lease a drain kept because their journal was not complete.
+        self.kept: set[str] = set()
         self.counts = Counts()
         self.redis_ok = True
         # One claim at a time per room: its lock, and how many wait on it.
@@ -90,24 +92,52 @@ class ClusterNode:
         log.info("node %s joined the cluster at %s", self.node, self.path)
 
     async def drain(self) -> None:
-        """Stop taking rooms, and hand every room over: journal written, lease released,
-        sockets closed "moved"."""
+        """Stop taking rooms, and hand every room over: sockets closed "moved", journal
+        written, lease released.
+
+        A room whose journal the database has not completely taken within half the shutdown
+        grace is not handed over: its lease is kept (and renewed) while the stop writes what is
+        left to the outbox, and lapses by itself after this process ends, so that no node
+        restores the room while a write of it may still reach the database. What another
+        node restores then is what the database holds: every acknowledged move, not the held
+        ones the outbox keeps (those are refused by the epoch if written later).
+        """
         self.draining = True
         with contextlib.suppress(RedisError, OSError):
             await self._beat()
         for code, room in list(self.registry.rooms.items()):
-            async with room.lock:
+            async with room.lock:  # an action under way queues its writes first
                 room.close(CLOSE_MOVED, "")
             self.registry.rooms.pop(code, None)
-        await self.store.write([])  # waits for what the rooms queued
+        wait = self.settings.shutdown_grace_seconds / 2
+        incomplete = await self.store.settle(set(self.ownership.held), wait)
         for code in list(self.ownership.held):
+            if code in incomplete:
+                continue
             await self.ownership.release(code)
             self.store.epochs.pop(code, None)
             self.counts.handovers += 1
-        log.info("node %s drained: its rooms are handed over", self.node)
+        if incomplete:
+            self.kept = incomplete
+            log.error(
+                "node %s drained, but rooms whose journal is not complete are not handed "
+                "over (%d; %s): their leases are kept, and lapse once this node has stopped: %s",
+                self.node,
+                len(incomplete),
+                self.store.last_error or "the database did not answer in time",
+                ", ".join(sorted(incomplete)),
+            )
+        else:
+            log.info("node %s drained: its rooms are handed over", self.node)
 
     async def stop(self) -> None:
-        """Stop renewing and beating, leave the directory, let go of Redis."""
+        """Stop renewing and beating, leave the directory, let go of Redis. (Called after the
+        store's stop: a room the drain kept whose journal the stop did write is released.)"""
+        for code in sorted(self.kept - self.store.kept_rooms):
+            if code in self.ownership.held:
+                await self.ownership.release(code)
+                self.counts.handovers += 1
+                log.info("room %s handed over: its journal was written at the stop", code)
         for task in self._tasks:
             task.cancel()
         for task in self._tasks:

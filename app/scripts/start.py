@@ -220,7 +220,9 @@ async def check_node_free(settings: Settings) -> None:
 def main() -> None:
     """Start, or exit with one line saying why not."""
     settings = load_settings()
-    configure_logging(settings.log_level, settings.log_json)
+    configure_logging(
+        settings.log_level, settings.log_json, settings.node_id if settings.cluster else ""
+    )
     # As the container's first process nothing would stop it before the server's own handlers.
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:

@@ -69,6 +69,8 @@ class BatchWriter:
         self.rounds_saved = 0
         self.save_failures = 0
         self.last_error: str | None = None
+        # The rooms whose operations the stop left unwritten (kept in the outbox).
+        self.kept_rooms: set[str] = set()
         # Told of each room whose write was refused because the database holds a newer epoch;
         # answers True to write it again (the node raised its own epoch meanwhile).
         self.on_fenced: Callable[[str], bool] | None = None
@@ -91,6 +93,7 @@ class BatchWriter:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
         unsaved = [op for pending in self._queue for op in pending.ops]
+        self.kept_rooms = {_room_of(op) for op in unsaved}
         if unsaved and self.outbox is not None:
             try:
                 self.outbox.keep(unsaved)
@@ -129,12 +132,32 @@ class BatchWriter:
         written.add_done_callback(lambda done: None if done.cancelled() else outbox.clear())
         self._wakeup.set()
         async with asyncio.timeout(self.write_seconds + self.wait_seconds):
-            await asyncio.shield(written)
+            await asyncio.wait([written])
+        if written.cancelled():
+            # Every room it held has a newer owner (a cluster): the database refused it all.
+            log.warning("the outbox kept at the last stop was refused: newer owners hold its rooms")
+            outbox.clear()
 
     @property
     def backlog(self) -> int:
         """Operations waiting for the database."""
         return sum(len(pending.ops) for pending in (*self._writing, *self._queue))
+
+    def unsaved_rooms(self) -> set[str]:
+        """The rooms with an operation queued or being written: their journal is not complete."""
+        return {_room_of(op) for pending in (*self._writing, *self._queue) for op in pending.ops}
+
+    async def settle(self, rooms: set[str], seconds: float) -> set[str]:
+        """Wait at most ``seconds`` for every operation of ``rooms`` to be written (failed
+        writes are retried as always); the rooms whose journal is still not complete then."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + seconds
+        while True:
+            left = rooms & self.unsaved_rooms()
+            if not left or loop.time() >= deadline:
+                return left
+            self._wakeup.set()
+            await asyncio.sleep(0.05)
 
     def oldest_unsaved_seconds(self) -> float:
         """How long the oldest operation not yet written has waited (0 when none waits)."""

@@ -19,7 +19,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -81,16 +81,29 @@ class Front:
         self.url = f"http://127.0.0.1:{port}"
         self.ws_url = f"ws://127.0.0.1:{port}"
 
+    def api(self, method: str, path: str, body: Any = None) -> httpx.Response:
+        """One request through nginx, following redirects to the node that answers it."""
+        return httpx.request(
+            method, f"{self.url}{path}", json=body, follow_redirects=True, timeout=30
+        )
+
 
 class Cluster:
     """Three (or ``count``) nodes on one database and Redis, and nginx in front."""
 
-    def __init__(self, database_url: str, folder: Path, count: int = 3, **env: str) -> None:
+    def __init__(
+        self,
+        database_url: str,
+        folder: Path,
+        count: int = 3,
+        node_env: dict[int, dict[str, str]] | None = None,
+        **env: str,
+    ) -> None:
         tag = secrets.token_hex(2)
         self.name = f"test-{tag}"
         self.ids = [f"t{tag}-{n}" for n in range(1, count + 1)]
         self.nodes: dict[str, Server] = {}
-        for node in self.ids:
+        for index, node in enumerate(self.ids):
             port = free_port()
             settings = {
                 **FAST,
@@ -104,6 +117,7 @@ class Cluster:
                 "BOT_WORKERS": "0",
                 "SHUTDOWN_GRACE_SECONDS": "10",
                 **env,
+                **(node_env or {}).get(index, {}),
             }
             self.nodes[node] = Server(server_env(**settings), port)
         self.folder = folder
@@ -159,9 +173,7 @@ class Cluster:
 
     def api(self, method: str, path: str, body: Any = None) -> httpx.Response:
         """One request through nginx, following redirects to the node that answers it."""
-        return httpx.request(
-            method, f"{self.front.url}{path}", json=body, follow_redirects=True, timeout=30
-        )
+        return self.front.api(method, path, body)
 
     def create_room(self, name: str = "Ann", **settings: Any) -> dict[str, Any]:
         response = self.api("POST", "/api/rooms", {"name": name, "settings": settings})
@@ -241,14 +253,18 @@ async def play_moves(clients: list[Client], rng: random.Random, moves: int) -> N
 
 
 @contextmanager
-def running_cluster(count: int = 3, **env: str) -> Iterator[Cluster]:
-    """A started cluster on a fresh database, stopped afterwards."""
+def running_cluster(
+    count: int = 3, node_env: Callable[[str], dict[int, dict[str, str]]] | None = None, **env: str
+) -> Iterator[Cluster]:
+    """A started cluster on a fresh database, stopped afterwards. ``node_env``, given the
+    database's address, answers the settings of some nodes (by index) over ``env``."""
     need_nginx()
     need_sync_redis()
     with postgres_database() as url, tempfile.TemporaryDirectory() as folder:
         migrate(url)
         Path(folder).chmod(0o755)
-        cluster = Cluster(url, Path(folder), count, **env)
+        each = node_env(url) if node_env is not None else None
+        cluster = Cluster(url, Path(folder), count, each, **env)
         try:
             cluster.start()
             yield cluster
@@ -290,9 +306,9 @@ def forget_keys(pattern: str) -> None:
 class ClusterClient(Client):
     """A client through nginx that follows "moved" closes and reconnects by itself."""
 
-    def __init__(self, cluster: Cluster, code: str, token: str | None = None) -> None:
-        super().__init__(cluster.front, code, token)
-        self.cluster = cluster
+    def __init__(self, cluster: Cluster | Front, code: str, token: str | None = None) -> None:
+        self.front = cluster.front if isinstance(cluster, Cluster) else cluster
+        super().__init__(self.front, code, token)
         self.node_paths: list[str] = []
 
     async def connect(self, origin: str | None = None, hello: dict[str, Any] | None = None) -> None:
@@ -310,7 +326,7 @@ class ClusterClient(Client):
             self.state, self.version, self.closed = None, 0, None
             try:
                 self.ws = await connect(
-                    f"{self.cluster.front.ws_url}{path}",
+                    f"{self.front.ws_url}{path}",
                     compression=None,
                     max_size=2**22,
                     open_timeout=10,

@@ -8,11 +8,16 @@
 # The daemon makes no bridge network: containers use the host's network, or a namespace that
 # holds only "lo". The stand-ins are built with debootstrap from Debian packages, not the
 # official images: python is Debian's 3.11 (linked at /usr/local/bin/python), postgres is
-# Debian's 15 behind a small entrypoint honouring POSTGRES_USER, _PASSWORD and _DB.
+# Debian's 15 behind a small entrypoint honouring POSTGRES_USER, _PASSWORD and _DB; for the
+# cluster's compose file, redis is Debian's redis-server 7 and nginx Debian's nginx 1.22, each
+# started as the official image starts it (redis-server on every interface, unprotected, as the
+# official image's entrypoint does; nginx in the foreground, stopped by SIGQUIT).
 set -euo pipefail
 WORK=${WORK:-/var/cache/spectrum-docker}
 PY_IMAGE=python:3.11.11-slim-bookworm   # what the Dockerfile's FROM names
 PG_IMAGE=postgres:16                    # what docker-compose.yml names
+REDIS_IMAGE=redis:7                     # what docker-compose.cluster.yml names
+NGINX_IMAGE=nginx:1.27                  # what docker-compose.cluster.yml names
 COMPOSE_VERSION=2.40.3
 mkdir -p "$WORK"
 
@@ -36,7 +41,11 @@ fi
 # Run a command inside a chroot with /proc mounted.
 in_root() { mount -t proc proc "$1/proc"; chroot "$1" /bin/sh -c "$2" || { umount "$1/proc"; return 1; }; umount "$1/proc"; }
 
-if ! docker image inspect "$PY_IMAGE" >/dev/null 2>&1 || ! docker image inspect "$PG_IMAGE" >/dev/null 2>&1; then
+missing=0
+for image in "$PY_IMAGE" "$PG_IMAGE" "$REDIS_IMAGE" "$NGINX_IMAGE"; do
+    docker image inspect "$image" >/dev/null 2>&1 || missing=1
+done
+if [ "$missing" = 1 ]; then
     # The same Debian mirror this machine's apt uses.
     MIRROR=$(grep -hm1 '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '{print $2}' | head -1)
     [ -d "$WORK/base/usr" ] || debootstrap --variant=minbase bookworm "$WORK/base" ${MIRROR:+"$MIRROR"} >"$WORK/debootstrap.log"
@@ -93,6 +102,42 @@ ENTRY
         --change 'CMD ["postgres"]' --change 'EXPOSE 5432' - postgres-standin:base >/dev/null
     mkdir -p "$WORK/pgimg" && printf 'FROM postgres-standin:base\nSTOPSIGNAL SIGINT\n' >"$WORK/pgimg/Dockerfile"
     docker build -q -t "$PG_IMAGE" "$WORK/pgimg" >/dev/null
+fi
+
+if ! docker image inspect "$REDIS_IMAGE" >/dev/null 2>&1; then
+    rm -rf "$WORK/redis" && cp -a "$WORK/base" "$WORK/redis"
+    in_root "$WORK/redis" 'export DEBIAN_FRONTEND=noninteractive; apt-get update -qq &&
+        apt-get install -y -qq --no-install-recommends redis-server >/dev/null &&
+        apt-get clean && rm -rf /var/lib/apt/lists/*'
+    cat >"$WORK/redis/usr/local/bin/docker-entrypoint.sh" <<'ENTRY'
+#!/bin/sh
+# Stand-in for the official redis entrypoint: options given, listening everywhere, unprotected.
+set -eu
+if [ "${1:-}" = redis-server ]; then
+    shift
+    exec setpriv --reuid=redis --regid=redis --init-groups redis-server --protected-mode no "$@"
+fi
+exec "$@"
+ENTRY
+    chmod 755 "$WORK/redis/usr/local/bin/docker-entrypoint.sh"
+    mkdir -p "$WORK/redis/data" && chroot "$WORK/redis" chown redis:redis /data
+    tar -C "$WORK/redis" -c . | docker import \
+        --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+        --change 'WORKDIR /data' --change 'ENTRYPOINT ["docker-entrypoint.sh"]' \
+        --change 'CMD ["redis-server"]' --change 'EXPOSE 6379' - "$REDIS_IMAGE" >/dev/null
+fi
+if ! docker image inspect "$NGINX_IMAGE" >/dev/null 2>&1; then
+    rm -rf "$WORK/nginx" && cp -a "$WORK/base" "$WORK/nginx"
+    in_root "$WORK/nginx" 'export DEBIAN_FRONTEND=noninteractive; apt-get update -qq &&
+        apt-get install -y -qq --no-install-recommends nginx-light >/dev/null 2>&1 ||
+        apt-get install -y -qq --no-install-recommends nginx >/dev/null;
+        apt-get clean && rm -rf /var/lib/apt/lists/*; ln -sf /dev/stderr /var/log/nginx/error.log'
+    tar -C "$WORK/nginx" -c . | docker import \
+        --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
+        --change 'EXPOSE 80' --change 'CMD ["nginx", "-g", "daemon off;"]' \
+        - nginx-standin:base >/dev/null
+    mkdir -p "$WORK/nginximg" && printf 'FROM nginx-standin:base\nSTOPSIGNAL SIGQUIT\n' >"$WORK/nginximg/Dockerfile"
+    docker build -q -t "$NGINX_IMAGE" "$WORK/nginximg" >/dev/null
 fi
 
 # Compose v2, from the package index, as a CLI plugin.
