@@ -1,6 +1,7 @@
 """The room's own cost per action, without sockets or a database: parse, apply, views, patches.
 
 Run: .venv/bin/python -m bench.room [--players 4] [--actions 20000] [--profile]
+         [--encoding standard|compact]
      .venv/bin/python -m bench.room --sizes [--players 4] [--actions N] [--turn-seconds 60]
 Connections are stand-ins whose send does nothing; storage keeps nothing.
 
@@ -24,6 +25,7 @@ from typing import Any
 import orjson
 
 from app.rooms import protocol
+from app.rooms.compact import CompactConnection
 from app.rooms.connection import Connection
 from app.rooms.live import LiveRoom, RoomConfig
 from app.rooms.registry import hash_token
@@ -60,12 +62,16 @@ def next_message(room: LiveRoom, rng: random.Random) -> tuple[int, bytes]:
     return seat, orjson.dumps(body)
 
 
-async def run(players: int, actions: int, profile: bool) -> None:
+ENCODINGS: dict[str, type[Connection]] = {"standard": Connection, "compact": CompactConnection}
+
+
+async def run(players: int, actions: int, profile: bool, encoding: str = "standard") -> None:
     state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=0), 0)
     for seat in range(players):
         state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
     room = LiveRoom(state, RoomConfig(), lambda room: None)
-    connections = [Connection(_discard, seat, 256) for seat in range(players)]
+    kind = ENCODINGS[encoding]
+    connections = [kind(_discard, seat, 256) for seat in range(players)]
     for connection in connections:
         await room.attach(connection)
     await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
@@ -83,8 +89,8 @@ async def run(players: int, actions: int, profile: bool) -> None:
         profiler.disable()
     elapsed = time.perf_counter() - started
     print(
-        f"{players} players: {elapsed / actions * 1e6:.1f} us per action (parse, apply, "
-        f"views, patches, frames for {players} connections)"
+        f"{players} players, {encoding}: {elapsed / actions * 1e6:.1f} us per action (parse, "
+        f"apply, views, patches, frames for {players} connections)"
     )
     if profiler:
         pstats.Stats(profiler).sort_stats("tottime").print_stats(25)
@@ -115,15 +121,16 @@ class SteppedClock(LoopClock):
 
 
 async def started_room(
-    players: int, turn_seconds: int, clock: SteppedClock
+    players: int, turn_seconds: int, clock: SteppedClock, encoding: str = "standard"
 ) -> tuple[LiveRoom, list[Recorder], list[Connection]]:
-    """A room of ``players`` recorded connections whose match has begun."""
+    """A room of ``players`` recorded connections (in ``encoding``) whose match has begun."""
     state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=turn_seconds), 0)
     for seat in range(players):
         state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
     room = LiveRoom(state, RoomConfig(), lambda room: None, clock=clock)
     recorders = [Recorder() for _ in range(players)]
-    connections = [Connection(recorders[seat], seat, 1 << 20) for seat in range(players)]
+    kind = ENCODINGS[encoding]
+    connections = [kind(recorders[seat], seat, 1 << 20) for seat in range(players)]
     for connection in connections:
         await room.attach(connection)
     await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
@@ -196,13 +203,14 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--sizes", action="store_true")
     parser.add_argument("--turn-seconds", type=int, default=60, help="with --sizes")
+    parser.add_argument("--encoding", choices=sorted(ENCODINGS), default="standard")
     arguments = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {0})
     if arguments.sizes:
         asyncio.run(sizes(arguments.players, arguments.actions, arguments.turn_seconds))
         return
-    asyncio.run(run(arguments.players, arguments.actions, arguments.profile))
+    asyncio.run(run(arguments.players, arguments.actions, arguments.profile, arguments.encoding))
 
 
 if __name__ == "__main__":
