@@ -183,8 +183,14 @@ class Client(Peer):
         self._reader: asyncio.Task[None] | None = None
         _opened.append(self)
 
-    async def connect(self, origin: str | None = None, hello: dict[str, Any] | None = None) -> None:
-        """Open the socket, say hello and wait for the first state."""
+    async def connect(
+        self,
+        origin: str | None = None,
+        hello: dict[str, Any] | None = None,
+        encoding: str | None = None,
+    ) -> None:
+        """Open the socket, say hello (asking for ``encoding``, if given) and wait for the first
+        state."""
         headers = {"Origin": origin} if origin else None
         self.ws = await connect(
             f"{self.server.ws_url}/ws/rooms/{self.code}",
@@ -198,6 +204,8 @@ class Client(Peer):
                 if self.token
                 else {"type": "hello", "spectate": True}
             )
+            if encoding is not None:
+                hello["encoding"] = encoding
         await self.ws.send(json.dumps(hello))
         self._reader = asyncio.create_task(self._read())
         await self.wait_for(lambda state: True)
