@@ -22,12 +22,12 @@ MAX_SEATS = 6
 TURN = ("seat", "pending", "deadline")
 PILE = ("top", "count")
 MOVE = ("seat", "type", "cards", "piles")  # a knock has the first two, a discard three
+EVALUATION = ("points", "complete", "sequenced", "sequence", "order")  # of five cards
 # The operations a match sends most, most frequent first: [op, path] or, when the value is an
 # object always of these members, [op, path, members], its value then sent as the array of
 # those members' values (as many as it has). An add at "-" appends to the list.
 _LATER = (
     "/you/hand",
-    "/you/evaluation",
     "/you/evaluation/order",
     "/you/evaluation/points",
     "/round/final_turns",
@@ -58,6 +58,7 @@ PATHS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     *(("replace", f"/round/piles/{pile}", PILE) for pile in range(DRAW_PILES)),
     ("add", "/round/log/-", MOVE),
     ("add", "/you/hand/-", ()),
+    ("replace", "/you/evaluation", EVALUATION),
     *(("replace", path, ()) for path in _LATER),
     ("add", "/results/-", ()),
 )
@@ -104,7 +105,10 @@ KEYS: dict[str, str] = {
 CARD_KEYS = frozenset({"top", "hand", "cards", "order"})
 
 _CARD_INDEX = {card: index for index, card in enumerate(CARD_IDS)}
-_INDEX = {(op, path): index for index, (op, path, _) in enumerate(PATHS)}
+_REPLACES = {path: index for index, (op, path, _) in enumerate(PATHS) if op == "replace"}
+# The table's adds are all appends ("/-"): by the path of their list.
+_APPENDS = {path[:-2]: index for index, (op, path, _) in enumerate(PATHS) if op == "add"}
+assert all(path.endswith("/-") for op, path, _ in PATHS if op == "add")
 
 
 def _member(path: str) -> str:
@@ -132,24 +136,64 @@ def _cards(value: Any) -> Any:
     return value  # null: an empty pile
 
 
+_SCALARS = frozenset({int, str, bool, float, type(None)})
+
+
 def encode_value(value: Any, key: str) -> Any:
     """``value``, held by the member ``key``, in the compact encoding."""
     if key in CARD_KEYS:
         return _cards(value)
     kind = type(value)
     if kind is dict:
-        return {KEYS.get(name, name): encode_value(item, name) for name, item in value.items()}
+        return {
+            KEYS.get(name, name): item
+            if type(item) in _SCALARS and name not in CARD_KEYS
+            else encode_value(item, name)
+            for name, item in value.items()
+        }
     if kind is list:
-        return [encode_value(item, key) for item in value]
+        return [item if type(item) in _SCALARS else encode_value(item, key) for item in value]
     return value
 
 
-def _entry(index: int, value: Any) -> list[Any]:
-    """The operation of table entry ``index`` with ``value``."""
-    members = PATHS[index][2]
-    if members and type(value) is dict and all(key in value for key in members[: len(value)]):
-        return [index, [encode_value(value[key], key) for key in members[: len(value)]]]
-    return [index, encode_value(value, _ENTRY_KEYS[index])]
+# The objects sent as arrays, each by a function of its own (None: not of that shape, so sent
+# as an object). Each checks the object has exactly those members: nothing is ever dropped.
+
+
+def _turn(value: dict[str, Any]) -> list[Any] | None:
+    if len(value) != 3:
+        return None
+    return [value["seat"], value["pending"], value["deadline"]]
+
+
+def _pile(value: dict[str, Any]) -> list[Any] | None:
+    if len(value) != 2:
+        return None
+    top = value["top"]
+    return [None if top is None else _CARD_INDEX[top], value["count"]]
+
+
+def _move(value: dict[str, Any]) -> list[Any] | None:
+    cards, piles = value.get("cards"), value.get("piles")
+    if len(value) != 2 + (cards is not None) + (piles is not None) or (piles and not cards):
+        return None
+    if cards is None:
+        return [value["seat"], value["type"]]
+    shown = [_CARD_INDEX[card] for card in cards]
+    if piles is None:
+        return [value["seat"], value["type"], shown]
+    return [value["seat"], value["type"], shown, piles]
+
+
+def _evaluation(value: dict[str, Any]) -> list[Any] | None:
+    if len(value) != 5:
+        return None  # ten cards: two hands
+    order = [_CARD_INDEX[card] for card in value["order"]]
+    return [value["points"], value["complete"], value["sequenced"], value["sequence"], order]
+
+
+_AS_ARRAY = {TURN: _turn, PILE: _pile, MOVE: _move, EVALUATION: _evaluation}
+_ARRAYS = tuple(_AS_ARRAY.get(members) for _, _, members in PATHS)
 
 
 def encode(ops: list[dict[str, Any]]) -> list[Any]:
@@ -157,18 +201,29 @@ def encode(ops: list[dict[str, Any]]) -> list[Any]:
     encoded: list[Any] = []
     for op in ops:
         kind, path = op["op"], op["path"]
-        index = _INDEX.get((kind, path))
-        if index is None and kind == "add":
+        if kind == "replace":
+            index = _REPLACES.get(path)
+        elif kind == "add":
+            # The differ adds to a list only at its end, in order: an append.
             head, _, last = path.rpartition("/")
-            if last.isdigit():
-                # The differ adds to a list only at its end, in order: an append.
-                index = _INDEX.get((kind, head + "/-"))
-        if index is not None:
-            encoded.append(_entry(index, op["value"]))
-        elif kind == "remove":
-            encoded.append(op)
+            index = _APPENDS.get(head) if last.isdigit() else None
         else:
-            encoded.append({**op, "value": encode_value(op["value"], _member(path))})
+            encoded.append(op)
+            continue
+        value = op["value"]
+        if index is None:
+            encoded.append({**op, "value": encode_value(value, _member(path))})
+            continue
+        as_array = _ARRAYS[index]
+        if as_array is not None and type(value) is dict:
+            try:
+                members = as_array(value)
+            except KeyError:
+                members = None
+            if members is not None:
+                encoded.append([index, members])
+                continue
+        encoded.append([index, encode_value(value, _ENTRY_KEYS[index])])
     return encoded
 
 
