@@ -1,12 +1,14 @@
-"""What each patch carries, and what it would weigh with each proposed reduction.
+"""Bytes per message in both encodings over whole matches, and what further cuts would save.
 
 Plays whole matches in one process (as `bench.room --sizes` does: 5 rounds, turn timer 60 s,
-rematches, the room's clock moving 1 to 8 s between actions, every message with an id), keeps
-every patch frame each player receives, and rewrites each one as the protocol would send it
-with one reduction at a time, then with all of them together. Nothing here changes the protocol:
-it prices proposals (docs/performance.md, "Message size").
+rematches, the room's clock moving 1 to 8 s between actions, every message with an id), once
+with every player on the standard encoding (RFC 6902 JSON Patch) and once on the compact one,
+and keeps every frame each player receives after the match's start (all of them patches). It
+reports the bytes actually sent in each encoding, against Colyseus's for the same game, then
+prices further reductions of the standard patches by rewriting them (docs/performance.md,
+"Message size").
 
-Run: .venv/bin/python -m bench.messages [--players 2,4,6] [--actions 6000]
+Run: .venv/bin/python -m bench.messages [--players 2,4,6] [--actions 6000] [--price]
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ SHORT_KEYS = {
 }
 
 
+# Colyseus's bytes per message for the same game (docs/performance.md, "Against other servers").
+COLYSEUS = {2: 58, 4: 48}
+
+
 async def play(players: int, actions: int) -> list[tuple[str, Frame]]:
     """Every patch every player received over ``actions`` actions, with the action's kind."""
     clock = SteppedClock()
@@ -58,6 +64,40 @@ async def play(players: int, actions: int) -> list[tuple[str, Frame]]:
         if frame["type"] == "patch":
             frames.append((kind, frame))
     return frames
+
+
+async def sent(players: int, actions: int, encoding: str) -> list[tuple[str, int]]:
+    """The size of every frame every player received over ``actions`` actions in ``encoding``,
+    with the kind of action that sent it."""
+    clock = SteppedClock()
+    room, recorders, connections = await started_room(players, 60, clock, encoding)
+    return [
+        (kind, len(recorders[index].last.encode()))
+        async for kind, index in played(room, recorders, connections, clock, actions)
+    ]
+
+
+def measured(players: int, actions: int) -> None:
+    """Bytes per message actually sent in each encoding."""
+    means = {}
+    for encoding in ("standard", "compact"):
+        frames = asyncio.run(sent(players, actions, encoding))
+        sizes = [size for _, size in frames]
+        kinds: dict[str, list[int]] = {}
+        for kind, value in frames:
+            kinds.setdefault(kind, []).append(value)
+        means[encoding] = statistics.mean(sizes)
+        peer = COLYSEUS.get(players)
+        against = f", {means[encoding] / peer:.2f}x Colyseus's {peer} B" if peer else ""
+        print(
+            f"{players} players, {encoding:8s}: {len(sizes)} messages, mean "
+            f"{means[encoding]:.0f} B, median {statistics.median(sizes):.0f} B{against}; by "
+            "action: "
+            + ", ".join(
+                f"{kind} {statistics.mean(values):.0f} B" for kind, values in sorted(kinds.items())
+            )
+        )
+    print(f"  compact / standard: {means['compact'] / means['standard']:.2f}")
 
 
 # The reductions: each takes a patch frame and gives the frame as it would be sent.
@@ -236,9 +276,15 @@ def main() -> None:
         "--players", type=lambda text: [int(x) for x in text.split(",")], default=[2, 4, 6]
     )
     parser.add_argument("--actions", type=int, default=6000)
+    parser.add_argument(
+        "--price", action="store_true", help="also price further cuts to the standard patches"
+    )
     arguments = parser.parse_args()
     for players in arguments.players:
-        report(players, asyncio.run(play(players, arguments.actions)))
+        measured(players, arguments.actions)
+    if arguments.price:
+        for players in arguments.players:
+            report(players, asyncio.run(play(players, arguments.actions)))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,7 @@ from app.cluster.node import CLOSE_MOVED, Elsewhere
 from app.config import Settings
 from app.engine.errors import IllegalAction
 from app.rooms import protocol
+from app.rooms.compact import CompactConnection
 from app.rooms.connection import Connection, TokenBucket, fit_close_reason
 from app.rooms.live import LiveRoom
 from app.rooms.registry import hash_token, new_token
@@ -351,7 +352,8 @@ async def _serve(
     else:
         await websocket.close(CLOSE_BAD_HELLO, "hello needs a token, or spectate: true")
         return
-    connection = Connection(raw_send(websocket), seat, settings.send_queue_frames)
+    kind = CompactConnection if hello.encoding == "compact" else Connection
+    connection = kind(raw_send(websocket), seat, settings.send_queue_frames)
     await room.attach(connection)
     try:
         await _read(websocket, connection, room, settings)

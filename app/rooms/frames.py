@@ -1,7 +1,8 @@
 """The frames a room sends: full states, and patches from what each connection last held.
 
-The public view is diffed once against what everyone holds and serialised once; each connection
-then gets that plus its own ``you`` changes, queued without awaiting a socket.
+The public view is diffed once against what everyone holds and serialised once per encoding
+(standard RFC 6902, or compact for the connections that asked for it); each connection then gets
+that plus its own ``you`` changes, queued without awaiting a socket.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from typing import Any
 
 import orjson
 
-from app.rooms import protocol
+from app.rooms import compact, protocol
+from app.rooms.compact import CompactConnection
 from app.rooms.connection import Connection
 from app.rooms.patch import diff
 from app.rooms.state import RoomState
@@ -19,7 +21,7 @@ from app.rooms.timers import RoomTimers
 from app.rooms.views import View, ViewBuilder
 
 
-def join_ops(shared: bytes, private: list[dict[str, Any]]) -> bytes:
+def join_ops(shared: bytes, private: list[Any]) -> bytes:
     """One JSON Patch array: the shared ops (already serialised) followed by private ones."""
     if not private:
         return shared
@@ -44,7 +46,12 @@ class Frames:
         connection.you = you
         connection.version += 1
         document = {**self.public, "you": you}
-        connection.push(protocol.state_frame(connection.version, document, now))
+        if type(connection) is CompactConnection:
+            # The answer to hello carries the tables that decode the compact patches.
+            tables = connection.version == 1
+            connection.push(compact.state_frame(connection.version, document, now, tables))
+        else:
+            connection.push(protocol.state_frame(connection.version, document, now))
 
     def public_view(self, state: RoomState, table: Table, timers: RoomTimers) -> View:
         """The whole public view of the room as it now stands."""
@@ -99,8 +106,10 @@ class Frames:
         ack: object,
     ) -> None:
         """Send each connection the shared ``ops`` and its own ``you`` changes; the sender's
-        patch carries ``ack`` (even when nothing changed)."""
-        shared = orjson.dumps(ops) if ops else b"[]"
+        patch carries ``ack`` (even when nothing changed). The shared ops are serialised once
+        per encoding, when a connection first needs them."""
+        shared: bytes | None = None
+        short: bytes | None = None
         for connection in connections:
             if connection.you is None:
                 continue  # its first state is on the way and already holds this change
@@ -111,8 +120,18 @@ class Frames:
             if not ops and not private and not acknowledged:
                 continue
             connection.version += 1
-            connection.push(
-                protocol.patch_frame(
-                    connection.version, join_ops(shared, private), ack if acknowledged else None
+            if type(connection) is CompactConnection:
+                if short is None:
+                    short = orjson.dumps(compact.encode(ops)) if ops else b"[]"
+                ops_bytes = join_ops(short, compact.encode(private) if private else private)
+                frame = compact.patch_frame(
+                    connection.version, ops_bytes, ack if acknowledged else None
                 )
-            )
+            else:
+                if shared is None:
+                    shared = orjson.dumps(ops) if ops else b"[]"
+                ops_bytes = join_ops(shared, private)
+                frame = protocol.patch_frame(
+                    connection.version, ops_bytes, ack if acknowledged else None
+                )
+            connection.push(frame)

@@ -21,11 +21,13 @@ class _Message(BaseModel):
 
 
 class Hello(_Message):
-    """The first message: a seat's token, or a wish to watch."""
+    """The first message: a seat's token, or a wish to watch; and how patches are to be written
+    (RFC 6902 JSON Patch unless the client asks for the compact encoding)."""
 
     type: Literal["hello"]
     token: Annotated[str, Field(min_length=1, max_length=128)] | None = None
     spectate: bool = False
+    encoding: Literal["standard", "compact"] = "standard"
 
 
 class Resync(_Message):

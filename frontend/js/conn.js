@@ -1,7 +1,7 @@
 // One live connection to a room: hello, the state kept up to date by patches, actions with ids,
 // and reconnection with backoff when the network or the server goes away.
 
-import { applyPatch } from './patch.js';
+import { applyPatch, expandOps } from './patch.js';
 
 // Closes that another try would only repeat; the room page explains each of them.
 export const FINAL_CLOSES = new Set([4001, 4002, 4003, 4004, 4009, 4010, 4011]);
@@ -29,6 +29,9 @@ export class RoomConnection {
     this.onEvent = onEvent;
     this.state = null;
     this.version = 0;
+    // Compact patches (docs/protocol.md) unless the page asks for standard JSON Patch.
+    this.encoding = new URLSearchParams(location.search).get('encoding') === 'standard' ? 'standard' : 'compact';
+    this.tables = null;
     this.clockOffset = 0;
     this.status = 'connecting'; // then "open", "retrying" or "closed"
     this.closeCode = null;
@@ -82,7 +85,7 @@ export class RoomConnection {
     ws.onopen = () => {
       this.heard = Date.now();
       const hello = this.token ? { type: 'hello', token: this.token } : { type: 'hello', spectate: true };
-      ws.send(JSON.stringify(hello));
+      ws.send(JSON.stringify({ ...hello, encoding: this.encoding }));
       ws.send(PING); // from now on the server expects this heartbeat
       this.pinged = this.sentAt = Date.now();
     };
@@ -103,6 +106,7 @@ export class RoomConnection {
   }
 
   receive(frame) {
+    if (Array.isArray(frame)) frame = { type: 'patch', version: frame[0], compact: frame[1], ack: frame[2] };
     if (frame.type === 'pong') return;
     if (frame.type === 'error') {
       const action = this.pending.get(frame.id);
@@ -117,6 +121,7 @@ export class RoomConnection {
       return;
     }
     if (frame.type === 'state') {
+      if (frame.encoding) this.tables = frame.encoding;
       this.state = frame.state;
       this.version = frame.version;
       this.clockOffset = frame.server_time - Date.now();
@@ -135,7 +140,7 @@ export class RoomConnection {
       return;
     }
     try {
-      this.state = applyPatch(this.state, frame.ops);
+      this.state = applyPatch(this.state, frame.compact ? expandOps(frame.compact, this.tables) : frame.ops);
     } catch {
       this.resync();
       return;

@@ -1,4 +1,7 @@
-// RFC 6902 JSON Patch (add, remove, replace) with RFC 6901 JSON Pointers, applied in place.
+// RFC 6902 JSON Patch (add, remove, replace) with RFC 6901 JSON Pointers, applied in place; and
+// the compact encoding's operations turned back into them (docs/protocol.md).
+
+import { ALL_CARDS } from './cards.js';
 
 export class PatchError extends Error {}
 
@@ -56,4 +59,40 @@ export function applyOperation(doc, op) {
 /** Apply a list of operations in order; returns the patched document. */
 export function applyPatch(doc, ops) {
   return ops.reduce(applyOperation, doc);
+}
+
+// The member a path's value is held by: its last token, or the list's name for an index.
+function member(path) {
+  const tokens = path.split('/');
+  const last = tokens.pop();
+  return last === '-' || /^\d+$/.test(last) ? tokens.pop() : last;
+}
+
+function decode(value, key, tables) {
+  if (tables.cards.includes(key)) {
+    return Array.isArray(value) ? value.map((card) => ALL_CARDS[card]) : value === null ? null : ALL_CARDS[value];
+  }
+  if (Array.isArray(value)) return value.map((item) => decode(item, key, tables));
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value).map(([short, item]) => {
+      const name = Object.hasOwn(tables.keys, short) ? tables.keys[short] : short;
+      return [name, decode(item, name, tables)];
+    }),
+  );
+}
+
+/** Compact operations as RFC 6902 ones, by the ``tables`` of the connection's first state. */
+export function expandOps(ops, tables) {
+  return ops.map((op) => {
+    if (!Array.isArray(op)) return op.op === 'remove' ? op : { ...op, value: decode(op.value, member(op.path), tables) };
+    const entry = tables.paths[op[0]];
+    if (!entry) throw new PatchError(`no path number ${op[0]}`);
+    const [name, path, members] = entry;
+    const value =
+      members && Array.isArray(op[1])
+        ? Object.fromEntries(op[1].map((item, index) => [members[index], decode(item, members[index], tables)]))
+        : decode(op[1], member(path), tables);
+    return { op: name, path, value };
+  });
 }

@@ -72,25 +72,26 @@ async def play_matches(server: Server, names: list[str], count: int, seed: int =
         await close_all()
 
 
-async def record_room(server: Server, seed: int = 11) -> Recorded:
-    """A room that sees seats come and go, settings change and a 2-round match, all recorded."""
+async def record_room(server: Server, seed: int = 11, encoding: str | None = None) -> Recorded:
+    """A room that sees seats come and go, settings change and a 2-round match, all recorded
+    (every connection asking for ``encoding``, if given)."""
     try:
         room = create_room(server, "Ann", rounds=2, turn_seconds=0)
         code = room["code"]
         watcher = Client(server, code)
-        await watcher.connect()
+        await watcher.connect(encoding=encoding)
         host = Client(server, code, room["token"])
-        await host.connect()
+        await host.connect(encoding=encoding)
         others = []
         for name in ("Bob", "Cid", "Dee"):
             client = Client(server, code, join_room(server, code, name)["token"])
-            await client.connect()
+            await client.connect(encoding=encoding)
             others.append(client)
         await host.act("kick", seat=2)  # Cid: the seats after his move down
         await others[1].wait_closed()
         await others[0].act("leave")  # Bob goes on watching
         eve = Client(server, code, join_room(server, code, 'Eve ~/ "q"')["token"])
-        await eve.connect()
+        await eve.connect(encoding=encoding)
         await host.act("settings", settings={"multi_pickup": True, "ten_card": True})
         await host.act("settings", settings={"rounds": 2, "max_players": 3})
         players = [host, others[2], eve]

@@ -22,6 +22,7 @@ from tests.e2e.ui import (
     take,
 )
 from tests.rooms.client import join_room
+from tests.rooms.decoding import Tables, decode_patch
 from tests.server import running_server
 
 ROOM_SOCKET = re.compile(r"/ws/rooms/")
@@ -40,6 +41,7 @@ class Relay:
         self.dropped: list[dict[str, Any]] = []
         self.page_side: Any = None
         self.server_side: Any = None
+        self.tables: Tables | None = None
 
     def __call__(self, route: Any) -> None:
         self.page_side = route
@@ -56,7 +58,14 @@ class Relay:
             self.server_side.send(message)
 
     def _from_server(self, message: str) -> None:
+        # Kept as standard frames: compact patches (the page's default) decoded by the tables
+        # of the connection's first state; the page gets the message as it came.
         frame = json.loads(message)
+        if isinstance(frame, list):
+            assert self.tables is not None, "a compact patch before the tables"
+            frame = decode_patch(frame, self.tables)
+        elif "encoding" in frame:
+            self.tables = frame["encoding"]
         if self.drop_received is not None and self.drop_received(frame):
             self.drop_received = None
             self.dropped.append(frame)

@@ -1,4 +1,5 @@
-"""The client's JSON Patch module (frontend/js/patch.js) against the server's real patches."""
+"""The client's JSON Patch module (frontend/js/patch.js) against the server's real patches, in
+both encodings."""
 
 from __future__ import annotations
 
@@ -12,17 +13,23 @@ import pytest
 from tests.e2e.conftest import Pages
 from tests.e2e.matches import in_thread, record_room
 
-# Replays frames as the browser client does: a state replaces, a patch must be the next version.
+# Replays frames as the browser client does: a state replaces, a patch must be the next version;
+# a compact patch ([version, ops, ack]) is expanded by the tables of the first state.
 REPLAY = """async (recordings) => {
-  const { applyPatch } = await import('/static/js/patch.js');
+  const { applyPatch, expandOps } = await import('/static/js/patch.js');
   return recordings.map((frames) => {
     let doc = null;
     let version = 0;
+    let tables = null;
     for (const text of frames) {
-      const frame = JSON.parse(text);
+      let frame = JSON.parse(text);
+      if (Array.isArray(frame)) {
+        frame = { type: 'patch', version: frame[0], ops: expandOps(frame[1], tables) };
+      }
       if (frame.type === 'error') continue;
       if (frame.version !== version + 1) throw new Error(`gap after ${version}`);
       version = frame.version;
+      if (frame.encoding) tables = frame.encoding;
       doc = frame.type === 'state' ? frame.state : applyPatch(doc, frame.ops);
     }
     return doc;
@@ -42,6 +49,19 @@ def test_replaying_a_recorded_room_gives_the_servers_state(pages: Pages) -> None
         for op in frame["ops"]
     }
     assert ops == {"add", "remove", "replace"}, "the recording exercises every kind of op"
+    page = pages.open("/rules")
+    replayed = page.evaluate(REPLAY, recorded.frames)
+    assert len(replayed) == len(recorded.finals) == 6
+    for index, (mine, theirs) in enumerate(zip(replayed, recorded.finals, strict=True)):
+        assert mine == theirs, f"connection {index} differs from the server's fresh state"
+    assert replayed[0]["status"] == "finished"
+
+
+def test_replaying_a_compact_recording_gives_the_servers_state(pages: Pages) -> None:
+    recorded = in_thread(record_room, pages.server, 11, "compact")
+    patches = [json.loads(frame) for frames in recorded.frames for frame in frames]
+    assert sum(isinstance(frame, list) for frame in patches) > 100
+    assert not any(isinstance(frame, dict) and frame["type"] == "patch" for frame in patches)
     page = pages.open("/rules")
     replayed = page.evaluate(REPLAY, recorded.frames)
     assert len(replayed) == len(recorded.finals) == 6

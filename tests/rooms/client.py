@@ -23,6 +23,7 @@ import jsonpatch
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from tests.rooms.decoding import Tables, decode_patch
 from tests.server import Address, Server
 
 State = dict[str, Any]
@@ -90,8 +91,14 @@ class Peer:
         self.answers: dict[object, dict[str, Any]] = {}
         self.resyncs: list[tuple[State, State]] = []
         self.closed: tuple[int, str] | None = None
+        self.tables: Tables | None = None  # the compact encoding's, from the first state
 
-    def _take(self, frame: dict[str, Any]) -> None:
+    def _take(self, frame: dict[str, Any] | list[Any]) -> None:
+        if isinstance(frame, list):
+            assert self.tables is not None, "a compact patch before the tables"
+            frame = decode_patch(frame, self.tables)
+        elif frame.get("encoding") is not None:
+            self.tables = frame["encoding"]
         kind = frame["type"]
         if kind in ("error", "hint", "pong"):
             # Answers to one message, outside the versioned stream of states and patches.
@@ -176,8 +183,14 @@ class Client(Peer):
         self._reader: asyncio.Task[None] | None = None
         _opened.append(self)
 
-    async def connect(self, origin: str | None = None, hello: dict[str, Any] | None = None) -> None:
-        """Open the socket, say hello and wait for the first state."""
+    async def connect(
+        self,
+        origin: str | None = None,
+        hello: dict[str, Any] | None = None,
+        encoding: str | None = None,
+    ) -> None:
+        """Open the socket, say hello (asking for ``encoding``, if given) and wait for the first
+        state."""
         headers = {"Origin": origin} if origin else None
         self.ws = await connect(
             f"{self.server.ws_url}/ws/rooms/{self.code}",
@@ -191,6 +204,8 @@ class Client(Peer):
                 if self.token
                 else {"type": "hello", "spectate": True}
             )
+            if encoding is not None:
+                hello["encoding"] = encoding
         await self.ws.send(json.dumps(hello))
         self._reader = asyncio.create_task(self._read())
         await self.wait_for(lambda state: True)
