@@ -20,8 +20,30 @@ export class ApiError extends Error {
   }
 }
 
-/** Fetch JSON from ``path``; ``body`` (if given) is sent as JSON. Throws ApiError. */
+const PLAYER_KEY = 'spectrum.player-key';
+const JOINS = /^\/api\/rooms(\/[^/]+\/join)?$/;
+
+/**
+ * The private random key this browser sends with every join and new room (64 hex characters,
+ * made once and kept): the history keeps one person's results together by its hash. Null when
+ * this browser keeps nothing.
+ */
+export function playerKey() {
+  try {
+    let key = localStorage.getItem(PLAYER_KEY);
+    if (!/^[0-9a-f]{64}$/.test(key ?? '')) {
+      key = [...crypto.getRandomValues(new Uint8Array(32))].map((b) => b.toString(16).padStart(2, '0')).join('');
+      localStorage.setItem(PLAYER_KEY, key);
+    }
+    return key;
+  } catch {
+    return null;
+  }
+}
+
+/** Fetch JSON from ``path``; ``body`` (if given) is sent as JSON, with the player key on joins. Throws ApiError. */
 export async function api(path, { method = 'GET', body, signal } = {}) {
+  if (method === 'POST' && JOINS.test(path) && body && playerKey()) body = { ...body, key: playerKey() };
   let response;
   try {
     response = await fetch(path, {

@@ -4,15 +4,32 @@ import { api } from './api.js';
 import { navigate } from './app.js';
 import { cardRow, minus, scoreLine, signed } from './cards.js';
 import { delegate, html, plural, render } from './dom.js';
+import { placeFromUrl, rebuild, replayPanel, urlOf, verdict } from './replay.js';
 import { settingsSummary } from './settings.js';
 
+// The strings about who is who in the history.
+const TEXT = {
+  notAccounts: 'Names are not accounts: people are told apart by a private player key their browser keeps, and computer players are never ranked.',
+  person: (name) => `Names are not accounts: these are the results of one person who played as ${name} from a browser that kept its player key.`,
+  keyless: (name) => `Names are not accounts: these are the results of everyone who played as ${name} without a player key.`,
+  others: (count, name) => `${plural(count, 'other person', 'other people')} played as ${name}:`,
+  someone: (tag) => (tag ? `#${tag}` : 'without a key'),
+  computer: 'computer',
+  checked: 'Fair deal, checked in this browser',
+  checking: 'Checking the deals…',
+};
+
 const when = (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-const playerLink = (name) => html`<a href="/players/${encodeURIComponent(name)}">${name}</a>`;
+const playerHref = (name, tag) => `/players/${encodeURIComponent(name)}${tag == null ? '' : `?tag=${tag}`}`;
+const playerLink = (name, tag) => html`<a href="${playerHref(name, tag)}">${name}</a>`;
+const seatName = (seat) => (seat.bot ? html`${seat.name} <span class="muted small">(${TEXT.computer})</span>` : playerLink(seat.name, seat.tag));
 const average = (value) => (value == null ? '–' : minus(value));
 
 export function mount(root, { page, param }) {
   const controller = new AbortController();
-  const ui = { data: null, error: '', matches: [], cursor: null, more: false };
+  const ui = { data: null, error: '', matches: [], cursor: null, more: false, rounds: {}, view: placeFromUrl() };
+  const tag = new URLSearchParams(location.search).get('tag');
+  const whose = () => `player=${encodeURIComponent(param)}&tag=${ui.data.tag ?? ''}&`;
   const views = { history: historyView, match: matchView, player: playerView };
   const update = () => render(root, ui.error ? failed(ui.error) : ui.data ? views[page](ui, param) : loading());
 
@@ -28,13 +45,10 @@ export function mount(root, { page, param }) {
         ui.cursor = list.next_cursor;
       } else if (page === 'match') {
         ui.data = await api(`/api/matches/${encodeURIComponent(param)}`, { signal: controller.signal });
+        check();
       } else {
-        const query = `player=${encodeURIComponent(param)}&limit=10`;
-        const [player, list] = await Promise.all([
-          api(`/api/players/${encodeURIComponent(param)}`, { signal: controller.signal }),
-          api(`/api/matches?${query}`, { signal: controller.signal }),
-        ]);
-        ui.data = player;
+        ui.data = await api(playerHref(param, tag).replace('/players/', '/api/players/'), { signal: controller.signal });
+        const list = await api(`/api/matches?${whose()}limit=10`, { signal: controller.signal });
         ui.matches = list.matches;
         ui.cursor = list.next_cursor;
       }
@@ -48,7 +62,7 @@ export function mount(root, { page, param }) {
   async function more() {
     ui.more = true;
     update();
-    const player = page === 'player' ? `player=${encodeURIComponent(param)}&` : '';
+    const player = page === 'player' ? whose() : '';
     try {
       const list = await api(`/api/matches?${player}limit=10&cursor=${encodeURIComponent(ui.cursor)}`, { signal: controller.signal });
       ui.matches = [...ui.matches, ...list.matches];
@@ -61,10 +75,55 @@ export function mount(root, { page, param }) {
     update();
   }
 
+  // Every round rebuilt from its seed and moves, in turn: the replay's frames and the check.
+  async function check() {
+    const match = ui.data;
+    const names = match.players.map((seat) => seat.name);
+    const wanted = ui.view.round;
+    ui.view.round = match.rounds.find((r) => r.number === wanted && r.moves)?.number ?? match.rounds.find((r) => r.moves)?.number;
+    for (const round of match.rounds) {
+      const built = await rebuild(round, names, match.settings.ten_card ? 10 : 5);
+      if (controller.signal.aborted) return;
+      ui.rounds[round.number] = built;
+      update();
+      if (round.number === wanted && built.frames.length) document.getElementById('replay')?.scrollIntoView();
+    }
+  }
+
+  function go(move, round = ui.view.round) {
+    const frames = ui.rounds[round]?.frames;
+    if (!frames?.length) return;
+    ui.view = { round, move: Math.max(0, Math.min(move, frames.length - 1)) };
+    history.replaceState(null, '', location.pathname + urlOf(round, ui.view.move));
+    update();
+  }
+
+  const steps = {
+    first: () => go(0),
+    back: () => go(ui.view.move - 1),
+    next: () => go(ui.view.move + 1),
+    last: () => go(Infinity),
+  };
+  const keys = { ArrowLeft: 'back', ArrowRight: 'next', Home: 'first', End: 'last' };
+  const onKey = (event) => {
+    const step = keys[event.key];
+    if (!step || page !== 'match' || event.altKey || event.ctrlKey || event.metaKey) return;
+    if (event.target.closest?.('input, select, textarea, [contenteditable]')) return;
+    if (!ui.rounds[ui.view.round]?.frames.length) return;
+    event.preventDefault();
+    steps[step]();
+  };
+  document.addEventListener('keydown', onKey);
+
   document.title =
     page === 'history' ? 'History · Spectrum Online' : page === 'player' ? `${param} · Spectrum Online` : 'Match · Spectrum Online';
   const offs = [
-    delegate(root, 'act', (name) => name === 'more' && ui.cursor && !ui.more && more()),
+    delegate(root, 'act', (name, element) => {
+      if (name === 'more' && ui.cursor && !ui.more) more();
+      else if (name === 'round') go(0, Number(element.dataset.round));
+      else steps[name]?.();
+    }),
+    delegate(root, 'input', (name, element) => name === 'seek' && go(Number(element.value))),
     delegate(root, 'submit', (name, form, event) => {
       event.preventDefault();
       const wanted = form.player.value.trim();
@@ -75,6 +134,7 @@ export function mount(root, { page, param }) {
   load();
   return () => {
     controller.abort();
+    document.removeEventListener('keydown', onKey);
     offs.forEach((off) => off());
   };
 }
@@ -113,9 +173,13 @@ function historyView(ui) {
       <div class="panel"><h2>Leaderboard</h2>${board.length
         ? html`<div class="table-wrap"><table class="standings"><thead><tr><th>#</th><th>Player</th><th class="num">Wins</th>
             <th class="num">Matches</th><th class="num" title="Points per round">Avg</th></tr></thead><tbody>${board.map(
-              (player, index) => html`<tr><td>${index + 1}</td><td>${playerLink(player.name)}</td><td class="num">${player.wins}</td>
+              (player, index) => html`<tr><td>${index + 1}</td><td>${playerLink(player.name, player.tag)}${
+                board.some((other) => other !== player && other.name.toLowerCase() === player.name.toLowerCase())
+                  ? html` <span class="muted small">${TEXT.someone(player.tag)}</span>`
+                  : ''
+              }</td><td class="num">${player.wins}</td>
                 <td class="num">${player.matches}</td><td class="num">${average(player.average_points)}</td></tr>`,
-            )}</tbody></table></div><p class="muted small" style="margin-top:8px">By wins, then points per round.</p>`
+            )}</tbody></table></div><p class="muted small" style="margin-top:8px">By wins, then points per round. ${TEXT.notAccounts}</p>`
         : html`<p class="muted">Finish a match to appear here.</p>`}</div>
     </div></section>`;
 }
@@ -131,6 +195,8 @@ function scoredHand(cards, score) {
 
 function matchView(ui) {
   const match = ui.data;
+  const checks = match.rounds.map((round) => ui.rounds[round.number]);
+  const problems = checks.flatMap((built) => built?.problems ?? []);
   const names = Object.fromEntries(match.players.map((seat) => [seat.seat, seat.name]));
   const finished = match.status === 'finished';
   const standings = [...match.players].sort((a, b) => (a.place ?? 99) - (b.place ?? 99) || b.total - a.total);
@@ -140,9 +206,12 @@ function matchView(ui) {
     <p class="muted">${when(match.started_at)} · ${match.rounds_played} of ${plural(match.rounds_planned, 'round')} played · ${settingsSummary(match.settings, false)}</p>
     <div class="panel"><table class="standings"><thead><tr><th>Place</th><th>Player</th><th class="num">Points</th></tr></thead><tbody>
       ${standings.map((seat) => html`<tr class="${seat.place === 1 ? 'first' : ''}"><td><span class="place">${seat.place ?? '–'}</span></td>
-        <td>${playerLink(seat.name)}</td><td class="num">${minus(seat.total)}</td></tr>`)}</tbody></table>
+        <td>${seatName(seat)}</td><td class="num">${minus(seat.total)}</td></tr>`)}</tbody></table>
       <div class="row" style="margin-top:12px"><a class="btn" href="/api/matches/${match.id}/export?format=csv" download>Download CSV</a>
-        <a class="btn quiet" href="/api/matches/${match.id}/export?format=json" download>JSON</a></div></div>
+        <a class="btn quiet" href="/api/matches/${match.id}/export?format=json" download>JSON</a></div>
+      ${match.rounds.length ? html`<h2 style="margin-top:14px">${TEXT.checked}</h2>
+        ${checks.every(Boolean) ? verdict([...new Set(problems)]) : html`<p class="muted small">${TEXT.checking}</p>`}` : ''}</div>
+    ${match.rounds.length ? replayPanel(match, ui.rounds, ui.view) : ''}
     ${match.rounds.map(
       (round) => html`<div class="panel" data-k="round-${round.number}">
         <h2>Round ${round.number}</h2>
@@ -152,7 +221,7 @@ function matchView(ui) {
             <div>${scoredHand(hand.cards, hand.score)}</div></li>`,
         )}</ul>
         <details><summary>Fair deal</summary><p class="small muted" style="overflow-wrap:anywhere">Seed <code>${round.seed}</code><br>
-          Commitment (SHA-256 of the seed) <code>${round.commitment}</code></p></details></div>`,
+          Commitment (SHA-256 of the seed) <code>${round.commitment}</code></p>${ui.rounds[round.number] ? verdict(ui.rounds[round.number].problems) : ''}</details></div>`,
     )}
   </section>`;
 }
@@ -163,7 +232,13 @@ function playerView(ui) {
   const stat = (value, label) => html`<div class="stat"><b>${value}</b><span>${label}</span></div>`;
   return html`<section class="page">
     <p class="muted small" style="margin:0"><a href="/history">History</a></p>
-    <h1>${player.name}</h1>
+    <h1>${player.name}${player.tag ? html` <span class="muted small">#${player.tag}</span>` : ''}</h1>
+    <p class="muted small">${player.tag ? TEXT.person(player.name) : TEXT.keyless(player.name)}</p>
+    ${player.others.length
+      ? html`<p class="small">${TEXT.others(player.others.length, player.name)} ${player.others.map(
+          (other, i) => html`${i ? ' · ' : ''}<a href="${playerHref(player.name, other.tag ?? '')}">${TEXT.someone(other.tag)}</a> (${plural(other.matches, 'match', 'matches')})`,
+        )}</p>`
+      : ''}
     <div class="stats">${stat(player.matches, 'matches')}${stat(player.wins, player.wins === 1 ? 'win' : 'wins')}
       ${stat(player.rounds, 'rounds')}${stat(average(player.average_points), 'points per round')}</div>
     ${best

@@ -1,0 +1,170 @@
+"""A finished match replayed in the browser, move by move, and its deals checked there."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import E2E_SETTINGS, Pages, scroll_width
+from tests.e2e.matches import in_thread
+from tests.e2e.ui import card_name, expect
+from tests.replays import new_key, play_match, replayed_hands
+from tests.rooms.client import api
+from tests.server import Server, running_server
+
+Shot = Callable[[Any, str], None]
+NAMES = ["Hana", "Ivo"]
+
+
+@dataclass
+class Finished:
+    server: Server
+    database: Path
+    match: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Finished]:
+    """A server on an SQLite file, holding a finished 2-round match of two people and a bot."""
+    database = tmp_path_factory.mktemp("replay") / "spectrum.db"
+    settings = {**E2E_SETTINGS, "BOT_DELAY_SECONDS": "0"}
+    with running_server(f"sqlite+aiosqlite:///{database}", **settings) as server:
+        rules = {"rounds": 2, "turn_seconds": 0, "multi_pickup": True}
+        keys: list[str | None] = [new_key(10), new_key(11)]
+        match_id = in_thread(play_match, server, NAMES, rules, ["easy"], keys)
+        match = api(server, "GET", f"/api/matches/{match_id}").json()
+        yield Finished(server, database, match)
+
+
+@pytest.fixture
+def pages_here(browser: Any, finished: Finished) -> Iterator[Pages]:
+    opened = Pages(browser, finished.server)
+    yield opened
+    opened.close()
+    assert opened.errors == [], "JavaScript errors:\n" + "\n".join(opened.errors)
+
+
+def shown_hands(page: Any) -> list[list[str]]:
+    """The hands the replay shows, seat by seat, as card names."""
+    rows = page.locator(".replay .hands > li .cards")
+    return [
+        rows.nth(i).locator(".card").evaluate_all("cs => cs.map(c => c.getAttribute('aria-label'))")
+        for i in range(rows.count())
+    ]
+
+
+def names(hands: list[list[str]]) -> list[list[str]]:
+    return [[card_name(card) for card in hand] for hand in hands]
+
+
+def at_move(page: Any, move: int, last: int) -> None:
+    expect(page.locator(".replay-what b")).to_have_text(f"Move {move} of {last}")
+
+
+def test_a_match_replayed_to_its_last_move_ends_with_the_stored_hands(
+    pages_here: Pages, finished: Finished, shot: Shot
+) -> None:
+    match = finished.match
+    first, second = match["rounds"]
+    page = pages_here.open(f"/matches/{match['id']}")
+    summary = page.locator(".panel", has_text="Fair deal, checked in this browser")
+    expect(summary.locator(".verdict")).to_have_text("✓ This deal was fixed before the round began.")
+    replay = page.locator(".replay")
+    last = len(first["moves"])
+    at_move(page, 0, last)
+    deal = replayed_hands(first["seed"], first["dealer"], 3, 5, [])
+    assert shown_hands(page) == names(deal)
+
+    page.keyboard.press("End")
+    at_move(page, last, last)
+    assert shown_hands(page) == names([hand["cards"] for hand in first["hands"]])
+    assert page.url.endswith(f"?round=1&move={last}")
+    page.keyboard.press("Home")
+    at_move(page, 0, last)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    at_move(page, 2, last)
+    assert shown_hands(page) == names(replayed_hands(first["seed"], first["dealer"], 3, 5,
+                                                     first["moves"][:2]))  # fmt: skip
+    page.keyboard.press("ArrowLeft")
+    at_move(page, 1, last)
+    assert page.url.endswith("?round=1&move=1")
+    replay.get_by_role("button", name="Next").click()
+    at_move(page, 2, last)
+
+    replay.get_by_role("button", name="Round 2").click()
+    last = len(second["moves"])
+    at_move(page, 0, last)
+    replay.get_by_role("button", name="Last move").click()
+    at_move(page, last, last)
+    assert shown_hands(page) == names([hand["cards"] for hand in second["hands"]])
+    expect(replay.locator(".verdict.good")).to_be_visible()
+    taken = second["moves"][-2] if second["moves"][-1]["type"] == "discard" else None
+    if taken is not None and taken["type"] == "take":
+        expect(page.locator(".replay-what")).to_contain_text(card_name(taken["cards"][0]))
+
+
+def test_a_link_to_a_move_opens_there(pages_here: Pages, finished: Finished, shot: Shot) -> None:
+    match = finished.match
+    second = match["rounds"][1]
+    move = min(7, len(second["moves"]))
+    path = f"/matches/{match['id']}?round=2&move={move}"
+    page = pages_here.open(path, context=wide(pages_here, 1366))
+    at_move(page, move, len(second["moves"]))
+    expected = replayed_hands(second["seed"], second["dealer"], 3, 5, second["moves"][:move])
+    assert shown_hands(page) == names(expected)
+    link = page.get_by_role("link", name="Link to this move")
+    assert link.get_attribute("href") == f"?round=2&move={move}"
+    shot(page, "replay-1366")
+    phone = pages_here.open(path, context=wide(pages_here, 390, phone=True))
+    at_move(phone, move, len(second["moves"]))
+    assert scroll_width(phone) <= 390
+    phone.locator(".replay").scroll_into_view_if_needed()
+    shot(phone, "replay-390")
+    # A fragment works as well as a query.
+    fragment = pages_here.open(f"/matches/{match['id']}#round=2&move=1")
+    at_move(fragment, 1, len(second["moves"]))
+
+
+def test_an_altered_seed_fails_the_check_naming_its_round(
+    pages_here: Pages, finished: Finished, shot: Shot
+) -> None:
+    match = finished.match
+    seed = match["rounds"][1]["seed"]
+    altered = ("0" if seed[0] != "0" else "1") + seed[1:]
+    with sqlite3.connect(finished.database) as connection:
+        connection.execute(
+            "UPDATE rounds SET seed = ? WHERE match_id = ? AND number = 2", (altered, match["id"])
+        )
+    try:
+        page = pages_here.open(f"/matches/{match['id']}")
+        summary = page.locator(".panel", has_text="Fair deal, checked in this browser")
+        verdict = summary.locator(".verdict.bad")
+        expect(verdict).to_contain_text(
+            "Round 2: the revealed seed does not match the commitment shown before the round"
+        )
+        expect(verdict).to_contain_text(match["rounds"][1]["commitment"])
+        expect(verdict).not_to_contain_text("Round 1:")
+        expect(page.locator("[data-k='round-1'] .verdict.good")).to_be_attached()
+        expect(page.locator("[data-k='round-2'] .verdict.bad")).to_be_attached()
+        shot(page, "replay-altered-seed")
+    finally:
+        with sqlite3.connect(finished.database) as connection:
+            connection.execute(
+                "UPDATE rounds SET seed = ? WHERE match_id = ? AND number = 2", (seed, match["id"])
+            )
+
+
+def wide(pages: Pages, width: int, phone: bool = False) -> Any:
+    """A browser context ``width`` pixels wide (a touch phone if ``phone``)."""
+    options: dict[str, Any] = {"viewport": {"width": width, "height": 900}, "reduced_motion": "reduce"}
+    if phone:
+        options.update(is_mobile=True, has_touch=True, device_scale_factor=2)
+    context = pages.browser.new_context(**options)
+    pages.contexts.append(context)
+    return context
