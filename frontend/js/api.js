@@ -23,11 +23,7 @@ export class ApiError extends Error {
 const PLAYER_KEY = 'spectrum.player-key';
 const JOINS = /^\/api\/rooms(\/[^/]+\/join)?$/;
 
-/**
- * The private random key this browser sends with every join and new room (64 hex characters,
- * made once and kept): the history keeps one person's results together by its hash. Null when
- * this browser keeps nothing.
- */
+/** This browser's private random key (64 hex), sent with joins: the history tells people apart by its hash. */
 export function playerKey() {
   try {
     let key = localStorage.getItem(PLAYER_KEY);
@@ -41,7 +37,7 @@ export function playerKey() {
   }
 }
 
-/** Fetch JSON from ``path``; ``body`` (if given) is sent as JSON, with the player key on joins. Throws ApiError. */
+/** Fetch JSON from ``path``; ``body`` (if given) is sent as JSON (with the key on joins). Throws ApiError. */
 export async function api(path, { method = 'GET', body, signal } = {}) {
   if (method === 'POST' && JOINS.test(path) && body && playerKey()) body = { ...body, key: playerKey() };
   let response;
