@@ -26,20 +26,19 @@ BOTS_PER_LEVEL = 7
 
 
 def upgrade() -> None:
+    # Columns added and dropped in place (SQLite does both since 3.35): a table copied anew by
+    # a batch operation would take the rows that reference it with it (ON DELETE CASCADE).
     op.add_column("rounds", sa.Column("moves", sa.JSON(), nullable=True))
-    with op.batch_alter_table("match_seats") as seats:
-        seats.add_column(sa.Column("bot", sa.String(length=16), nullable=True))
-        seats.add_column(sa.Column("key_hash", sa.String(length=64), nullable=True))
-    table = sa.table("match_seats", sa.column("name", sa.String), sa.column("bot", sa.String))
+    op.add_column("match_seats", sa.Column("bot", sa.String(length=16), nullable=True))
+    op.add_column("match_seats", sa.Column("key_hash", sa.String(length=64), nullable=True))
+    seats = sa.table("match_seats", sa.column("name", sa.String), sa.column("bot", sa.String))
     for level in LEVELS:
         base = f"{level.capitalize()} bot"
         names = [base, *(f"{base} {n}" for n in range(2, BOTS_PER_LEVEL + 1))]
-        op.execute(table.update().where(table.c.name.in_(names)).values(bot=level))
+        op.execute(seats.update().where(seats.c.name.in_(names)).values(bot=level))
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("match_seats") as seats:
-        seats.drop_column("key_hash")
-        seats.drop_column("bot")
-    with op.batch_alter_table("rounds") as rounds:
-        rounds.drop_column("moves")
+    op.drop_column("match_seats", "key_hash")
+    op.drop_column("match_seats", "bot")
+    op.drop_column("rounds", "moves")

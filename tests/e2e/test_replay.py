@@ -73,7 +73,8 @@ def test_a_match_replayed_to_its_last_move_ends_with_the_stored_hands(
     first, second = match["rounds"]
     page = pages_here.open(f"/matches/{match['id']}")
     summary = page.locator(".panel", has_text="Fair deal, checked in this browser")
-    expect(summary.locator(".verdict")).to_have_text("✓ This deal was fixed before the round began.")
+    fixed = "✓ This deal was fixed before the round began."
+    expect(summary.locator(".verdict")).to_have_text(fixed)
     replay = page.locator(".replay")
     last = len(first["moves"])
     at_move(page, 0, last)
@@ -162,7 +163,8 @@ def test_an_altered_seed_fails_the_check_naming_its_round(
 
 def wide(pages: Pages, width: int, phone: bool = False) -> Any:
     """A browser context ``width`` pixels wide (a touch phone if ``phone``)."""
-    options: dict[str, Any] = {"viewport": {"width": width, "height": 900}, "reduced_motion": "reduce"}
+    options: dict[str, Any] = {"viewport": {"width": width, "height": 900}}
+    options["reduced_motion"] = "reduce"
     if phone:
         options.update(is_mobile=True, has_touch=True, device_scale_factor=2)
     context = pages.browser.new_context(**options)
