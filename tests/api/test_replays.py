@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+import jsonschema_rs
 import pytest
 
 from app.engine.cards import parse_card
@@ -175,3 +176,32 @@ def test_bad_requests_are_refused_plainly(played: Played) -> None:
         assert refused.json()["detail"][0]["loc"] == ["body", "key"]
     board = get(server, "/api/leaderboard", limit=100).json()["players"]
     assert not any(line["name"] == "Zed" for line in board)
+
+
+def test_the_answers_keep_to_the_openapi_schema(played: Played) -> None:
+    server = played.server
+    spec = get(server, "/openapi.json").json()
+    match_id = played.by_variant["ten-multi"]
+    tag = get(server, "/api/players/Ann").json()["tag"]
+    answers = {
+        ("/api/matches/{match_id}/rounds/{number}/moves", "200"): (
+            f"/api/matches/{match_id}/rounds/2/moves",
+            {},
+        ),
+        ("/api/matches/{match_id}/rounds/{number}/moves", "404"): (
+            f"/api/matches/{match_id}/rounds/9/moves",
+            {},
+        ),
+        ("/api/matches/{match_id}", "200"): (f"/api/matches/{match_id}", {}),
+        ("/api/leaderboard", "200"): ("/api/leaderboard", {}),
+        ("/api/players/{name}", "200"): ("/api/players/Ann", {"tag": tag}),
+        ("/api/matches", "200"): ("/api/matches", {"player": "Ann", "tag": tag}),
+    }
+    for (route, status), (path, params) in answers.items():
+        response = get(server, path, **params)
+        assert str(response.status_code) == status, path
+        content = spec["paths"][route]["get"]["responses"][status]["content"]
+        schema = {**content["application/json"]["schema"], "components": spec["components"]}
+        jsonschema_rs.validator_for(schema).validate(response.json())
+    moves = spec["components"]["schemas"]["MoveOut"]
+    assert moves["properties"]["type"]["enum"] == ["take", "discard", "knock"]
