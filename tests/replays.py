@@ -27,8 +27,10 @@ async def play_match(
     keys: list[str | None] | None = None,
     seed: int = 3,
     knock_chance: float = 0.2,
+    away: Sequence[int] = (),
 ) -> str:
-    """A match played to its end by ``names`` (each with their key) and ``bots``; its id."""
+    """A match played to its end by ``names`` (each with their key) and ``bots``; its id. The
+    seats ``away`` never connect: stand-ins play their turns."""
     keys = keys or [None] * len(names)
     try:
         body: dict[str, Any] = {"name": names[0], "settings": settings}
@@ -42,7 +44,7 @@ async def play_match(
             joined = api(server, "POST", f"/api/rooms/{code}/join", {"name": name, "key": key})
             assert joined.status_code == 201, joined.text
             tokens.append(joined.json()["token"])
-        players = [Client(server, code, token) for token in tokens]
+        players = [Client(server, code, token) for i, token in enumerate(tokens) if i not in away]
         for client in players:
             await client.connect()
         host = players[0]

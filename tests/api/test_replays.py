@@ -7,6 +7,7 @@ import asyncio
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -205,3 +206,24 @@ def test_the_answers_keep_to_the_openapi_schema(played: Played) -> None:
         jsonschema_rs.validator_for(schema).validate(response.json())
     moves = spec["components"]["schemas"]["MoveOut"]
     assert moves["properties"]["type"]["enum"] == ["take", "discard", "knock"]
+
+
+@pytest.mark.parametrize("flags", [{}, {"ten_card": True, "multi_pickup": True}])
+def test_a_stand_in_s_moves_replay_too_and_the_seat_stays_a_person_s(
+    tmp_path: Path, flags: dict[str, bool]
+) -> None:
+    settings = {"BOT_DELAY_SECONDS": "0", "STANDIN_SECONDS": "0.05"}
+    with running_server(f"sqlite+aiosqlite:///{tmp_path}/s.db", **FAST, **settings) as server:
+        rules = {"rounds": 1, "turn_seconds": 0, **flags}
+        keys: list[str | None] = [new_key(7), new_key(8)]
+        match_id = asyncio.run(play_match(server, ["Cy", "Dee"], rules, keys=keys, away=[1]))
+        match = get(server, f"/api/matches/{match_id}").json()
+        assert [seat["bot"] for seat in match["players"]] == [None, None]
+        (stored,) = match["rounds"]
+        moves = stored["moves"]
+        assert {"take", "discard"} <= {move["type"] for move in moves if move["seat"] == 1}
+        size = Variant.from_flags(flags).hand_size
+        hands = replayed_hands(stored["seed"], stored["dealer"], 2, size, moves)
+        assert hands == [hand["cards"] for hand in stored["hands"]]
+        board = get(server, "/api/leaderboard").json()["players"]
+        assert sorted(line["name"] for line in board) == ["Cy", "Dee"]
