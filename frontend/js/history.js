@@ -2,7 +2,7 @@
 
 import { api } from './api.js';
 import { navigate } from './app.js';
-import { ALL_CARDS, cardName, cardRow, minus, scoreLine, signed } from './cards.js';
+import { ALL_CARDS, cardRow, minus, scoreLine, signed } from './cards.js';
 import { delegate, html, plural, render } from './dom.js';
 import { settingsSummary } from './settings.js';
 
@@ -303,7 +303,7 @@ async function rebuild(round, names, size) {
       if (hand.includes(card)) hand.splice(hand.indexOf(card), 1);
       discard.push(card);
     }
-    const named = words((cards ?? []).map(cardName));
+    const named = words((cards ?? []).map((id) => id.replaceAll('-', ' ')));
     frame(move.type === 'take' ? TEXT.took(name, named, words([...new Set(move.piles.map(TEXT.pile))])) : move.type === 'discard' ? TEXT.discarded(name, named) : TEXT.knocked(name), seat);
   });
   for (const kept of round.moves ? round.hands : []) {

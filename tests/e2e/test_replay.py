@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import re
 import sqlite3
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -12,7 +15,7 @@ import pytest
 
 from tests.e2e.conftest import E2E_SETTINGS, Pages, scroll_width
 from tests.e2e.matches import in_thread
-from tests.e2e.ui import card_name, expect
+from tests.e2e.ui import card_name, create_room, expect, join_from_home
 from tests.replays import new_key, play_match, replayed_hands
 from tests.rooms.client import api
 from tests.server import Server, running_server
@@ -105,9 +108,12 @@ def test_a_match_replayed_to_its_last_move_ends_with_the_stored_hands(
     at_move(page, last, last)
     assert shown_hands(page) == names([hand["cards"] for hand in second["hands"]])
     expect(replay.locator(".verdict.good")).to_be_visible()
-    taken = second["moves"][-2] if second["moves"][-1]["type"] == "discard" else None
-    if taken is not None and taken["type"] == "take":
-        expect(page.locator(".replay-what")).to_contain_text(card_name(taken["cards"][0]))
+    final = second["moves"][-1]
+    what = page.locator(".replay-what")
+    if final["type"] == "knock":
+        expect(what).to_contain_text(f"{NAMES[final['seat']]} knocked.")
+    else:
+        expect(what).to_contain_text(" ".join(final["cards"][0].split("-")))
 
 
 def test_a_link_to_a_move_opens_there(pages_here: Pages, finished: Finished, shot: Shot) -> None:
@@ -170,3 +176,54 @@ def wide(pages: Pages, width: int, phone: bool = False) -> Any:
     context = pages.browser.new_context(**options)
     pages.contexts.append(context)
     return context
+
+
+def test_the_browser_sends_its_own_player_key_with_joins(
+    pages_here: Pages, finished: Finished
+) -> None:
+    host = pages_here.open("/")
+    code = create_room(host, "Kay")
+    guest = pages_here.open("/")
+    join_from_home(guest, "Lou", code)
+    keys = [page.evaluate("localStorage.getItem('spectrum.player-key')") for page in (host, guest)]
+    assert all(re.fullmatch(r"[0-9a-f]{64}", key) for key in keys)
+    assert keys[0] != keys[1]
+    # The same browser keeps its key: a second room from it carries the same one.
+    again = pages_here.open("/", context=host.context)
+    create_room(again, "Kay")
+    assert again.evaluate("localStorage.getItem('spectrum.player-key')") == keys[0]
+    kept = kept_events(finished.database)
+    joins = [event for event in kept if event.get("type") == "join" and event["name"] in NAMED]
+    assert [(join["name"], join["key_hash"]) for join in joins] == [
+        ("Kay", hashlib.sha256(keys[0].encode()).hexdigest()),
+        ("Lou", hashlib.sha256(keys[1].encode()).hexdigest()),
+        ("Kay", hashlib.sha256(keys[0].encode()).hexdigest()),
+    ]
+    assert not any(key in json.dumps(kept) for key in keys), "only the key's hash is kept"
+
+
+NAMED = ("Kay", "Lou")
+
+
+def kept_events(database: Path) -> list[dict[str, Any]]:
+    """Every room event the server keeps: in the database, and in the event log beside it."""
+    with sqlite3.connect(database) as connection:
+        stored = connection.execute("SELECT event FROM live_room_events").fetchall()
+    rows = [json.loads(event) for (event,) in stored]
+    events: list[dict[str, Any]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            if "type" in value:
+                events.append(value)
+            for inner in value.values():
+                walk(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner)
+
+    walk(rows)
+    for segment in sorted(database.with_name(database.name + "-live").glob("*.jsonl")):
+        for line in segment.read_text().splitlines():
+            walk(json.loads(line))
+    return events
