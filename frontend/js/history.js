@@ -1,6 +1,6 @@
 // Match history: recent matches and the leaderboard, one match round by round, a player's page.
 
-import { api } from './api.js';
+import { api, hex } from './api.js';
 import { navigate } from './app.js';
 import { ALL_CARDS, cardRow, minus, scoreLine, signed } from './cards.js';
 import { delegate, html, plural, render } from './dom.js';
@@ -225,7 +225,7 @@ function matchView(ui) {
             <div>${scoredHand(hand.cards, hand.score)}</div></li>`,
         )}</ul>
         <details><summary>Fair deal</summary><p class="small muted" style="overflow-wrap:anywhere">Seed <code>${round.seed}</code><br>
-          Commitment (SHA-256 of the seed) <code>${round.commitment}</code></p>${ui.rounds[round.number] ? verdict(ui.rounds[round.number].problems) : ''}</details></div>`,
+          Commitment (SHA-256 of the seed) <code>${round.commitment}</code></p></details></div>`,
     )}
   </section>`;
 }
@@ -256,7 +256,6 @@ function playerView(ui) {
 // The fair deal checked here, and the replay: the seed's SHA-256 against the commitment shown
 // before the round, the deck and the deal rebuilt from the seed (the recipe is in docs/rules.md),
 // every move played on them, the end compared with the stored hands.
-const hex = (buffer) => [...new Uint8Array(buffer)].map((b) => b.toString(16).padStart(2, '0')).join('');
 const sha256 = async (text) => hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
 const words = (list) => (list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0]);
 const linkTo = (round, move) => `?round=${round}&move=${move}`;
