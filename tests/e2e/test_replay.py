@@ -229,3 +229,37 @@ def kept_events(database: Path) -> list[dict[str, Any]]:
         for line in segment.read_text().splitlines():
             walk(json.loads(line))
     return events
+
+
+def test_two_people_of_one_name_are_two_lines_and_bots_none(
+    pages_here: Pages, finished: Finished, shot: Shot
+) -> None:
+    server = finished.server
+    rules = {"rounds": 1, "turn_seconds": 0}
+    in_thread(play_match, server, ["Hana", "Jo"], rules, ["normal"], [new_key(20), new_key(21)])
+    board = api(server, "GET", "/api/leaderboard").json()["players"]
+    hanas = [line for line in board if line["name"] == "Hana"]
+    assert len(hanas) == 2
+    page = pages_here.open("/history")
+    panel = page.locator(".panel", has_text="Leaderboard")
+    expect(panel).to_contain_text("Names are not accounts")
+    rows = panel.locator("tbody tr")
+    expect(rows.filter(has_text="Hana")).to_have_count(2)
+    for line in hanas:
+        expect(rows.filter(has_text=f"#{line['tag']}")).to_have_count(1)
+    expect(rows.filter(has_text="bot")).to_have_count(0)
+    shot(page, "leaderboard-same-name")
+    rows.filter(has_text=f"#{hanas[1]['tag']}").get_by_role("link", name="Hana").click()
+    expect(page).to_have_url(re.compile(f"/players/Hana\\?tag={hanas[1]['tag']}$"))
+    expect(page.locator("h1")).to_contain_text(f"#{hanas[1]['tag']}")
+    expect(page.locator(".page")).to_contain_text("Names are not accounts: one person")
+    other = page.get_by_role("link", name=f"#{hanas[0]['tag']}")
+    expect(other).to_be_visible()
+    matches = page.locator(".panel", has_text="Matches").locator(".list li")
+    expect(matches).to_have_count(hanas[1]["matches"])
+    shot(page, "player-one-of-two")
+    other.click()
+    expect(page.locator("h1")).to_contain_text(f"#{hanas[0]['tag']}")
+    expect(page.locator(".panel", has_text="Matches").locator(".list li")).to_have_count(
+        hanas[0]["matches"]
+    )
