@@ -242,14 +242,16 @@ class Statements:
         result, match_id, settings = finished.result, finished.match_id, finished.settings
         add(self.match, [(match_id, finished.room_code, settings, settings["rounds"],
                           _moment(finished.started_at))])  # fmt: skip
-        bots = finished.bots or (None,) * len(finished.names)
-        keys = finished.key_hashes or ("",) * len(finished.names)
+        # A round the outbox kept from an earlier version has no seats' bots and keys, nor moves.
+        bots = getattr(finished, "bots", ()) or (None,) * len(finished.names)
+        keys = getattr(finished, "key_hashes", ()) or ("",) * len(finished.names)
+        moves = getattr(result, "moves", None)
         add(self.seat, [(match_id, seat, name, name.casefold(), bots[seat], keys[seat] or None)
                         for seat, name in enumerate(finished.names)])  # fmt: skip
         ended = _moment(finished.ended_at)
         add(self.round, [(match_id, result.number, result.dealer, result.knocker,
                           result.ending.value, result.seed, result.commitment, ended,
-                          list(result.moves))])  # fmt: skip
+                          None if moves is None else list(moves))])  # fmt: skip
         add(self.hand, [(seat, card_ids(hand), score.points, score.as_dict(), result.totals[seat],
                          match_id, result.number)
                         for seat, (hand, score) in enumerate(zip(result.hands, result.scores,

@@ -113,7 +113,9 @@ export function mount(root, { page, param }) {
   const STEPS = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
   const onKey = (event) => {
     const by = STEPS[event.key];
-    if (!by || page !== 'match' || event.altKey || event.ctrlKey || event.metaKey || event.target.closest('input, select, textarea')) return;
+    // Only while the replay is in sight: elsewhere the keys scroll the page as usual.
+    const box = document.getElementById('replay')?.getBoundingClientRect();
+    if (!by || !box || box.bottom < 0 || box.top > innerHeight || event.altKey || event.ctrlKey || event.metaKey || event.target.closest('input, select, textarea')) return;
     event.preventDefault();
     go(ui.view.move + by);
   };
