@@ -25,18 +25,32 @@ from app.api.history_models import (
     MatchDetail,
     MatchPage,
     MatchSummary,
+    OtherPerson,
     PlayerOut,
+    RoundMoves,
     average,
+    hands_out,
     match_detail,
+    moves_out,
     summary_fields,
 )
 from app.api.score import HandScoreOut
+from app.engine.match import MAX_ROUNDS
+from app.engine.variant import Variant
 from app.storage import history
 from app.storage.models import MatchRecord
 
 router = APIRouter(prefix="/api", tags=["history"])
 
 MATCH_ID = re.compile(r"[0-9a-f]{32}")
+Tag = Annotated[
+    str | None,
+    Query(
+        pattern=r"^([0-9a-f]{12})?$",
+        description="One person of the name, by the `tag` the history gives; empty for those "
+        "who played without a player key.",
+    ),
+]
 # Names never hold control characters (see app.rooms.seats.clean_name).
 VISIBLE_TEXT = r"^[^\x00-\x1f\x7f]+$"
 
@@ -75,10 +89,12 @@ async def list_matches(
     player: Annotated[str | None, Query(min_length=1, max_length=96, pattern=VISIBLE_TEXT)] = None,
     limit: Annotated[int, Query(ge=1, le=100)] = 20,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
+    tag: Tag = None,
 ) -> MatchPage:
-    """Matches newest first, optionally only those a player played."""
+    """Matches newest first, optionally only those a player played (with a `tag`, one person
+    of that name)."""
     after = _decode_cursor(cursor) if cursor else None
-    matches, next_cursor = await history.list_matches(session, limit, player, after)
+    matches, next_cursor = await history.list_matches(session, limit, player, after, tag)
     return MatchPage(
         matches=[MatchSummary(**summary_fields(match)) for match in matches],
         next_cursor=_encode_cursor(next_cursor) if next_cursor else None,
@@ -99,6 +115,48 @@ MatchId = Annotated[str, Path(max_length=64)]
 async def get_match(session: SessionDep, match_id: MatchId) -> MatchDetail:
     """One match with its seats, settings, every round and hand and the running totals."""
     return match_detail(await _match(session, match_id))
+
+
+@router.get(
+    "/matches/{match_id}/rounds/{number}/moves",
+    response_model=RoundMoves,
+    responses={
+        404: {"model": ErrorOut, "description": "No such match, or no such round of it."},
+        409: {"model": ErrorOut, "description": "The round was stored before moves were kept."},
+        503: {"model": ErrorOut, "description": "The database is unavailable."},
+    },
+)
+async def round_moves(
+    session: SessionDep, match_id: MatchId, number: Annotated[int, Path(ge=1, le=MAX_ROUNDS)]
+) -> RoundMoves:
+    """Every move of a finished round, with what rebuilding its deal needs: a replay."""
+    match = await _match(session, match_id)
+    played = next((kept for kept in match.rounds if kept.number == number), None)
+    if played is None:
+        finished = len(match.rounds)
+        raise ApiError(
+            404,
+            "no_round",
+            f"match {match_id} has no finished round {number} "
+            f"({'none is' if not finished else f'rounds 1 to {finished} are'} finished)",
+        )
+    moves = moves_out(played)
+    if moves is None:
+        raise ApiError(
+            409, "no_moves", f"round {number} was stored before moves were kept: it has no replay"
+        )
+    variant = Variant.from_flags(match.settings)
+    return RoundMoves(
+        match_id=match.id,
+        number=played.number,
+        players=len(match.seats),
+        hand_size=variant.hand_size,
+        dealer=played.dealer,
+        seed=played.seed,
+        commitment=played.commitment,
+        moves=moves,
+        hands=hands_out(match, played),
+    )
 
 
 @router.get(
@@ -174,14 +232,26 @@ async def export_match(
 async def get_player(
     session: SessionDep,
     name: Annotated[str, Path(min_length=1, max_length=96, pattern=VISIBLE_TEXT)],
+    tag: Tag = None,
 ) -> PlayerOut:
-    """A player's matches, wins, average points per round and best hand."""
-    totals = await history.player_totals(session, name)
-    if totals is None:
-        raise ApiError(404, "no_player", f"nobody called {name} has played here")
-    best = await history.best_hand(session, name)
+    """One person's matches, wins, average points per round and best hand. A name is not an
+    account: people of one name are told apart by the player key their browser sent (`tag`);
+    without a `tag`, the one of that name with the most matches."""
+    person = await history.find_person(session, name, tag)
+    totals = await history.player_totals(session, person) if person else None
+    if person is None or totals is None:
+        whom = f"nobody called {name}" if tag is None else f"nobody called {name} with tag {tag!r}"
+        raise ApiError(404, "no_player", f"{whom} has played here")
+    best = await history.best_hand(session, person)
+    others = [
+        OtherPerson(tag=other.tag, matches=count)
+        for other, count in await history.people_named(session, name)
+        if other != person
+    ]
     return PlayerOut(
         name=totals.name,
+        tag=totals.tag,
+        others=others,
         matches=totals.matches,
         finished_matches=totals.finished,
         wins=totals.wins,
@@ -208,6 +278,7 @@ async def get_leaderboard(
         players=[
             LeaderboardEntry(
                 name=player.name,
+                tag=player.tag,
                 matches=player.matches,
                 wins=player.wins,
                 rounds=player.rounds,

@@ -8,7 +8,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, TypeAdapter
 
 from app.api.score import HandScoreOut, SplitScoreOut
-from app.storage.models import MatchRecord
+from app.storage.history import tag_of
+from app.storage.models import MatchRecord, RoundRecord
 
 Score = HandScoreOut | SplitScoreOut
 SCORE: TypeAdapter[Score] = TypeAdapter(Score)
@@ -34,6 +35,14 @@ class SeatOut(BaseModel):
     name: str
     total: int
     place: int | None = Field(description="Null until the match is finished.")
+    bot: str | None = Field(
+        default=None, description="The level of a computer player; null for a person."
+    )
+    tag: str | None = Field(
+        default=None,
+        description="Tells apart people of one name (see `/api/players/{name}`); null for a "
+        "computer player or a person who joined without a player key.",
+    )
 
 
 class MatchSummary(BaseModel):
@@ -69,6 +78,17 @@ class HandOut(BaseModel):
     score: Score
 
 
+class MoveOut(BaseModel):
+    """A move of a round: a take (the piles named, 0-3 the draw piles and 4 the discard pile,
+    and the cards taken from their tops, in order), a discard (the cards, the last one left on
+    top) or a knock."""
+
+    type: Literal["take", "discard", "knock"]
+    seat: int
+    piles: list[int] = Field(default_factory=list, description="Empty but for a take.")
+    cards: list[str] = Field(default_factory=list, description="Empty for a knock.")
+
+
 class RoundOut(BaseModel):
     """A finished round with every hand revealed and the seed that dealt it."""
 
@@ -80,6 +100,25 @@ class RoundOut(BaseModel):
     commitment: str
     ended_at: datetime
     hands: list[HandOut]
+    moves: list[MoveOut] | None = Field(
+        description="Every move of the round in order, for a replay; null for a round stored "
+        "before moves were kept."
+    )
+
+
+class RoundMoves(BaseModel):
+    """What a replay of one round needs besides the match: who dealt, the seed that dealt the
+    deck (see docs/rules.md for rebuilding the deal from it) and every move."""
+
+    match_id: str
+    number: int
+    players: int
+    hand_size: int
+    dealer: int
+    seed: str
+    commitment: str
+    moves: list[MoveOut]
+    hands: list[HandOut] = Field(description="The hands as the round ended, for checking.")
 
 
 class MatchDetail(MatchSummary):
@@ -98,10 +137,23 @@ class BestHandOut(BaseModel):
     round: int
 
 
+class OtherPerson(BaseModel):
+    """Someone else who played under the same name (with another player key, or none)."""
+
+    tag: str | None
+    matches: int
+
+
 class PlayerOut(BaseModel):
-    """What a player's matches add up to."""
+    """What one person's matches add up to: a name and a player key (names are not accounts,
+    and a key is only what one browser kept; see docs/history.md)."""
 
     name: str
+    tag: str | None = Field(
+        description="Tells this person from others of the same name; null for the results "
+        "of everyone who played under the name without a player key."
+    )
+    others: list[OtherPerson] = Field(description="Other people who played under this name.")
     matches: int
     finished_matches: int
     wins: int
@@ -114,6 +166,7 @@ class LeaderboardEntry(BaseModel):
     """A line of the leaderboard."""
 
     name: str
+    tag: str | None = Field(description="As in `/api/players/{name}`.")
     matches: int
     wins: int
     rounds: int
@@ -121,7 +174,8 @@ class LeaderboardEntry(BaseModel):
 
 
 class Leaderboard(BaseModel):
-    """Players by wins, then points per round, then matches played."""
+    """People (computer players are never ranked) by wins, then points per round, then
+    matches played: one line per name and player key."""
 
     players: list[LeaderboardEntry]
 
@@ -144,16 +198,45 @@ def summary_fields(match: MatchRecord) -> dict[str, Any]:
         "started_at": match.started_at,
         "ended_at": match.ended_at,
         "players": [
-            SeatOut(seat=seat.seat, name=seat.name, total=seat.total, place=seat.place)
+            SeatOut(
+                seat=seat.seat,
+                name=seat.name,
+                total=seat.total,
+                place=seat.place,
+                bot=seat.bot,
+                tag=tag_of(seat.name_key, seat.key_hash) if seat.bot is None else None,
+            )
             for seat in match.seats
         ],
         "winners": [seat.name for seat in match.seats if finished and seat.place == 1],
     }
 
 
+def hands_out(match: MatchRecord, played: RoundRecord) -> list[HandOut]:
+    """A stored round's final hands, scored."""
+    names = {seat.seat: seat.name for seat in match.seats}
+    return [
+        HandOut(
+            seat=hand.seat,
+            name=names.get(hand.seat, ""),
+            cards=hand.cards,
+            points=hand.points,
+            total=hand.total,
+            score=SCORE.validate_python(hand.scoring),
+        )
+        for hand in played.hands
+    ]
+
+
+def moves_out(played: RoundRecord) -> list[MoveOut] | None:
+    """A stored round's moves; None if it was stored before moves were kept."""
+    if played.moves is None:
+        return None
+    return [MoveOut.model_validate(move) for move in played.moves]
+
+
 def match_detail(match: MatchRecord) -> MatchDetail:
     """A stored match with every round and hand, as the API gives it."""
-    names = {seat.seat: seat.name for seat in match.seats}
     return MatchDetail(
         **summary_fields(match),
         rounds=[
@@ -165,17 +248,8 @@ def match_detail(match: MatchRecord) -> MatchDetail:
                 seed=played.seed,
                 commitment=played.commitment,
                 ended_at=played.ended_at,
-                hands=[
-                    HandOut(
-                        seat=hand.seat,
-                        name=names.get(hand.seat, ""),
-                        cards=hand.cards,
-                        points=hand.points,
-                        total=hand.total,
-                        score=SCORE.validate_python(hand.scoring),
-                    )
-                    for hand in played.hands
-                ],
+                hands=hands_out(match, played),
+                moves=moves_out(played),
             )
             for played in match.rounds
         ],

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+import re
 from collections import Counter
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, Body, Request, WebSocket, WebSocketDisconnect
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from app.api.deps import (
     AddressDep,
@@ -50,6 +52,32 @@ CLOSE_BUSY = 1013
 CLOSE_WAIT_SECONDS = 10.0
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH * 4)]
+PLAYER_KEY = re.compile(r"[0-9a-f]{64}")
+
+
+def _player_key(key: str | None) -> str | None:
+    if key is not None and not PLAYER_KEY.fullmatch(key):
+        raise ValueError("a player key is 64 lowercase hexadecimal characters (0-9, a-f)")
+    return key
+
+
+PlayerKey = Annotated[
+    str | None,
+    Field(
+        max_length=64,
+        description="A private random key the browser keeps (64 lowercase hex characters): "
+        "the history keeps the results of joins with the same key and name together. Only its "
+        "SHA-256 is stored; keep it secret.",
+    ),
+    AfterValidator(_player_key),
+]
+
+
+def key_hash(key: str | None) -> str:
+    """What the history keeps of a player key: its SHA-256 ("" without one)."""
+    return hashlib.sha256(key.encode()).hexdigest() if key else ""
+
+
 Socket = Annotated[
     str,
     Field(description="Path of the room's WebSocket (in a cluster, under its node's prefix)."),
@@ -63,6 +91,7 @@ class CreateRoom(BaseModel):
 
     name: Name
     settings: RoomSettings = Field(default_factory=RoomSettings)
+    key: PlayerKey = None
 
 
 class JoinRoom(BaseModel):
@@ -71,6 +100,7 @@ class JoinRoom(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     name: Name
+    key: PlayerKey = None
 
 
 class CreatedRoom(BaseModel):
@@ -143,7 +173,7 @@ async def create_room(
     if not creations.hit(address):
         raise ApiError(429, "too_many_rooms", "too many rooms created from here; wait a minute")
     try:
-        room, token = await registry.create(body.name, body.settings)
+        room, token = await registry.create(body.name, body.settings, key_hash(body.key))
     except IllegalAction as error:
         raise ApiError.refused(error) from None
     if cluster is not None:
@@ -164,7 +194,7 @@ async def join_room(
     """Take the next free seat in a room's lobby."""
     token = new_token()
     try:
-        seat = await room.join(body.name, hash_token(token))
+        seat = await room.join(body.name, hash_token(token), key_hash(body.key))
     except IllegalAction as error:
         raise ApiError.refused(error) from None
     return JoinedRoom(seat=seat, token=token, socket=socket_path(cluster, room.code))

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.engine.cards import CARD_IDS, Card, parse_card
+from app.engine.cards import CARD_IDS, Card, card_ids, parse_card
 from app.engine.errors import IllegalAction
 
 DISCARD_PILE = 4
@@ -62,3 +63,13 @@ def action_from_dict(data: dict[str, Any]) -> Action:
     if kind == "knock":
         return Knock(seat)
     raise IllegalAction("bad_action", f"unknown action {kind!r}")
+
+
+def move_to_dict(action: Action, moved: Sequence[Card]) -> dict[str, Any]:
+    """A move as a replay shows it: the action, and for a take the cards it took, top cards of
+    the piles named, in order (every one was face up or became the taker's once the round is
+    over: a finished round hides nothing)."""
+    data = action_to_dict(action)
+    if isinstance(action, Take):
+        data["cards"] = card_ids(moved)
+    return data

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.engine.actions import Action, action_from_dict, action_to_dict
+from app.engine.actions import Action, action_from_dict, action_to_dict, move_to_dict
 from app.engine.cards import Card
 from app.engine.errors import IllegalAction
 from app.engine.fairdeal import round_seed
@@ -56,6 +56,8 @@ class RoundResult:
     scores: tuple[Score, ...]
     points: tuple[int, ...]
     totals: tuple[int, ...]
+    # Every move of the round in order (``move_to_dict``'s form), for a replay of it.
+    moves: tuple[dict[str, Any], ...] = ()
 
 
 def places(totals: Sequence[int]) -> list[int]:
@@ -140,6 +142,10 @@ class Match:
             scores=scores,
             points=points,
             totals=tuple(self.totals),
+            moves=tuple(
+                move_to_dict(action, moved)
+                for action, moved in zip(current.actions, current.moved, strict=True)
+            ),
         )
         self.results.append(result)
         return result

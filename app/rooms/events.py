@@ -24,6 +24,7 @@ class Joined:
     name: str
     token_hash: str
     at: int
+    key_hash: str = ""  # the hash of the player's key; "" without one (and in older journals)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +132,11 @@ def encode(event: RoomEvent) -> JournalEvent:
     match event:
         case Played(action=action, auto=auto, at=at):
             return {"type": "play", "action": action_to_dict(action), "auto": auto, "at": at}
-        case Joined(name=name, token_hash=token_hash, at=at):
-            return {"type": "join", "name": name, "token_hash": token_hash, "at": at}
+        case Joined(name=name, token_hash=token_hash, at=at, key_hash=key_hash):
+            joined = {"type": "join", "name": name, "token_hash": token_hash, "at": at}
+            if key_hash:
+                joined["key_hash"] = key_hash
+            return joined
         case BotAdded(name=name, level=level):
             return {"type": "join", "name": name, "token_hash": "", "bot": level}
         case Left(seat=seat):  # and Kicked, BotRemoved
@@ -160,7 +164,7 @@ def decode(raw: JournalEvent) -> RoomEvent:
         case "join" if raw.get("bot") is not None:
             return BotAdded(raw["name"], raw["bot"])
         case "join":
-            return Joined(raw["name"], raw["token_hash"], raw["at"])
+            return Joined(raw["name"], raw["token_hash"], raw["at"], raw.get("key_hash", ""))
         case "leave":
             return Left(raw["seat"])
         case "host":

@@ -200,12 +200,12 @@ class LiveRoom:
         if self.on_action is not None:
             self.on_action(time.perf_counter() - started, accepted)
 
-    async def join(self, name: str, token_hash: str) -> int:
+    async def join(self, name: str, token_hash: str, key_hash: str = "") -> int:
         """Seat a new player (from the HTTP join); returns the seat."""
         async with self.lock:
             if self.holding:
                 raise IllegalAction("not_saved", NOT_SAVED)
-            seat = self.state.join(name, token_hash, millis(self.clock))
+            seat = self.state.join(name, token_hash, millis(self.clock), key_hash)
             await self.announce()
             if self.closed:
                 raise IllegalAction("room_moved", "the room moved while joining; try again")

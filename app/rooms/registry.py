@@ -89,7 +89,9 @@ class RoomRegistry:
         self.claim_code: Callable[[str], Awaitable[bool]] | None = None
         self.on_dropped: Callable[[str], None] | None = None
 
-    async def create(self, host_name: str, settings: RoomSettings) -> tuple[LiveRoom, str]:
+    async def create(
+        self, host_name: str, settings: RoomSettings, key_hash: str = ""
+    ) -> tuple[LiveRoom, str]:
         """A new room with its creator seated as host; returns the room and the host's token."""
         if len(self.rooms) >= self.max_rooms:
             raise IllegalAction("server_full", "this server holds as many rooms as it can")
@@ -100,7 +102,7 @@ class RoomRegistry:
             code = new_code()
         state = RoomState(code, settings, now_ms())
         token = new_token()
-        state.join(host_name, hash_token(token), now_ms())
+        state.join(host_name, hash_token(token), now_ms(), key_hash)
         room = LiveRoom(state, self.config, self.drop, self.store, self.on_action, self.thinker)
         self.rooms[code] = room
         if not await self.store.save(state):

@@ -20,6 +20,9 @@ class Seat:
     token_hash: str
     ready: bool = False
     bot: str | None = None  # the level of a computer player; None for a person
+    # The SHA-256 of the player key the person's browser sent (history keeps one person's
+    # results together by it); "" for a bot or a join without a key.
+    key_hash: str = ""
 
 
 def clean_name(name: str) -> str:

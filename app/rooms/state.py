@@ -91,7 +91,7 @@ class RoomState:
 
     # Commands: check, then record.
 
-    def join(self, name: str, token_hash: str, at: int) -> int:
+    def join(self, name: str, token_hash: str, at: int, key_hash: str = "") -> int:
         """Seat a new player in the lobby; returns the seat."""
         name = clean_name(name)
         if self.status is not Status.LOBBY:
@@ -100,7 +100,7 @@ class RoomState:
             raise IllegalAction("room_full", "every seat is taken; you can watch")
         if name_taken(self.seats, name):
             raise IllegalAction("name_taken", f"someone here is already called {name}")
-        self.record(Joined(name, token_hash, at))
+        self.record(Joined(name, token_hash, at, key_hash))
         return len(self.seats) - 1
 
     def add_bot(self, by: int | None, level: str) -> int:
@@ -222,8 +222,8 @@ class RoomState:
         match event:
             case Played(action=action):
                 self._play(action)
-            case Joined(name=name, token_hash=token_hash):
-                self.seats.append(Seat(name, token_hash))
+            case Joined(name=name, token_hash=token_hash, key_hash=key_hash):
+                self.seats.append(Seat(name, token_hash, key_hash=key_hash))
             case BotAdded(name=name, level=level):
                 self.seats.append(Seat(name, "", bot=level))
             case Left(seat=seat):  # and Kicked, BotRemoved

@@ -24,6 +24,10 @@ class FinishedRound:
     ended_at: int
     final: bool
     places: tuple[int, ...]
+    # Per seat: the level of a computer player (None for a person), and the hash of a person's
+    # player key ("" without one). Empty when not known: every seat is then a person without one.
+    bots: tuple[str | None, ...] = ()
+    key_hashes: tuple[str, ...] = ()
 
 
 class RoomStore(Protocol):
@@ -83,6 +87,8 @@ class RoundLedger:
             return []
         self.match_id, self.written = state.match_id, len(match.results)
         names = tuple(seat.name for seat in state.seats)
+        bots = tuple(seat.bot for seat in state.seats)
+        key_hashes = tuple(seat.key_hash for seat in state.seats)
         places = tuple(match.places())
         return [
             FinishedRound(
@@ -95,6 +101,8 @@ class RoundLedger:
                 ended_at=now,
                 final=match.finished and result is match.results[-1],
                 places=places,
+                bots=bots,
+                key_hashes=key_hashes,
             )
             for result in match.results[start:]
         ]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Select, and_, case, func, or_, select
+from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
@@ -21,16 +22,26 @@ class Cursor:
 
 
 async def list_matches(
-    session: AsyncSession, limit: int, player: str | None, after: Cursor | None
+    session: AsyncSession,
+    limit: int,
+    player: str | None,
+    after: Cursor | None,
+    tag: str | None = None,
 ) -> tuple[list[MatchRecord], Cursor | None]:
-    """Matches newest first, with their seats; and the cursor of the next page, if any."""
+    """Matches newest first, with their seats; and the cursor of the next page, if any. With a
+    ``player``, only their matches: of everyone of that name, or with a ``tag`` of one of them
+    ("" for those who played without a player key)."""
     query: Select[MatchRecord] = select(MatchRecord).options(selectinload(MatchRecord.seats))
     if player is not None:
-        query = query.where(
-            MatchRecord.id.in_(
-                select(SeatRecord.match_id).where(SeatRecord.name_key == player.casefold())
-            )
+        seats = select(SeatRecord.match_id).where(
+            SeatRecord.name_key == player.casefold(), SeatRecord.bot.is_(None)
         )
+        if tag is not None:
+            found = await _person(session, player.casefold(), tag)
+            if found is None:
+                return [], None
+            seats = seats.where(_keyed(found.key_hash))
+        query = query.where(MatchRecord.id.in_(seats))
     if after is not None:
         query = query.where(
             or_(
@@ -59,11 +70,69 @@ async def get_match(session: AsyncSession, match_id: str) -> MatchRecord | None:
     return (await session.scalars(query)).first()
 
 
+def tag_of(name_key: str, key_hash: str | None) -> str | None:
+    """The public tag of one person of a name: 12 hex characters derived from the name and
+    their key's hash (so one key used under two names is not linked by it); None without a key."""
+    if not key_hash:
+        return None
+    return hashlib.sha256(f"{name_key}\n{key_hash}".encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True, slots=True)
+class Person:
+    """One person of a name, as far as the history can tell: the name and a player key's hash
+    (None for everyone who played under that name without a key)."""
+
+    name_key: str
+    key_hash: str | None
+
+    @property
+    def tag(self) -> str | None:
+        return tag_of(self.name_key, self.key_hash)
+
+
+def _keyed(key_hash: str | None) -> ColumnElement[bool]:
+    if key_hash is None:
+        return SeatRecord.key_hash.is_(None)
+    return SeatRecord.key_hash == key_hash
+
+
+async def people_named(session: AsyncSession, name: str) -> list[tuple[Person, int]]:
+    """Everyone who played under ``name`` (people only), with their number of matches, most
+    matches first."""
+    key = name.casefold()
+    rows = await session.execute(
+        select(SeatRecord.key_hash, func.count())
+        .where(SeatRecord.name_key == key, SeatRecord.bot.is_(None))
+        .group_by(SeatRecord.key_hash)
+    )
+    people = [(Person(key, key_hash), count) for key_hash, count in rows.all()]
+    people.sort(key=lambda entry: (-entry[1], entry[0].key_hash is not None, entry[0].tag or ""))
+    return people
+
+
+async def _person(session: AsyncSession, name_key: str, tag: str) -> Person | None:
+    for person, _ in await people_named(session, name_key):
+        if (person.tag or "") == tag:
+            return person
+    return None
+
+
+async def find_person(session: AsyncSession, name: str, tag: str | None) -> Person | None:
+    """The person of ``name`` with ``tag`` ("" for those without a key); without a tag, the one
+    of that name with the most matches. None if there is none."""
+    if tag is not None:
+        return await _person(session, name.casefold(), tag)
+    people = await people_named(session, name)
+    return people[0][0] if people else None
+
+
 @dataclass(frozen=True, slots=True)
 class PlayerTotals:
-    """What a player's matches add up to."""
+    """What a person's matches add up to."""
 
     name: str
+    tag: str | None
     matches: int
     finished: int
     wins: int
@@ -82,50 +151,58 @@ class BestHand:
     round: int
 
 
-def _player_rows() -> Select[str, str, int, int, int]:
-    """Per name: a spelling, matches, finished matches and wins."""
-    return select(
-        SeatRecord.name_key,
-        func.min(SeatRecord.name),
-        func.count(),
-        func.count(MatchRecord.ended_at),
-        func.sum(case((SeatRecord.place == 1, 1), else_=0)),
-    ).join(MatchRecord, MatchRecord.id == SeatRecord.match_id)
-
-
-def _round_rows() -> Select[str, int, int]:
-    """Per name: rounds played and points scored."""
+def _player_rows() -> Select[str, str | None, str, int, int, int]:
+    """Per person (people only): a spelling, matches, finished matches and wins."""
     return (
-        select(SeatRecord.name_key, func.count(), func.coalesce(func.sum(HandRecord.points), 0))
+        select(
+            SeatRecord.name_key,
+            SeatRecord.key_hash,
+            func.min(SeatRecord.name),
+            func.count(),
+            func.count(MatchRecord.ended_at),
+            func.sum(case((SeatRecord.place == 1, 1), else_=0)),
+        )
+        .join(MatchRecord, MatchRecord.id == SeatRecord.match_id)
+        .where(SeatRecord.bot.is_(None))
+        .group_by(SeatRecord.name_key, SeatRecord.key_hash)
+    )
+
+
+def _round_rows() -> Select[str, str | None, int, int]:
+    """Per person (people only): rounds played and points scored."""
+    return (
+        select(
+            SeatRecord.name_key,
+            SeatRecord.key_hash,
+            func.count(),
+            func.coalesce(func.sum(HandRecord.points), 0),
+        )
         .join(RoundRecord, RoundRecord.id == HandRecord.round_id)
         .join(
             SeatRecord,
             and_(SeatRecord.match_id == RoundRecord.match_id, SeatRecord.seat == HandRecord.seat),
         )
+        .where(SeatRecord.bot.is_(None))
+        .group_by(SeatRecord.name_key, SeatRecord.key_hash)
     )
 
 
-async def player_totals(session: AsyncSession, name: str) -> PlayerTotals | None:
-    """A player's matches, wins, rounds and points; None if the name never played."""
-    key = name.casefold()
-    row = (
-        await session.execute(
-            _player_rows().where(SeatRecord.name_key == key).group_by(SeatRecord.name_key)
-        )
-    ).first()
+def _of(person: Person) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
+    return SeatRecord.name_key == person.name_key, _keyed(person.key_hash)
+
+
+async def player_totals(session: AsyncSession, person: Person) -> PlayerTotals | None:
+    """A person's matches, wins, rounds and points; None if they never played."""
+    row = (await session.execute(_player_rows().where(*_of(person)))).first()
     if row is None:
         return None
-    rounds = (
-        await session.execute(
-            _round_rows().where(SeatRecord.name_key == key).group_by(SeatRecord.name_key)
-        )
-    ).first()
-    played, points = (rounds[1], rounds[2]) if rounds else (0, 0)
-    return PlayerTotals(row[1], row[2], row[3], int(row[4] or 0), played, int(points))
+    rounds = (await session.execute(_round_rows().where(*_of(person)))).first()
+    played, points = (rounds[2], rounds[3]) if rounds else (0, 0)
+    return PlayerTotals(row[2], person.tag, row[3], row[4], int(row[5] or 0), played, int(points))
 
 
-async def best_hand(session: AsyncSession, name: str) -> BestHand | None:
-    """A player's highest-scoring round (the earliest of equals)."""
+async def best_hand(session: AsyncSession, person: Person) -> BestHand | None:
+    """A person's highest-scoring round (the earliest of equals)."""
     query = (
         select(
             HandRecord.points,
@@ -139,7 +216,7 @@ async def best_hand(session: AsyncSession, name: str) -> BestHand | None:
             SeatRecord,
             and_(SeatRecord.match_id == RoundRecord.match_id, SeatRecord.seat == HandRecord.seat),
         )
-        .where(SeatRecord.name_key == name.casefold())
+        .where(*_of(person))
         .order_by(HandRecord.points.desc(), RoundRecord.ended_at, RoundRecord.id)
         .limit(1)
     )
@@ -150,17 +227,17 @@ async def best_hand(session: AsyncSession, name: str) -> BestHand | None:
 
 
 async def leaderboard(session: AsyncSession, limit: int) -> list[PlayerTotals]:
-    """Players by wins, then points per round, then matches played."""
-    players = {
-        row[0]: row
-        for row in (await session.execute(_player_rows().group_by(SeatRecord.name_key))).all()
-    }
+    """People (never computer players) by wins, then points per round, then matches played;
+    one line per name and player key, so two people of one name are two lines."""
+    players = {(row[0], row[1]): row for row in (await session.execute(_player_rows())).all()}
     rounds = {
-        row[0]: (row[1], int(row[2]))
-        for row in (await session.execute(_round_rows().group_by(SeatRecord.name_key))).all()
+        (row[0], row[1]): (row[2], int(row[3]))
+        for row in (await session.execute(_round_rows())).all()
     }
     totals = [
-        PlayerTotals(row[1], row[2], row[3], int(row[4] or 0), *rounds.get(key, (0, 0)))
+        PlayerTotals(
+            row[2], tag_of(*key), row[3], row[4], int(row[5] or 0), *rounds.get(key, (0, 0))
+        )
         for key, row in players.items()
     ]
     totals.sort(
@@ -169,6 +246,7 @@ async def leaderboard(session: AsyncSession, limit: int) -> list[PlayerTotals]:
             -(player.points / player.rounds if player.rounds else -1000),
             -player.matches,
             player.name,
+            player.tag or "",
         )
     )
     return totals[:limit]

@@ -94,6 +94,10 @@ class SeatRecord(Base):
     name_key: Mapped[str] = mapped_column(String(96), index=True)
     total: Mapped[int] = mapped_column(default=0)
     place: Mapped[int | None]
+    # The level of a computer player; None for a person.
+    bot: Mapped[str | None] = mapped_column(String(16))
+    # The SHA-256 of the person's player key; None without one (and before keys were kept).
+    key_hash: Mapped[str | None] = mapped_column(String(64))
 
     match: Mapped[MatchRecord] = relationship(back_populates="seats")
 
@@ -113,6 +117,9 @@ class RoundRecord(Base):
     seed: Mapped[str] = mapped_column(String(64))
     commitment: Mapped[str] = mapped_column(String(64))
     ended_at: Mapped[datetime]
+    # Every take, discard and knock in order, for a replay; None for rounds stored before moves
+    # were kept.
+    moves: Mapped[list[Any] | None]
 
     match: Mapped[MatchRecord] = relationship(back_populates="rounds")
     hands: Mapped[list[HandRecord]] = relationship(

@@ -31,7 +31,7 @@ def snapshot_of(state: RoomState, first: int, events: list[Event]) -> Snapshot |
     if not starts or state.matches < 2:
         return None
     kept: dict[str, Any] = {
-        "seats": [[seat.name, seat.token_hash, seat.bot] for seat in state.seats],
+        "seats": [[seat.name, seat.token_hash, seat.bot, seat.key_hash] for seat in state.seats],
         "host": state.host,
         "settings": state.settings.model_dump(),
         "matches": state.matches - 1,
@@ -46,7 +46,11 @@ def rebuild(
     """The room from its snapshot and the events numbered from the snapshot's ``seq``."""
     state = RoomState(code, settings, created_at)
     kept = snapshot.state
-    state.seats = [Seat(name, token_hash, bot=bot) for name, token_hash, bot in kept["seats"]]
+    # A seat kept before player keys has three fields.
+    state.seats = [
+        Seat(name, token_hash, bot=bot, key_hash=key[0] if key else "")
+        for name, token_hash, bot, *key in kept["seats"]
+    ]
     state.host = kept["host"]
     state.settings = RoomSettings.model_validate(kept["settings"])
     state.matches = kept["matches"]

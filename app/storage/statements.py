@@ -172,9 +172,10 @@ class Statements:
         )
         match = ("id", "room_code", "settings", "rounds_planned", "started_at")
         self.match = adding(MATCHES, *match, rounds_played=zero)
-        self.seat = adding(SEATS, "match_id", "seat", "name", "name_key", total=zero)
+        seated = ("match_id", "seat", "name", "name_key", "bot", "key_hash")
+        self.seat = adding(SEATS, *seated, total=zero)
         played = ("match_id", "number", "dealer", "knocker", "ending", "seed", "commitment")
-        self.round = adding(ROUNDS, *played, "ended_at")
+        self.round = adding(ROUNDS, *played, "ended_at", "moves")
         match_id, number = _bind(ROUNDS.c.match_id), _bind(ROUNDS.c.number)
         hand = ("seat", "cards", "points", "scoring", "total")
         of_round = select(ROUNDS.c.id, *(_bind(HANDS.c[name]) for name in hand)).where(
@@ -241,11 +242,16 @@ class Statements:
         result, match_id, settings = finished.result, finished.match_id, finished.settings
         add(self.match, [(match_id, finished.room_code, settings, settings["rounds"],
                           _moment(finished.started_at))])  # fmt: skip
-        add(self.seat, [(match_id, seat, name, name.casefold())
+        # A round the outbox kept from an earlier version has no seats' bots and keys, nor moves.
+        bots = getattr(finished, "bots", ()) or (None,) * len(finished.names)
+        keys = getattr(finished, "key_hashes", ()) or ("",) * len(finished.names)
+        moves = getattr(result, "moves", None)
+        add(self.seat, [(match_id, seat, name, name.casefold(), bots[seat], keys[seat] or None)
                         for seat, name in enumerate(finished.names)])  # fmt: skip
         ended = _moment(finished.ended_at)
         add(self.round, [(match_id, result.number, result.dealer, result.knocker,
-                          result.ending.value, result.seed, result.commitment, ended)])  # fmt: skip
+                          result.ending.value, result.seed, result.commitment, ended,
+                          None if moves is None else list(moves))])  # fmt: skip
         add(self.hand, [(seat, card_ids(hand), score.points, score.as_dict(), result.totals[seat],
                          match_id, result.number)
                         for seat, (hand, score) in enumerate(zip(result.hands, result.scores,

@@ -20,8 +20,25 @@ export class ApiError extends Error {
   }
 }
 
-/** Fetch JSON from ``path``; ``body`` (if given) is sent as JSON. Throws ApiError. */
+const KEY = 'spectrum.player-key';
+const JOINS = /^\/api\/rooms(\/[^/]+\/join)?$/;
+
+/** Bytes as lowercase hex. */
+export const hex = (bytes) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
+
+/** This browser's private random key (64 hex), sent with joins: the history tells people apart by its hash. */
+export function playerKey() {
+  try {
+    if (!/^[\da-f]{64}$/.test(localStorage[KEY])) localStorage[KEY] = hex(crypto.getRandomValues(new Uint8Array(32)));
+    return localStorage[KEY];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Fetch JSON from ``path``; ``body`` (if given) is sent as JSON (with the key on joins). Throws ApiError. */
 export async function api(path, { method = 'GET', body, signal } = {}) {
+  if (method === 'POST' && JOINS.test(path)) body = { ...body, key: playerKey() };
   let response;
   try {
     response = await fetch(path, {

@@ -35,6 +35,8 @@ def test_the_api_keeps_to_its_schema(api_server: Server) -> None:
         "POST /api/score",
         "POST /api/rooms",
         "GET /api/matches/{match_id}",
+        "GET /api/matches/{match_id}/rounds/{number}/moves",
+        "GET /api/players/{name}",
         "GET /api/leaderboard",
     }
     for operation in operations:

@@ -70,11 +70,11 @@ def test_history_pages_show_finished_matches(pages: Pages, shot: Shot) -> None:
     expect(page).to_have_url(re.compile(f"{href}$"))
     detail = api(pages.server, "GET", f"/api{href}").json()
     expect(page.locator("h2", has_text="Round 1")).to_be_visible()
-    rows = page.locator(".hands > li")
+    rows = page.locator("[data-k='round-1'] .hands > li")  # the round's panel, not the replay
     expect(rows).to_have_count(2)
     for played in detail["rounds"][0]["hands"]:
         who = page.locator(".who", has_text=played["name"])
-        row = page.locator(".hands > li").filter(has=who)
+        row = rows.filter(has=who)
         shown = row.locator(".card").evaluate_all("cs => cs.map(c => c.getAttribute('aria-label'))")
         assert shown == [card_name(card) for card in played["score"]["order"]]
     expect(page.locator("a", has_text="Download CSV")).to_have_attribute(

@@ -14,6 +14,8 @@ from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.rooms.views import ViewBuilder
+from app.storage.journal import Snapshot
+from app.storage.snapshots import rebuild, snapshot_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -106,3 +108,24 @@ def test_the_same_commands_record_the_same_journal() -> None:
     first, events = state.take_unsaved()
     assert first == 0
     assert events == data["events"]
+
+
+def test_a_join_with_a_player_key_keeps_its_hash_through_the_journal_and_snapshots() -> None:
+    state = RoomState("ABCD-EFGH", RoomSettings.model_validate({"rounds": 1}), 0)
+    state.join("Ann", hash_token("a"), 1, key_hash="k" * 64)
+    state.join("Bob", hash_token("b"), 2)
+    _, events = state.take_unsaved()
+    assert events[0]["key_hash"] == "k" * 64
+    assert "key_hash" not in events[1]  # a join without a key is written as before keys
+    again = RoomState.replay(state.code, state.initial_settings, 0, events)
+    assert [seat.key_hash for seat in again.seats] == ["k" * 64, ""]
+    # A snapshot keeps the hashes; one written before keys (three fields a seat) still reads.
+    again.matches = 2  # as when a rematch starts: what a snapshot is taken at
+    snapshot = snapshot_of(again, 10, [{"type": "start"}])
+    assert snapshot is not None
+    assert [seat[3] for seat in snapshot.state["seats"]] == ["k" * 64, ""]
+    restored = rebuild(state.code, state.initial_settings, 0, snapshot, [])
+    assert [seat.key_hash for seat in restored.seats] == ["k" * 64, ""]
+    old = {**snapshot.state, "seats": [seat[:3] for seat in snapshot.state["seats"]]}
+    older = rebuild(state.code, state.initial_settings, 0, Snapshot(state.code, 10, old), [])
+    assert [(seat.name, seat.key_hash) for seat in older.seats] == [("Ann", ""), ("Bob", "")]

@@ -1,12 +1,19 @@
 import asyncio
+import random
+from datetime import UTC, datetime
+from typing import Any
 
+import httpx
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import inspect
+from sqlalchemy import JSON, DateTime, column, inspect, table, text
 
+from app.engine.cards import card_ids
+from app.engine.match import Match, MatchRules
+from app.rooms.settings import RoomSettings
 from app.storage.db import make_engine
 from app.storage.migrations import (
     MIGRATIONS,
@@ -16,7 +23,7 @@ from app.storage.migrations import (
     known_revisions,
 )
 from app.storage.models import Base
-from tests.server import ROOT
+from tests.server import ROOT, running_server
 
 
 def alembic_config(url: str) -> Config:
@@ -105,3 +112,143 @@ def test_snapshots_come_and_go_without_touching_the_rooms(database_url: str) -> 
     assert {"live_rooms", "live_room_events", "matches"} <= names
     command.upgrade(config, "head")
     assert asyncio.run(revision(database_url)) == head_revision()
+
+
+def _old_match(match_id: str) -> tuple[dict[str, list[dict[str, Any]]], Match]:
+    """Rows of a finished one-round match as revision 0003 stored them (no moves, no keys):
+    Ann against a bot."""
+    match = Match(2, MatchRules(rounds=1), "old")
+    rng = random.Random(4)
+    current = match.start_round()
+    while not current.ended:
+        match.apply(current.random_action(rng, knock_chance=0.1))
+    result = match.results[0]
+    moment = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    settings = RoomSettings.model_validate({"rounds": 1}).model_dump()
+    places = match.places()
+    return {
+        "matches": [
+            {
+                "id": match_id,
+                "room_code": "ABCD-EFGH",
+                "settings": settings,
+                "rounds_planned": 1,
+                "rounds_played": 1,
+                "started_at": moment,
+                "ended_at": moment,
+            }
+        ],
+        "match_seats": [
+            {
+                "match_id": match_id,
+                "seat": seat,
+                "name": name,
+                "name_key": name.casefold(),
+                "total": result.totals[seat],
+                "place": places[seat],
+            }
+            for seat, name in enumerate(["Ann", "Easy bot 2"])
+        ],
+        "rounds": [
+            {
+                "id": 1,
+                "match_id": match_id,
+                "number": 1,
+                "dealer": result.dealer,
+                "knocker": result.knocker,
+                "ending": result.ending.value,
+                "seed": result.seed,
+                "commitment": result.commitment,
+                "ended_at": moment,
+            }
+        ],
+        "round_hands": [
+            {
+                "round_id": 1,
+                "seat": seat,
+                "cards": card_ids(hand),
+                "points": score.points,
+                "scoring": score.as_dict(),
+                "total": result.totals[seat],
+            }
+            for seat, (hand, score) in enumerate(zip(result.hands, result.scores, strict=True))
+        ],
+    }, match
+
+
+async def _insert(url: str, rows: dict[str, list[dict[str, Any]]]) -> None:
+    kinds = {"settings": JSON, "cards": JSON, "scoring": JSON}
+    engine = make_engine(url)
+    async with engine.begin() as connection:
+        for name, table_rows in rows.items():
+            columns = [
+                column(key, kinds.get(key, DateTime(timezone=True) if key[-3:] == "_at" else None))
+                for key in table_rows[0]
+            ]
+            await connection.execute(table(name, *columns).insert(), table_rows)
+    await engine.dispose()
+
+
+async def _columns(url: str, name: str) -> set[str]:
+    engine = make_engine(url)
+    async with engine.connect() as connection:
+        found = await connection.run_sync(
+            lambda sync: {c["name"] for c in inspect(sync).get_columns(name)}
+        )
+    await engine.dispose()
+    return found
+
+
+async def _seats(url: str) -> list[tuple[Any, ...]]:
+    engine = make_engine(url)
+    async with engine.connect() as connection:
+        rows = await connection.execute(
+            text("SELECT name, bot, key_hash FROM match_seats ORDER BY seat")
+        )
+        found = [tuple(row) for row in rows]
+    await engine.dispose()
+    return found
+
+
+def test_rounds_and_seats_stored_before_moves_and_keys(database_url: str) -> None:
+    config = alembic_config(database_url)
+    command.upgrade(config, "0003")
+    match_id = "f" * 32
+    rows, match = _old_match(match_id)
+    asyncio.run(_insert(database_url, rows))
+    command.upgrade(config, "0004")
+    assert "moves" in asyncio.run(_columns(database_url, "rounds"))
+    # The seat named as a bot is marked as one; nobody has a key.
+    assert asyncio.run(_seats(database_url)) == [("Ann", None, None), ("Easy bot 2", "easy", None)]
+    command.downgrade(config, "0003")
+    assert not {"bot", "key_hash"} & asyncio.run(_columns(database_url, "match_seats"))
+    assert "moves" not in asyncio.run(_columns(database_url, "rounds"))
+    assert [name for name, *_ in asyncio.run(_seats_before(database_url))] == ["Ann", "Easy bot 2"]
+
+    # At the newest revision, the server shows the round as before, and says it has no replay.
+    with running_server(database_url) as server:
+        stored = httpx.get(f"{server.url}/api/matches/{match_id}").json()
+        assert stored["rounds"][0]["moves"] is None
+        assert [hand["cards"] for hand in stored["rounds"][0]["hands"]] == [
+            card_ids(hand) for hand in match.results[0].hands
+        ]
+        refused = httpx.get(f"{server.url}/api/matches/{match_id}/rounds/1/moves")
+        assert refused.status_code == 409
+        assert refused.json() == {
+            "code": "no_moves",
+            "detail": "round 1 was stored before moves were kept: it has no replay",
+        }
+        board = httpx.get(f"{server.url}/api/leaderboard").json()["players"]
+        assert [(line["name"], line["tag"]) for line in board] == [("Ann", None)]
+        ann = httpx.get(f"{server.url}/api/players/Ann").json()
+        assert (ann["matches"], ann["tag"], ann["others"]) == (1, None, [])
+        assert httpx.get(f"{server.url}/api/players/Ann", params={"tag": ""}).json() == ann
+
+
+async def _seats_before(url: str) -> list[tuple[Any, ...]]:
+    engine = make_engine(url)
+    async with engine.connect() as connection:
+        rows = await connection.execute(text("SELECT name FROM match_seats"))
+        found = [tuple(row) for row in rows]
+    await engine.dispose()
+    return sorted(found)

@@ -1,0 +1,265 @@
+"""A finished match replayed in the browser, move by move, and its deals checked there."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import E2E_SETTINGS, Pages, scroll_width
+from tests.e2e.matches import in_thread
+from tests.e2e.ui import card_name, create_room, expect, join_from_home
+from tests.replays import new_key, play_match, replayed_hands
+from tests.rooms.client import api
+from tests.server import Server, running_server
+
+Shot = Callable[[Any, str], None]
+NAMES = ["Hana", "Ivo"]
+
+
+@dataclass
+class Finished:
+    server: Server
+    database: Path
+    match: dict[str, Any]
+
+
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Finished]:
+    """A server on an SQLite file, holding a finished 2-round match of two people and a bot."""
+    database = tmp_path_factory.mktemp("replay") / "spectrum.db"
+    settings = {**E2E_SETTINGS, "BOT_DELAY_SECONDS": "0"}
+    with running_server(f"sqlite+aiosqlite:///{database}", **settings) as server:
+        rules = {"rounds": 2, "turn_seconds": 0, "multi_pickup": True}
+        keys: list[str | None] = [new_key(10), new_key(11)]
+        match_id = in_thread(play_match, server, NAMES, rules, ["easy"], keys)
+        match = api(server, "GET", f"/api/matches/{match_id}").json()
+        yield Finished(server, database, match)
+
+
+@pytest.fixture
+def pages_here(browser: Any, finished: Finished) -> Iterator[Pages]:
+    opened = Pages(browser, finished.server)
+    yield opened
+    opened.close()
+    assert opened.errors == [], "JavaScript errors:\n" + "\n".join(opened.errors)
+
+
+def shown_hands(page: Any) -> list[list[str]]:
+    """The hands the replay shows, seat by seat, as card names."""
+    rows = page.locator(".replay .hands > li .cards")
+    return [
+        rows.nth(i).locator(".card").evaluate_all("cs => cs.map(c => c.getAttribute('aria-label'))")
+        for i in range(rows.count())
+    ]
+
+
+def names(hands: list[list[str]]) -> list[list[str]]:
+    return [[card_name(card) for card in hand] for hand in hands]
+
+
+def at_move(page: Any, move: int, last: int) -> None:
+    expect(page.locator(".replay-what b")).to_have_text(f"Move {move} of {last}")
+
+
+def test_a_match_replayed_to_its_last_move_ends_with_the_stored_hands(
+    pages_here: Pages, finished: Finished, shot: Shot
+) -> None:
+    match = finished.match
+    first, second = match["rounds"]
+    page = pages_here.open(f"/matches/{match['id']}")
+    summary = page.locator(".panel", has_text="Fair deal, checked in this browser")
+    fixed = "✓ This deal was fixed before the round began."
+    expect(summary.locator(".verdict")).to_have_text(fixed)
+    replay = page.locator(".replay")
+    last = len(first["moves"])
+    at_move(page, 0, last)
+    deal = replayed_hands(first["seed"], first["dealer"], 3, 5, [])
+    assert shown_hands(page) == names(deal)
+
+    page.keyboard.press("End")
+    at_move(page, last, last)
+    assert shown_hands(page) == names([hand["cards"] for hand in first["hands"]])
+    assert page.url.endswith(f"?round=1&move={last}")
+    page.keyboard.press("Home")
+    at_move(page, 0, last)
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    at_move(page, 2, last)
+    assert shown_hands(page) == names(replayed_hands(first["seed"], first["dealer"], 3, 5,
+                                                     first["moves"][:2]))  # fmt: skip
+    page.keyboard.press("ArrowLeft")
+    at_move(page, 1, last)
+    assert page.url.endswith("?round=1&move=1")
+    replay.get_by_role("button", name="Next").click()
+    at_move(page, 2, last)
+
+    replay.get_by_role("button", name="Round 2").click()
+    last = len(second["moves"])
+    at_move(page, 0, last)
+    replay.get_by_role("button", name="Last move").click()
+    at_move(page, last, last)
+    assert shown_hands(page) == names([hand["cards"] for hand in second["hands"]])
+    expect(replay.locator(".verdict.good")).to_be_visible()
+    final = second["moves"][-1]
+    what = page.locator(".replay-what")
+    if final["type"] == "knock":
+        expect(what).to_contain_text(f"{NAMES[final['seat']]} knocked.")
+    else:
+        expect(what).to_contain_text(" ".join(final["cards"][0].split("-")))
+
+
+def test_a_link_to_a_move_opens_there(pages_here: Pages, finished: Finished, shot: Shot) -> None:
+    match = finished.match
+    second = match["rounds"][1]
+    move = min(7, len(second["moves"]))
+    path = f"/matches/{match['id']}?round=2&move={move}"
+    page = pages_here.open(path, context=wide(pages_here, 1366))
+    at_move(page, move, len(second["moves"]))
+    expected = replayed_hands(second["seed"], second["dealer"], 3, 5, second["moves"][:move])
+    assert shown_hands(page) == names(expected)
+    link = page.get_by_role("link", name="Link to this move")
+    assert link.get_attribute("href") == f"?round=2&move={move}"
+    shot(page, "replay-1366")
+    phone = pages_here.open(path, context=wide(pages_here, 390, phone=True))
+    at_move(phone, move, len(second["moves"]))
+    assert scroll_width(phone) <= 390
+    phone.locator(".replay").scroll_into_view_if_needed()
+    shot(phone, "replay-390")
+    # A fragment works as well as a query.
+    fragment = pages_here.open(f"/matches/{match['id']}#round=2&move=1")
+    at_move(fragment, 1, len(second["moves"]))
+
+
+def test_an_altered_seed_fails_the_check_naming_its_round(
+    pages_here: Pages, finished: Finished, shot: Shot
+) -> None:
+    match = finished.match
+    seed = match["rounds"][1]["seed"]
+    altered = ("0" if seed[0] != "0" else "1") + seed[1:]
+    with sqlite3.connect(finished.database) as connection:
+        connection.execute(
+            "UPDATE rounds SET seed = ? WHERE match_id = ? AND number = 2", (altered, match["id"])
+        )
+    try:
+        page = pages_here.open(f"/matches/{match['id']}")
+        summary = page.locator(".panel", has_text="Fair deal, checked in this browser")
+        verdict = summary.locator(".verdict.bad")
+        expect(verdict).to_contain_text(
+            "Round 2: the revealed seed does not match the commitment shown before the round"
+        )
+        expect(verdict).to_contain_text(match["rounds"][1]["commitment"])
+        expect(verdict).not_to_contain_text("Round 1:")
+        replay = page.locator(".replay")
+        expect(replay.locator(".verdict.good")).to_be_visible()  # round 1 is shown first
+        replay.get_by_role("button", name="Round 2").click()
+        expect(replay.locator(".verdict.bad")).to_contain_text("Round 2: the revealed seed")
+        shot(page, "replay-altered-seed")
+    finally:
+        with sqlite3.connect(finished.database) as connection:
+            connection.execute(
+                "UPDATE rounds SET seed = ? WHERE match_id = ? AND number = 2", (seed, match["id"])
+            )
+
+
+def wide(pages: Pages, width: int, phone: bool = False) -> Any:
+    """A browser context ``width`` pixels wide (a touch phone if ``phone``)."""
+    options: dict[str, Any] = {"viewport": {"width": width, "height": 900}}
+    options["reduced_motion"] = "reduce"
+    if phone:
+        options.update(is_mobile=True, has_touch=True, device_scale_factor=2)
+    context = pages.browser.new_context(**options)
+    pages.contexts.append(context)
+    return context
+
+
+def test_the_browser_sends_its_own_player_key_with_joins(
+    pages_here: Pages, finished: Finished
+) -> None:
+    host = pages_here.open("/")
+    code = create_room(host, "Kay")
+    guest = pages_here.open("/")
+    join_from_home(guest, "Lou", code)
+    keys = [page.evaluate("localStorage.getItem('spectrum.player-key')") for page in (host, guest)]
+    assert all(re.fullmatch(r"[0-9a-f]{64}", key) for key in keys)
+    assert keys[0] != keys[1]
+    # The same browser keeps its key: a second room from it carries the same one.
+    again = pages_here.open("/", context=host.context)
+    create_room(again, "Kay")
+    assert again.evaluate("localStorage.getItem('spectrum.player-key')") == keys[0]
+    kept = kept_events(finished.database)
+    joins = [event for event in kept if event.get("type") == "join" and event["name"] in NAMED]
+    assert [(join["name"], join["key_hash"]) for join in joins] == [
+        ("Kay", hashlib.sha256(keys[0].encode()).hexdigest()),
+        ("Lou", hashlib.sha256(keys[1].encode()).hexdigest()),
+        ("Kay", hashlib.sha256(keys[0].encode()).hexdigest()),
+    ]
+    assert not any(key in json.dumps(kept) for key in keys), "only the key's hash is kept"
+
+
+NAMED = ("Kay", "Lou")
+
+
+def kept_events(database: Path) -> list[dict[str, Any]]:
+    """Every room event the server keeps: in the database, and in the event log beside it."""
+    with sqlite3.connect(database) as connection:
+        stored = connection.execute("SELECT event FROM live_room_events").fetchall()
+    rows = [json.loads(event) for (event,) in stored]
+    events: list[dict[str, Any]] = []
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            if "type" in value:
+                events.append(value)
+            for inner in value.values():
+                walk(inner)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner)
+
+    walk(rows)
+    for segment in sorted(database.with_name(database.name + "-live").glob("*.jsonl")):
+        for line in segment.read_text().splitlines():
+            walk(json.loads(line))
+    return events
+
+
+def test_two_people_of_one_name_are_two_lines_and_bots_none(
+    pages_here: Pages, finished: Finished, shot: Shot
+) -> None:
+    server = finished.server
+    rules = {"rounds": 1, "turn_seconds": 0}
+    in_thread(play_match, server, ["Hana", "Jo"], rules, ["normal"], [new_key(20), new_key(21)])
+    board = api(server, "GET", "/api/leaderboard").json()["players"]
+    hanas = [line for line in board if line["name"] == "Hana"]
+    assert len(hanas) == 2
+    page = pages_here.open("/history")
+    panel = page.locator(".panel", has_text="Leaderboard")
+    expect(panel).to_contain_text("Names are not accounts")
+    rows = panel.locator("tbody tr")
+    expect(rows.filter(has_text="Hana")).to_have_count(2)
+    for line in hanas:
+        expect(rows.filter(has_text=f"#{line['tag']}")).to_have_count(1)
+    expect(rows.filter(has_text="bot")).to_have_count(0)
+    shot(page, "leaderboard-same-name")
+    rows.filter(has_text=f"#{hanas[1]['tag']}").get_by_role("link", name="Hana").click()
+    expect(page).to_have_url(re.compile(f"/players/Hana\\?tag={hanas[1]['tag']}$"))
+    expect(page.locator("h1")).to_contain_text(f"#{hanas[1]['tag']}")
+    expect(page.locator(".page")).to_contain_text("Names are not accounts: one person")
+    other = page.get_by_role("link", name=f"#{hanas[0]['tag']}")
+    expect(other).to_be_visible()
+    matches = page.locator(".panel", has_text="Matches").locator(".list li")
+    expect(matches).to_have_count(hanas[1]["matches"])
+    shot(page, "player-one-of-two")
+    other.click()
+    expect(page.locator("h1")).to_contain_text(f"#{hanas[0]['tag']}")
+    expect(page.locator(".panel", has_text="Matches").locator(".list li")).to_have_count(
+        hanas[0]["matches"]
+    )
