@@ -6,11 +6,15 @@ is the median of the repeats. The server's CPU comes from /proc: first with ever
 connected and no actions for ``--idle`` seconds (its idle cost), then over the measured window,
 so that the marginal CPU per delivered message is (window CPU - idle rate x window) / messages.
 The relays (bench/floor.py on uvicorn, bench/peers/relay on Node ws) send every member a message
-of the size this server's last run sent. A run whose generator fell behind is marked invalid.
+of the size this server's last run sent. This server's players ask for the compact encoding
+(``--encoding compact``, the browser client's) or for standard JSON Patch (``--encoding standard``);
+the generator decodes compact frames with the browser's own decoder (frontend/js/patch.js). A run
+whose generator fell behind, or whose documents could not take a frame, is marked invalid.
 
 Install the peers once: .venv/bin/python -m bench.peers install
 Run: .venv/bin/python -m bench.compare [--rooms 20] [--players 4] [--seconds 10] [--idle 5]
      [--repeats 3] [--servers game,colyseus,boardgameio,floor,relay] [--spread 160]
+     [--encoding compact|standard]
      [--database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres]
      [--json PATH] [--markdown PATH]
 """
@@ -69,6 +73,7 @@ MEDIANS = (
     "rss_per_player_kb",
     "generator_cpu",
 )
+ENCODINGS = ("compact", "standard")
 
 
 def _pin(core: int) -> Any:
@@ -130,6 +135,7 @@ def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> di
                 f"--warmup={arguments.warmup}",
                 f"--spread={arguments.spread}",
                 f"--reply-bytes={reply_bytes}",
+                f"--encoding={arguments.encoding}",
             ]
             generator = subprocess.Popen(
                 command, stdout=subprocess.PIPE, text=True, preexec_fn=_pin(CLIENT_CORE)
@@ -137,6 +143,7 @@ def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> di
             assert generator.stdout is not None
             marks: dict[str, tuple[float, float]] = {}
             result: dict[str, Any] = {}
+            check: dict[str, Any] = {}
             for line in generator.stdout:
                 event = json.loads(line)
                 marks[event["event"]] = (cpu_seconds(pid), time.perf_counter())
@@ -145,6 +152,8 @@ def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> di
                 if event["event"] == "result":
                     result = event
                     loaded_rss = rss_bytes(pid)
+                if event["event"] == "checked":
+                    check = event
             if generator.wait() != 0 or not result:
                 raise RuntimeError(f"the generator failed against {target}")
         finally:
@@ -156,9 +165,18 @@ def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> di
     idle_rate = idle_cpu / idle_wall
     delivered = max(result["delivered"], 1)
     players = arguments.rooms * arguments.players
+    invalid = list(result["invalid"])
+    if check and check["mismatched"]:
+        invalid.append(f"{check['mismatched']} documents differed from a fresh state")
+    if check and check["checked"] < check["players"]:
+        invalid.append(f"{check['players'] - check['checked']} resyncs unanswered")
     return {
         **result,
-        "server": NAMES[target],
+        "checked": check.get("checked", 0),
+        "mismatched": check.get("mismatched", 0),
+        "valid": not invalid,
+        "invalid": invalid,
+        "server": NAMES[target] + (f" ({result['encoding']})" if result["encoding"] else ""),
         "cpu_per_action_us": window_cpu / max(result["actions"], 1) * 1e6,
         "cpu_per_message_us": window_cpu / delivered * 1e6,
         "marginal_cpu_per_message_us": (window_cpu - idle_rate * window_wall) / delivered * 1e6,
@@ -173,7 +191,18 @@ def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> di
 def median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
     """Each figure's median over the repeats; counts summed; valid only if every run was."""
     row: dict[str, Any] = {name: statistics.median(run[name] for run in runs) for name in MEDIANS}
-    for name in ("actions", "delivered", "errors", "lost", "closed", "ticks", "late_ticks"):
+    for name in (
+        "actions",
+        "delivered",
+        "errors",
+        "unreadable",
+        "checked",
+        "mismatched",
+        "lost",
+        "closed",
+        "ticks",
+        "late_ticks",
+    ):
         row[name] = sum(run[name] for run in runs)
     kinds: dict[str, int] = {}
     for run in runs:
@@ -184,6 +213,7 @@ def median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
     row["window_cpu_ticks"] = min(run["window_cpu_ticks"] for run in runs)
     row["invalid"] = sorted({reason for run in runs for reason in run["invalid"]})
     row["server"] = runs[0]["server"]
+    row["encoding"] = runs[0]["encoding"]
     return row
 
 
@@ -192,7 +222,7 @@ def markdown(rows: dict[str, dict[str, Any]], arguments: argparse.Namespace) -> 
     base = rows.get("game", {}).get("marginal_cpu_per_message_us")
     lines = [
         f"{arguments.rooms} rooms x {arguments.players} players, {arguments.seconds:g} s windows, "
-        f"medians of {arguments.repeats}, journal on "
+        f"medians of {arguments.repeats}, this server's patches {arguments.encoding}, journal on "
         f"{'PostgreSQL' if arguments.database else 'SQLite'}, "
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, "
         f"load average {os.getloadavg()[0]:.1f}",
@@ -242,6 +272,13 @@ def main() -> None:
         "database (default: SQLite)",
     )
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--encoding",
+        choices=ENCODINGS,
+        default="compact",
+        help="the patch encoding this server's players ask for at hello (default: compact, as "
+        "the browser client does)",
+    )
     parser.add_argument("--servers", default="game,colyseus,boardgameio,floor,relay")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "compare.json")
     parser.add_argument("--markdown", type=Path, help="also write the table here")
@@ -264,6 +301,7 @@ def main() -> None:
                 f"[{repeat + 1}/{arguments.repeats}] {run['server']}: "
                 f"{run['marginal_cpu_per_message_us']:.0f} µs/message marginal, "
                 f"p99 {run['p99_ms']:.1f} ms, {run['actions']} actions, "
+                f"{run['errors']} refused, {run['lost']} lost, {run['closed']} closed, "
                 f"{'valid' if run['valid'] else 'INVALID: ' + '; '.join(run['invalid'])}",
                 flush=True,
             )

@@ -13,8 +13,13 @@ round ends, rematches and the history written at each round's end, not only firs
 ``--database postgresql+asyncpg://user@host:port/db`` measures the journal on PostgreSQL: each
 run creates a fresh database (``bench_<pid>_<n>``) through that server and drops it after.
 
+The game server's players ask for the compact encoding at hello, as the browser client does
+(``--encoding standard``: RFC 6902 JSON Patch), and decode its frames with the reader of
+docs/protocol.md that the tests use (tests/rooms/decoding.py) into the same documents; the floor
+then sends messages of the size of the frames the game server's last run sent, in that encoding.
+
 Run: .venv/bin/python -m bench.load [--rooms 10,100,500,1000] [--players 2,4,6]
-     [--seconds 10] [--rate 1.0] [--repeats 2] [--spread 400]
+     [--seconds 10] [--rate 1.0] [--repeats 2] [--spread 400] [--encoding compact|standard]
      [--database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres] [--json results.json]
 The servers run on core 0, this generator on core 1.
 """
@@ -41,6 +46,8 @@ import orjson
 from sqlalchemy.engine import make_url
 from websockets.asyncio.client import ClientConnection, connect
 
+from tests.rooms.decoding import Tables, decode_patch
+
 ROOT = Path(__file__).resolve().parents[1]
 SERVER_CORE, CLIENT_CORE = 0, 1
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -53,6 +60,7 @@ LATE_TICKS_LIMIT = 0.01
 LOST_SECONDS = 10.0
 # About one whole match of 5 rounds: 360 to 410 actions at 2 to 6 players (bench/room.py).
 MATCH_ACTIONS = 400
+ENCODINGS = ("compact", "standard")
 
 
 # Patches, applied the way a client does.
@@ -115,7 +123,9 @@ class Player:
         self.token = token
         self.ws: ClientConnection | None = None
         self.state: dict[str, Any] = {}
+        self.tables: Tables | None = None  # the compact encoding's, from the first state
         self.ready = asyncio.Event()
+        self.checking: asyncio.Event | None = None  # set by the answer to a resync
 
     async def open(self, url: str, hello: dict[str, Any]) -> None:
         self.ws = await connect(url, compression=None, max_size=2**20, open_timeout=60)
@@ -152,12 +162,24 @@ class Room:
         stats = self.bench.stats
         if self.game:
             message = orjson.loads(raw)
+            if isinstance(message, list):  # a compact patch: [version, ops] or [version, ops, ack]
+                message = self.decode(player, message)
             kind = message["type"]
             if kind == "patch":
-                apply_patch(player.state, message["ops"])
+                try:
+                    apply_patch(player.state, message["ops"])
+                except (KeyError, IndexError, ValueError, TypeError):
+                    self.bench.unreadable += 1
                 stats.patches += 1
                 stats.patch_bytes += len(raw)
             elif kind == "state":
+                if message.get("encoding") is not None:
+                    player.tables = message["encoding"]
+                if player.checking is not None:
+                    self.bench.checked += 1
+                    self.bench.mismatched += message["state"] != player.state
+                    player.checking.set()
+                    player.checking = None
                 player.state = message["state"]
                 player.ready.set()
                 return
@@ -177,6 +199,15 @@ class Room:
             if not self.waiting:
                 stats.latencies.append(time.perf_counter() - self.sent_at)
                 self.finish()
+
+    def decode(self, player: Player, frame: list[Any]) -> dict[str, Any]:
+        """A compact patch as the standard one; one that cannot be read is counted and skipped."""
+        try:
+            assert player.tables is not None, "a compact patch before the tables"
+            return decode_patch(frame, player.tables)
+        except (AssertionError, KeyError, IndexError, TypeError):
+            self.bench.unreadable += 1
+            return {"type": "patch", "ops": []}
 
     def finish(self) -> None:
         """The action in flight is over: delivered to every player, refused or given up."""
@@ -285,7 +316,13 @@ class Bench:
     game: bool
     reply_bytes: int = 400
     state_bytes: int = 2000
+    encoding: str = "standard"  # what bench.profile and bench.cluster ask for
     stats: Stats = field(default_factory=Stats)
+    # Frames the documents could not take, over the whole run (a document that went wrong in
+    # the fast-forward stays wrong).
+    unreadable: int = 0
+    checked: int = 0
+    mismatched: int = 0
     rooms: list[Room] = field(default_factory=list)
     closing: bool = False
 
@@ -319,13 +356,16 @@ class Bench:
             await asyncio.gather(*(self._open(room) for room in self.rooms[batch : batch + 50]))
         if self.game:
             for room in self.rooms:
-                await room.players[0].ws.send('{"type":"start"}')  # type: ignore[union-attr]
+                host = room.players[0].ws
+                assert host is not None
+                await host.send('{"type":"start"}')
             await asyncio.sleep(1)
 
     async def _open(self, room: Room) -> None:
         for player in room.players:
+            hello: dict[str, Any]
             if self.game:
-                hello = {"type": "hello", "token": player.token}
+                hello = {"type": "hello", "token": player.token, "encoding": self.encoding}
                 await player.open(f"{self.ws_url}/ws/rooms/{room.code}", hello)
             else:
                 hello = {"room": room.code, "state": self.state_bytes}
@@ -342,6 +382,21 @@ class Bench:
         until = time.perf_counter() + seconds
         await asyncio.gather(*(room.drive(rate, until) for room in self.rooms))
         await asyncio.sleep(0.5)  # let the last deliveries land
+
+    async def check(self) -> None:
+        """Every player asks for a fresh state (resync) and compares it with the document its
+        patches built; counted in ``checked`` and ``mismatched``."""
+
+        async def one(player: Player) -> None:
+            assert player.ws is not None
+            player.checking = checking = asyncio.Event()
+            await player.ws.send('{"type":"resync"}')
+            try:
+                await asyncio.wait_for(checking.wait(), LOST_SECONDS)
+            except TimeoutError:
+                player.checking = None
+
+        await asyncio.gather(*(one(player) for room in self.rooms for player in room.players))
 
     async def close(self) -> None:
         self.closing = True
@@ -537,13 +592,21 @@ class Result:
     readies: int = 0
     rematches: int = 0
     past_first_round: float = 0.0
+    unreadable: int = 0
+    checked: int = 0  # players whose document was compared with a fresh state after the window
+    mismatched: int = 0
+    players: int = 0
 
     @property
     def valid(self) -> bool:
-        """Whether the generator kept up: its CPU and its late ticks under the limits."""
+        """Whether the generator kept up (its CPU and its late ticks under the limits) and every
+        frame could be applied, and every document checked equal to a fresh state."""
         return (
             self.generator_cpu <= GENERATOR_CPU_LIMIT
             and self.late_ticks <= LATE_TICKS_LIMIT * max(self.ticks, 1)
+            and self.unreadable == 0
+            and self.mismatched == 0
+            and self.checked == self.players
         )
 
 
@@ -564,6 +627,7 @@ async def measure_server(
     flush_ms: int | None = None,
     spread: int = 0,
     database: str | None = None,
+    encoding: str = "compact",
 ) -> Result:
     """Start a server, load it, measure a window, stop it."""
     with tempfile.TemporaryDirectory() as folder:
@@ -572,7 +636,12 @@ async def measure_server(
             await asyncio.sleep(0.5)
             base_rss = rss_bytes(server.process.pid)
             bench = Bench(
-                server.url, server.url.replace("http", "ws"), game, reply_bytes, state_bytes
+                server.url,
+                server.url.replace("http", "ws"),
+                game,
+                reply_bytes,
+                state_bytes,
+                encoding,
             )
             await bench.setup(rooms, players)
             if game and spread:
@@ -600,6 +669,7 @@ async def measure_server(
                 stats.state_bytes = [
                     len(orjson.dumps(room.players[0].state)) for room in bench.rooms[:50]
                 ]
+                await bench.check()
             await bench.close()
         finally:
             gc.enable()
@@ -631,10 +701,14 @@ async def measure_server(
         readies=stats.readies,
         rematches=stats.rematches,
         past_first_round=past_first_round,
+        unreadable=bench.unreadable,
+        checked=bench.checked,
+        mismatched=bench.mismatched,
+        players=rooms * players if game else 0,
     )
 
 
-def describe(rooms: int, players: int, game: Result, floor: Result) -> str:
+def describe(rooms: int, players: int, game: Result, floor: Result, encoding: str) -> str:
     """One line comparing the game server with the bare relay."""
 
     def ratio(value: float, base: float) -> float:
@@ -651,15 +725,22 @@ def describe(rooms: int, players: int, game: Result, floor: Result) -> str:
         f"(floor {floor.p50_ms:4.1f}/{floor.p99_ms:5.1f}) "
         f"| RSS/player {game.rss_per_player_kb:5.1f} KB /room {game.rss_per_room_kb:6.1f} KB "
         f"(floor {floor.rss_per_player_kb:4.1f}/{floor.rss_per_room_kb:5.1f}) "
-        f"| patch {game.patch_bytes:.0f} B, state {game.state_bytes:.0f} B "
+        f"| patch {game.patch_bytes:.0f} B {encoding}, state {game.state_bytes:.0f} B "
         f"(1/{ratio(game.state_bytes, game.patch_bytes):.1f}) "
         f"| actions {game.actions} (ready {game.readies}, rematch {game.rematches}; "
         f"{game.past_first_round:.0%} of rooms past their first round) "
         f"errors {game.errors} refused {game.refused} lost {game.lost} skipped {game.late} "
-        f"closed {game.closed} "
+        f"closed {game.closed} unreadable {game.unreadable} "
+        f"documents equal to a fresh state {game.checked - game.mismatched}/{game.players} "
         f"| generator CPU {game.generator_cpu:.0%}/{floor.generator_cpu:.0%}, late ticks "
         f"{game.late_ticks}/{floor.late_ticks}"
-        + ("" if game.valid and floor.valid else " | INVALID: the generator fell behind")
+        + (
+            ""
+            if game.valid and floor.valid
+            else " | INVALID: the generator fell behind"
+            if game.unreadable == 0 and game.mismatched == 0 and game.checked == game.players
+            else " | INVALID: documents that do not follow the server's"
+        )
     )
 
 
@@ -701,6 +782,10 @@ def median_result(results: list[Result]) -> Result:
                 "lost",
                 "readies",
                 "rematches",
+                "unreadable",
+                "checked",
+                "mismatched",
+                "players",
             )
         },
     )
@@ -721,13 +806,15 @@ async def main_async(arguments: argparse.Namespace) -> list[dict[str, Any]]:
             arguments.flush_ms,
             arguments.spread,
             arguments.database,
+            arguments.encoding,
         )
 
     for rooms in arguments.rooms:
         for players in arguments.players:
             games, floors = [], []
             for _ in range(arguments.repeats):
-                # The floor sends messages of the sizes the game server just sent.
+                # The floor sends messages of the sizes the game server just sent (its patches
+                # in the encoding asked for; its states are always standard).
                 game = await measure(True, rooms, players, (reply_bytes, state_bytes))
                 games.append(game)
                 reply_bytes = int(game.patch_bytes) or reply_bytes
@@ -739,11 +826,12 @@ async def main_async(arguments: argparse.Namespace) -> list[dict[str, Any]]:
                 "players": players,
                 "database": "postgresql" if arguments.database else "sqlite",
                 "spread": arguments.spread,
+                "encoding": arguments.encoding,
                 "game": {**vars(game), "valid": game.valid},
                 "floor": {**vars(floor), "valid": floor.valid},
             }
             rows.append(row)
-            print(describe(rooms, players, game, floor), flush=True)
+            print(describe(rooms, players, game, floor, arguments.encoding), flush=True)
     return rows
 
 
@@ -774,6 +862,13 @@ def main() -> None:
         "--database",
         help="a PostgreSQL server (postgresql+asyncpg://user@host:port/maintenance-db) on which "
         "each run gets a fresh database for the game server's journal (default: SQLite)",
+    )
+    parser.add_argument(
+        "--encoding",
+        choices=ENCODINGS,
+        default="compact",
+        help="the patch encoding the game server's players ask for at hello (default: compact, "
+        "as the browser client does)",
     )
     parser.add_argument("--json", type=Path, help="write the figures here as JSON")
     arguments = parser.parse_args()

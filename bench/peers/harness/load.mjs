@@ -1,6 +1,7 @@
 // One load generator for every server of the comparison: R rooms of P players, one action a second.
 //
-// Targets: `game` (this project's server: HTTP rooms, hello with a seat token, JSON Patch frames),
+// Targets: `game` (this project's server: HTTP rooms, hello with a seat token, patch frames in
+// the encoding --encoding asks for: `compact` by default, or `standard` RFC 6902 JSON Patch),
 // `colyseus` (@colyseus/sdk), `boardgameio` (boardgame.io's client over socket.io), and `floor` /
 // `relay` (bare relays: every action makes the server send each member a message of a given
 // size). Every room plays random legal moves of whole matches; an action's latency is from its
@@ -9,13 +10,19 @@
 //
 // Progress goes to stdout as JSON lines: {"event": "connected"}, {"event": "idle_done"},
 // {"event": "measure_start"}, then {"event": "result", ...}; a runner samples the server between.
+// After the window, against this server, every player asks for a fresh state (resync) and
+// compares it with the document its patches built: {"event": "checked", checked, mismatched}.
 // Run: node load.mjs --target game --url http://127.0.0.1:8000 --rooms 20 --players 4 --seconds 10
+//      [--encoding compact|standard]
 
 import { createRequire } from "node:module";
-import { parseArgs } from "node:util";
+import { isDeepStrictEqual, parseArgs } from "node:util";
 
 import { Client as ColyseusClient } from "@colyseus/sdk";
 import WebSocket from "ws";
+
+// The browser client's own patch applier and compact decoder (docs/protocol.md).
+import { applyPatch, expandOps } from "../../../frontend/js/patch.js";
 
 const require = createRequire(import.meta.url);
 
@@ -34,10 +41,13 @@ const { values: options } = parseArgs({
     "reply-bytes": { type: "string", default: "250" },
     "state-bytes": { type: "string", default: "1600" },
     seed: { type: "string", default: "1" },
+    encoding: { type: "string", default: "compact" },
   },
 });
 
 const TARGET = options.target;
+const ENCODING = options.encoding;
+if (!["compact", "standard"].includes(ENCODING)) throw new Error(`unknown encoding ${ENCODING}`);
 const ROOMS = Number(options.rooms);
 const PLAYERS = Number(options.players);
 const RATE = Number(options.rate);
@@ -83,6 +93,9 @@ function newStats() {
 }
 
 let stats = newStats();
+// Frames this server sent that the document could not take, over the whole run (the fast-forward
+// too: a document that went wrong then stays wrong).
+let unreadable = 0;
 let closing = false;
 
 async function postJson(path, body) {
@@ -93,23 +106,6 @@ async function postJson(path, body) {
   });
   if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
   return response.json();
-}
-
-// JSON Patch (RFC 6902 add/remove/replace), applied as this project's client does.
-function applyPatch(document, ops) {
-  for (const op of ops) {
-    const parts = op.path.split("/").slice(1).map((part) => part.replace(/~1/g, "/").replace(/~0/g, "~"));
-    let parent = document;
-    for (const part of parts.slice(0, -1)) parent = parent[Array.isArray(parent) ? Number(part) : part];
-    const key = parts[parts.length - 1];
-    if (Array.isArray(parent)) {
-      const index = key === "-" ? parent.length : Number(key);
-      if (op.op === "add") parent.splice(index, 0, op.value);
-      else if (op.op === "remove") parent.splice(index, 1);
-      else parent[index] = op.value;
-    } else if (op.op === "remove") delete parent[key];
-    else parent[key] = op.value;
-  }
 }
 
 function openSocket(url) {
@@ -238,7 +234,7 @@ class Room {
 // This project's server.
 class GamePlayer {
   constructor(room, seat, token) {
-    Object.assign(this, { room, seat, token, state: null, socket: null });
+    Object.assign(this, { room, seat, token, state: null, tables: null, socket: null, checked: null });
   }
 
   async open(code) {
@@ -246,20 +242,36 @@ class GamePlayer {
     const ready = new Promise((resolve) => (this.ready = resolve));
     this.socket.on("message", (data) => this.message(data));
     this.socket.on("close", () => closing || (stats.closed += 1));
-    this.socket.send(JSON.stringify({ type: "hello", token: this.token }));
+    this.socket.send(JSON.stringify({ type: "hello", token: this.token, encoding: ENCODING }));
     await ready;
   }
 
+  // A compact patch is an array, [version, ops] or [version, ops, ack], decoded by the tables of
+  // the connection's first state into the same RFC 6902 operations a standard patch holds.
   message(data) {
     const message = JSON.parse(data);
-    if (message.type === "patch") applyPatch(this.state, message.ops);
-    else if (message.type === "state") {
-      this.state = message.state;
-      this.ready();
-      return;
-    } else if (message.type === "error") {
-      this.room.refused();
-      return;
+    try {
+      if (Array.isArray(message)) {
+        if (this.tables === null) throw new Error("a compact patch before the tables");
+        this.state = applyPatch(this.state, expandOps(message[1], this.tables));
+      } else if (message.type === "patch") this.state = applyPatch(this.state, message.ops);
+      else if (message.type === "state") {
+        if (message.encoding) this.tables = message.encoding;
+        if (this.checked !== null) {
+          this.checked(isDeepStrictEqual(message.state, this.state));
+          this.checked = null;
+        }
+        this.state = message.state;
+        this.ready();
+        return;
+      } else if (message.type === "error") {
+        this.room.refused();
+        return;
+      }
+    } catch (error) {
+      // The document no longer follows the server's: counted, and the run is not valid.
+      if (unreadable === 0) console.error(`room ${this.room.index} seat ${this.seat}: ${error.message}`);
+      unreadable += 1;
     }
     this.room.frame(this, data.length);
   }
@@ -284,6 +296,13 @@ class GamePlayer {
 
   send(action) {
     this.socket.send(JSON.stringify(action));
+  }
+
+  // Whether the document equals a fresh state of the same version (null: no answer in time).
+  check() {
+    const answer = new Promise((resolve) => (this.checked = resolve));
+    this.socket.send(JSON.stringify({ type: "resync" }));
+    return Promise.race([answer, sleep(LOST_MS).then(() => null)]);
   }
 
   close() {
@@ -501,8 +520,10 @@ async function main() {
   const invalid = [];
   if (lateShare > LATE_TICKS_ALLOWED) invalid.push(`${(lateShare * 100).toFixed(1)}% of ticks late by >${LATE_MS} ms`);
   if (generatorCpu > CPU_ALLOWED) invalid.push(`generator CPU ${(generatorCpu * 100).toFixed(0)}% of a core`);
+  if (unreadable) invalid.push(`${unreadable} frames could not be applied`);
   emit("result", {
     target: TARGET,
+    encoding: TARGET === "game" ? ENCODING : null,
     rooms: ROOMS,
     players: PLAYERS,
     seconds,
@@ -520,11 +541,20 @@ async function main() {
     skipped: stats.skipped,
     lost: stats.lost,
     errors: stats.errors,
+    unreadable,
     closed: stats.closed,
     generator_cpu: generatorCpu,
     valid: invalid.length === 0,
     invalid,
   });
+  if (TARGET === "game") {
+    const answers = await Promise.all(rooms.flatMap((room) => room.players.map((player) => player.check())));
+    emit("checked", {
+      checked: answers.filter((answer) => answer !== null).length,
+      mismatched: answers.filter((answer) => answer === false).length,
+      players: answers.length,
+    });
+  }
   closing = true;
   for (const room of rooms) for (const player of room.players) player.close();
   await sleep(200);
