@@ -20,6 +20,7 @@ class Seat:
     token_hash: str
     ready: bool = False
     bot: str | None = None  # the level of a computer player; None for a person
+    muted: bool = False  # the host stopped this seat's chat
 
 
 def clean_name(name: str) -> str:
