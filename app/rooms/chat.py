@@ -16,7 +16,7 @@ from app.engine.errors import IllegalAction
 MAX_CHAT_LENGTH = 200
 CHAT_KEPT = 50
 # The quick reactions a client may send; anything else is refused.
-REACTIONS = ("👍", "👏", "😂", "😮", "🎉", "😢", "🤔", "🔥")
+REACTIONS = ("👍", "👏", "😂", "😮", "🎉", "😢", "🔥")
 # Each sender (a seat, or a spectator's connection) may send this many lines in this many
 # seconds, reactions included; on top of the per-connection limit on every message.
 CHAT_BURST = 5

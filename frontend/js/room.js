@@ -2,7 +2,7 @@
 
 import { alertTurn, play, setSound, soundOn } from './alerts.js';
 import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api.js';
-import { CHAT_TEXT, Chat } from './chat.js';
+import { Chat } from './chat.js';
 import { RoomConnection } from './conn.js';
 import { delegate, html, render, store, toast } from './dom.js';
 import { lobbyView } from './lobby.js';
@@ -151,7 +151,7 @@ class RoomPage {
   }
 
   refused(frame) {
-    const message = KIND_ERRORS[frame.code] ?? CHAT_TEXT.errors[frame.code] ?? `${frame.message.charAt(0).toUpperCase()}${frame.message.slice(1)}.`;
+    const message = KIND_ERRORS[frame.code] ?? `${frame.message.charAt(0).toUpperCase()}${frame.message.slice(1)}.`;
     toast(message, 'error');
   }
 
