@@ -8,6 +8,7 @@ import orjson
 import pytest
 
 from app.rooms.chat import CHAT_BURST, CHAT_KEPT, CHAT_WINDOW, MAX_CHAT_LENGTH, REACTIONS
+from app.rooms.events import decode, encode
 from app.rooms.state import RoomState
 from app.rooms.views import ViewBuilder
 from tests.rooms.client import Refused, card_ids_in, public, refused
@@ -264,3 +265,17 @@ async def test_the_chat_is_restored_from_the_journal_and_holds_no_hand(rooms: Ho
     hand = set(bob.view["you"]["hand"])
     assert not hand & card_ids_in(orjson.dumps(public(ann.view)).decode())
     await table.close()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"type": "chat", "seat": 2, "text": "hi", "at": 5},
+        {"type": "chat", "seat": None, "reaction": "👍", "at": 6},
+        {"type": "mute", "seat": 1, "muted": True},
+        {"type": "mute", "seat": 1, "muted": False},
+        {"type": "spectator_chat", "allowed": True},
+    ],
+)
+def test_the_chat_events_keep_their_journal_form(raw: dict[str, Any]) -> None:
+    assert encode(decode(raw)) == raw
