@@ -158,14 +158,15 @@ export class Chat {
     }, 4400); // just before its fade ends (with reduced motion it does not fade)
   }
 
-  /** Just above its seat (below it at the top of the page), and within the page's width. */
+  /** Just above its seat's name (below it at the top of the page), within the page's width. */
   place(seat, bubble) {
     const lobby = CSS.escape(`lobby-${bubble.dataset.name}`);
-    const spot = this.page.root.querySelector(`[data-k="seat-${seat}"], [data-k="result-${seat}"], [data-k="${lobby}"]`)?.getBoundingClientRect();
+    const place = this.page.root.querySelector(`[data-k="seat-${seat}"], [data-k="result-${seat}"], [data-k="${lobby}"]`);
+    const spot = (place?.querySelector('.who') ?? place)?.getBoundingClientRect();
     bubble.hidden = !spot;
     if (!spot) return;
     const width = bubble.offsetWidth;
-    const left = Math.min(document.documentElement.clientWidth - width - 4, spot.left + spot.width / 2 - width / 2);
+    const left = Math.min(document.documentElement.clientWidth - width - 4, spot.left + Math.min(0, spot.width - width) / 2);
     const above = spot.top - bubble.offsetHeight - 4;
     bubble.style.left = `${Math.max(4, left) + scrollX}px`;
     bubble.style.top = `${(above > 0 ? above : spot.bottom + 4) + scrollY}px`;

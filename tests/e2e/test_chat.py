@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from app.rooms.chat import REACTIONS
-from tests.e2e.conftest import Pages
+from tests.e2e.conftest import PHONE, Pages
 from tests.e2e.test_access import AXE_SIZES, on_screen, resize
 from tests.e2e.test_play import fits_phone
 from tests.e2e.ui import create_room, expect, join_from_home, my_turn, seat_online
@@ -87,4 +87,8 @@ def test_two_players_chat_and_react_and_markup_stays_text(pages: Pages, shot: Sh
         resize(ann, size)
         shot(ann, f"chat-bubble-{size['width']}")
     on_screen(bob, "[data-act=knock], .dock .score")
+    # The host's chat settings, open, fit a small phone too.
+    resize(ann, PHONE)
+    expect(ann.locator(".chathost label")).to_be_visible()
+    fits_phone(ann)
     assert dialogs == []
