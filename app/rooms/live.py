@@ -229,7 +229,10 @@ class LiveRoom:
         ``scope`` "round": the change was a move that left the round going and changed nothing
         else everyone sees; "chat": it changed only the chat (see ``Frames.publish``).
         """
+        host = self.state.host
         self.table.pass_host_if_away(self.state)  # the change may make the room need a host
+        if self.state.host != host:
+            scope = "all"  # the players changed too
         saved = await self._save()
         if self.closed:
             return  # stopped meanwhile (its write refused, or the room moved): nothing is told
