@@ -1,5 +1,5 @@
 // A room's chat: a log under the table, quick reactions, a bubble at the sender's seat. Names
-// and messages are set as text (textContent), never as HTML. Refusals toast the server's words.
+// and messages only ever become text nodes, never HTML. Refusals toast the server's own words.
 
 /** Every string the chat shows, in one place. */
 export const CHAT_TEXT = {
@@ -23,16 +23,17 @@ export const CHAT_TEXT = {
 export const REACTIONS = ['👍', '👏', '😂', '😮', '🎉', '😢', '🔥'];
 const T = CHAT_TEXT;
 
-function el(tag, attributes = {}, text = '') {
+/** An element with these attributes and children (strings become text nodes). */
+function el(tag, attributes, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
-  node.textContent = text;
+  node.append(...children);
   return node;
 }
 
 function button(text, label, click, extra = '') {
   const node = el('button', { type: 'button', class: `btn quiet ${extra}`, 'aria-label': label }, text);
-  node.addEventListener('click', click);
+  node.onclick = click;
   return node;
 }
 
@@ -43,13 +44,11 @@ export class Chat {
     this.keys = {};
     this.bubbles = new Map();
     this.log = el('div', { class: 'chatlog', role: 'log', tabindex: '0', 'aria-labelledby': 'chat-title' });
-    this.reacts = el('div', { class: 'reacts' });
-    this.reacts.append(...REACTIONS.map((reaction) => button(reaction, `${T.react} ${reaction}`, () => page.send({ type: 'react', reaction }), 'react')));
-    const form = el('form', { class: 'say' });
+    this.reacts = el('div', { class: 'reacts' }, ...REACTIONS.map((reaction) => button(reaction, `${T.react} ${reaction}`, () => page.send({ type: 'react', reaction }), 'react')));
     const input = (this.input = el('input', { type: 'text', id: 'chat-text', maxlength: '200', autocomplete: 'off', enterkeyhint: 'send', placeholder: T.placeholder, 'aria-labelledby': 'chat-title' }));
     this.send = el('button', { class: 'btn' }, T.send);
-    form.append(input, this.send);
-    form.addEventListener('submit', (event) => {
+    const form = el('form', { class: 'say' }, input, this.send);
+    form.onsubmit = (event) => {
       event.preventDefault();
       const text = input.value.trim();
       const id = text ? page.send({ type: 'chat', text }) : null;
@@ -57,11 +56,11 @@ export class Chat {
         this.sent = { id, text };
         input.value = '';
       }
-    });
+    };
     this.note = el('p', { class: 'small muted chatnote' });
     this.host = el('details', { class: 'chathost small' });
-    this.box = el('section', { class: 'chat', 'aria-labelledby': 'chat-title' });
-    this.box.append(el('h2', { id: 'chat-title', class: 'small muted' }, T.title), this.log, this.note, this.reacts, form, this.host);
+    const title = el('h2', { id: 'chat-title', class: 'small muted' }, T.title);
+    this.box = el('section', { class: 'chat', 'aria-labelledby': 'chat-title' }, title, this.log, this.note, this.reacts, form, this.host);
     this.layer = el('div', { class: 'bubbles', 'aria-hidden': 'true' });
     document.body.append(this.layer);
   }
@@ -107,10 +106,8 @@ export class Chat {
     const log = this.log;
     const atEnd = !this.drawn || log.scrollHeight - log.scrollTop - log.clientHeight < 24;
     const rows = lines.map((line) => {
-      const row = el('p', { class: line.reaction ? 'reaction' : '' });
       const who = line.seat != null && line.seat === me ? T.you : (line.name ?? T.spectator);
-      row.append(el('strong', {}, `${who}: `), el('span', {}, line.reaction ?? line.text));
-      return row;
+      return el('p', { class: line.reaction ? 'reaction' : '' }, el('strong', {}, `${who}: `), el('span', {}, line.reaction ?? line.text));
     });
     log.replaceChildren(...(rows.length ? rows : [el('p', { class: 'muted' }, T.none)]));
     if (atEnd) log.scrollTop = log.scrollHeight;
@@ -125,21 +122,17 @@ export class Chat {
     const { spectators, muted } = state.chat;
     const box = el('input', { type: 'checkbox' });
     box.checked = spectators;
-    box.addEventListener('change', () => this.page.send({ type: 'spectator_chat', allowed: box.checked }));
-    const label = el('label', { class: 'row' });
-    label.append(box, T.letWatchers);
+    box.onchange = () => this.page.send({ type: 'spectator_chat', allowed: box.checked });
     const rows = state.players
       .filter((p) => !p.host && p.bot == null)
       .map((p) => {
         const off = muted.includes(p.seat);
-        const row = el('p', { class: 'row' });
         const word = off ? T.unmute : T.mute;
-        row.append(el('span', { class: 'who' }, p.name), off ? el('span', { class: 'badge warm' }, T.isMuted) : '');
-        row.append(button(word, `${word} ${p.name}`, () => this.page.send({ type: 'mute', seat: p.seat, muted: !off })));
-        return row;
+        const badge = off ? el('span', { class: 'badge warm' }, T.isMuted) : '';
+        return el('p', { class: 'row' }, el('span', { class: 'who' }, p.name), badge, button(word, `${word} ${p.name}`, () => this.page.send({ type: 'mute', seat: p.seat, muted: !off })));
       });
     const open = host.open;
-    host.replaceChildren(el('summary', {}, T.settings), label, ...rows);
+    host.replaceChildren(el('summary', {}, T.settings), el('label', { class: 'row' }, box, T.letWatchers), ...rows);
     host.open = open;
   }
 
