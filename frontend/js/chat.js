@@ -63,10 +63,13 @@ export class Chat {
     this.box = el('section', { class: 'chat', 'aria-labelledby': 'chat-title' }, title, this.log, this.note, this.reacts, form, this.host);
     this.layer = el('div', { class: 'bubbles', 'aria-hidden': 'true' });
     document.body.append(this.layer);
+    this.moved = () => this.bubbles.forEach((bubble, seat) => this.place(seat, bubble));
+    addEventListener('resize', this.moved);
   }
 
   destroy() {
     this.layer.remove();
+    removeEventListener('resize', this.moved);
   }
 
   /** A refused message comes back into the field, unless something new was typed meanwhile. */
@@ -93,7 +96,7 @@ export class Chat {
     if (this.changed('lines', [lines[0]?.n, last, me])) this.drawLines(lines, me);
     if (this.seen != null) for (const line of lines) if (line.n > this.seen) this.bubble(state, line);
     this.seen = last;
-    this.bubbles.forEach((bubble, seat) => this.place(seat, bubble)); // the seats may have moved
+    this.moved(); // the seats may have moved
     const refusal = me == null ? (chat.spectators ? '' : T.watchers) : chat.muted.includes(me) ? T.muted : '';
     this.note.textContent = refusal;
     this.note.hidden = !refusal;
