@@ -111,6 +111,35 @@ class Dealt:
     at: int
 
 
+@dataclass(frozen=True, slots=True)
+class Chatted:
+    """A chat line: ``text``, or one of the quick ``reaction``s, from a seat (None: a
+    spectator). Kept with the live room only, never in the match history."""
+
+    version: ClassVar[int] = 1
+    seat: int | None
+    text: str | None
+    reaction: str | None
+    at: int
+
+
+@dataclass(frozen=True, slots=True)
+class Muted:
+    """The host muted (or, ``muted`` false, unmuted) a seat's chat."""
+
+    version: ClassVar[int] = 1
+    seat: int
+    muted: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SpectatorChat:
+    """The host let spectators chat, or stopped them."""
+
+    version: ClassVar[int] = 1
+    allowed: bool
+
+
 RoomEvent = (
     Joined
     | BotAdded
@@ -124,6 +153,9 @@ RoomEvent = (
     | Played
     | MarkedReady
     | Dealt
+    | Chatted
+    | Muted
+    | SpectatorChat
 )
 
 
@@ -151,6 +183,13 @@ def encode(event: RoomEvent) -> JournalEvent:
             return {"type": "ready", "seat": seat}
         case Dealt(at=at):
             return {"type": "deal", "at": at}
+        case Chatted(seat=seat, text=text, reaction=reaction, at=at):
+            said = {"text": text} if reaction is None else {"reaction": reaction}
+            return {"type": "chat", "seat": seat, **said, "at": at}
+        case Muted(seat=seat, muted=muted):
+            return {"type": "mute", "seat": seat, "muted": muted}
+        case SpectatorChat(allowed=allowed):
+            return {"type": "spectator_chat", "allowed": allowed}
 
 
 def decode(raw: JournalEvent) -> RoomEvent:
@@ -177,5 +216,11 @@ def decode(raw: JournalEvent) -> RoomEvent:
             return MarkedReady(raw["seat"])
         case "deal":
             return Dealt(raw["at"])
+        case "chat":
+            return Chatted(raw["seat"], raw.get("text"), raw.get("reaction"), raw["at"])
+        case "mute":
+            return Muted(raw["seat"], raw["muted"])
+        case "spectator_chat":
+            return SpectatorChat(raw["allowed"])
         case kind:
             raise ValueError(f"unknown room event {kind!r}")

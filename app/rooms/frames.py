@@ -7,7 +7,7 @@ that plus its own ``you`` changes, queued without awaiting a socket.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import orjson
 
@@ -29,6 +29,38 @@ def join_ops(shared: bytes, private: list[Any]) -> bytes:
     if shared == b"[]":
         return extra
     return shared[:-1] + b"," + extra[1:]
+
+
+# What a change can have touched of the public view: only the round (a move that left it going),
+# only the chat, or anything.
+Scope = Literal["round", "chat", "all"]
+
+
+def chat_ops(before: View, after: View) -> list[dict[str, Any]]:
+    """The ops that bring the chat ``before`` up to ``after``: lines that dropped off the front
+    are removed and new lines added at the end, so a full chat costs two ops a line, not a
+    replace of every line that moved up one."""
+    if before is after:
+        return []
+    ops = [
+        {"op": "replace", "path": f"/chat/{key}", "value": after[key]}
+        for key in ("muted", "spectators")
+        if before.get(key) != after[key]
+    ]
+    old, new = before.get("lines"), after["lines"]
+    if old is new:
+        return ops
+    if old is None:
+        return [{"op": "replace", "path": "/chat", "value": after}]
+    first = new[0]["n"] if new else None
+    dropped = next((i for i, line in enumerate(old) if line["n"] == first), len(old))
+    kept = len(old) - dropped
+    if len(new) >= kept and all(a is b for a, b in zip(old[dropped:], new, strict=False)):
+        ops += [{"op": "remove", "path": "/chat/lines/0"}] * dropped
+        ops += [{"op": "add", "path": "/chat/lines/-", "value": line} for line in new[kept:]]
+    else:  # lines changed in place (a seat left): send them all again
+        ops.append({"op": "replace", "path": "/chat/lines", "value": new})
+    return ops
 
 
 class Frames:
@@ -71,16 +103,18 @@ class Frames:
         timers: RoomTimers,
         sender: Connection | None,
         ack: object,
-        within_round: bool,
+        scope: Scope,
     ) -> None:
         """Send every connection at the table what changed since the last publish.
 
-        ``within_round``: only the round's public face can have changed (a move that left the
+        ``scope`` "round": only the round's public face can have changed (a move that left the
         round going), so only it is rebuilt and compared: the most frequent change, at a
-        fraction of the cost of the whole view.
+        fraction of the cost of the whole view. "chat": only the chat can have changed.
         """
-        if within_round:
+        if scope == "round":
             ops = self.round_changed(state, timers.turn.deadline)
+        elif scope == "chat":
+            ops = self.chat_changed(state)
         else:
             ops = self.public_changed(self.public_view(state, table, timers))
         self.send_patches(state, table.connections, ops, sender, ack)
@@ -91,9 +125,19 @@ class Frames:
         self.public["round"] = after
         return diff(before, after, "/round")
 
+    def chat_changed(self, state: RoomState) -> list[dict[str, Any]]:
+        """Rebuild only the chat; the ops that bring it up to date."""
+        before, after = self.public["chat"], self.views.chat(state)
+        self.public["chat"] = after
+        return chat_ops(before, after)
+
     def public_changed(self, public: View) -> list[dict[str, Any]]:
         """Take ``public`` as the new public view; the ops that bring the old one up to date."""
-        ops = diff(self.public, public)
+        old = self.public
+        if "chat" in old and old["chat"] is not public["chat"]:
+            ops = diff(old, {**public, "chat": old["chat"]}) + chat_ops(old["chat"], public["chat"])
+        else:
+            ops = diff(old, public)
         self.public = public
         return ops
 

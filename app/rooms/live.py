@@ -21,8 +21,9 @@ from app.engine.actions import Action, action_from_dict
 from app.engine.errors import IllegalAction
 from app.rooms import protocol
 from app.rooms.autoplay import Autoplay
+from app.rooms.chat import ChatLimit
 from app.rooms.connection import Connection
-from app.rooms.frames import Frames
+from app.rooms.frames import Frames, Scope
 from app.rooms.replies import Replies
 from app.rooms.settings import changed
 from app.rooms.state import RoomState, Status
@@ -89,6 +90,7 @@ class LiveRoom:
             self._idle_expired,
         )
         self.replies = Replies()
+        self.chat_limit = ChatLimit()
         self.ledger = RoundLedger(state)
         # A change not yet durable: shown to nobody until the store has written it.
         self.holding = False
@@ -187,14 +189,14 @@ class LiveRoom:
             if self.replies.repeat(self.state, self.frames, connection, message):
                 return
             try:
-                within_round = self._dispatch(connection, message)
+                scope = self._dispatch(connection, message)
             except IllegalAction as error:
                 refusal = protocol.error_frame(error.code, error.message, message.id)
                 connection.push(refusal)
                 self.replies.keep(self.state, connection, message.id, refusal)
                 accepted = False
             else:
-                await self.announce(connection, message.id, within_round)
+                await self.announce(connection, message.id, scope)
                 self.replies.keep(self.state, connection, message.id, None)
                 accepted = True
         if self.on_action is not None:
@@ -219,15 +221,18 @@ class LiveRoom:
         return await self.store.save(self.state, rounds) and not self.holding
 
     async def announce(
-        self, sender: Connection | None = None, ack: object = None, within_round: bool = False
+        self, sender: Connection | None = None, ack: object = None, scope: Scope = "all"
     ) -> None:
         """After a change, under the lock: make it durable, set or clear the turn, ready and bot
         timers to match, then tell every connection (``sender``'s patch carries ``ack``).
 
-        ``within_round``: the change was a move that left the round going and changed nothing
-        else everyone sees (see ``Frames.publish``).
+        ``scope`` "round": the change was a move that left the round going and changed nothing
+        else everyone sees; "chat": it changed only the chat (see ``Frames.publish``).
         """
+        host = self.state.host
         self.table.pass_host_if_away(self.state)  # the change may make the room need a host
+        if self.state.host != host:
+            scope = "all"  # the players changed too
         saved = await self._save()
         if self.closed:
             return  # stopped meanwhile (its write refused, or the room moved): nothing is told
@@ -236,7 +241,7 @@ class LiveRoom:
             return
         table = self.table
         self.timers.follow(self.state, table.here(), table.standins(), self.config)
-        self.frames.publish(self.state, table, self.timers, sender, ack, within_round)
+        self.frames.publish(self.state, table, self.timers, sender, ack, scope)
 
     def _hold(self, sender: Connection | None, ack: object) -> None:
         """Keep the change from everyone until it is durable, and tell them why."""
@@ -268,7 +273,7 @@ class LiveRoom:
                     return
                 table = self.table
                 self.timers.follow(self.state, table.here(), table.standins(), self.config)
-                self.frames.publish(self.state, table, self.timers, sender, ack, False)
+                self.frames.publish(self.state, table, self.timers, sender, ack, "all")
                 for connection in waiting:
                     if connection in table.connections:
                         self.send_state(connection)
@@ -282,12 +287,21 @@ class LiveRoom:
             if not await self._save():
                 self._hold(None, None)
 
-    def _dispatch(self, connection: Connection, message: protocol.ClientMessage) -> bool:
-        """Apply the message to the state; True if it was a move that changed only the round."""
+    def _dispatch(self, connection: Connection, message: protocol.ClientMessage) -> Scope:
+        """Apply the message to the state; what of the public view it can have changed."""
         state, seat, at = self.state, connection.seat, millis(self.clock)
         match message:
             case protocol.TakeMessage() | protocol.DiscardMessage() | protocol.KnockMessage():
-                return self._play(connection, self._move(message, seat))
+                return "round" if self._play(connection, self._move(message, seat)) else "all"
+            case protocol.ChatMessage() | protocol.React():
+                self._chat(connection, message, at)
+                return "chat"
+            case protocol.Mute(seat=target, muted=muted):
+                state.mute(seat, target, muted)
+                return "chat"
+            case protocol.SpectatorChatMessage(allowed=allowed):
+                state.allow_spectator_chat(seat, allowed)
+                return "chat"
             case protocol.Ready():
                 state.mark_ready(seat)
                 self._deal_when_all_ready()
@@ -314,7 +328,22 @@ class LiveRoom:
                 raise IllegalAction("bad_message", "hello is only the first message")
             case _:
                 raise IllegalAction("bad_message", f"{message.type} is not handled here")
-        return False
+        return "all"
+
+    def _chat(
+        self, connection: Connection, message: protocol.ChatMessage | protocol.React, at: int
+    ) -> None:
+        """Say or react, within the sender's chat limit (a seat's, or a spectator's own)."""
+        seat = connection.seat
+        sender = ("seat", seat) if seat is not None else ("watcher", connection.serial)
+        now = self.clock.now()
+        self.state.check_chat(seat)
+        self.chat_limit.check(sender, now)
+        if isinstance(message, protocol.ChatMessage):
+            self.state.say(seat, message.text, at)
+        else:
+            self.state.react(seat, message.reaction, at)
+        self.chat_limit.sent(sender, now)
 
     @staticmethod
     def _seat(seat: int | None) -> int:
@@ -339,6 +368,7 @@ class LiveRoom:
         """A seat left the lobby: renumber the connections and pass the host on if need be."""
         self.table.unseat(removed, code, reason)
         self.frames.views.forget_private()
+        self.chat_limit.clear()
         self.table.pass_host_if_away(self.state)
 
     def _deal_when_all_ready(self) -> None:

@@ -126,6 +126,35 @@ class Back(_Message):
     type: Literal["back"]
 
 
+class ChatMessage(_Message):
+    """A short chat message (at most 200 characters once tidied; see ``app.rooms.chat``)."""
+
+    type: Literal["chat"]
+    text: str
+
+
+class React(_Message):
+    """One of the quick reactions."""
+
+    type: Literal["react"]
+    reaction: str
+
+
+class Mute(_Message):
+    """The host mutes (or unmutes) a player's chat."""
+
+    type: Literal["mute"]
+    seat: int
+    muted: bool = True
+
+
+class SpectatorChatMessage(_Message):
+    """The host lets spectators chat, or stops them."""
+
+    type: Literal["spectator_chat"]
+    allowed: bool
+
+
 # The turn actions: each is its engine action's journal form without the seat (see
 # ``app.engine.actions``), so adding one touches the engine, this schema and the client.
 MoveMessage = TakeMessage | DiscardMessage | KnockMessage
@@ -146,7 +175,11 @@ ClientMessage = Annotated[
     | AddBot
     | RemoveBot
     | HintRequest
-    | Back,
+    | Back
+    | ChatMessage
+    | React
+    | Mute
+    | SpectatorChatMessage,
     Field(discriminator="type"),
 ]
 CLIENT_MESSAGE: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)

@@ -23,6 +23,7 @@ class Seat:
     # The SHA-256 of the player key the person's browser sent (history keeps one person's
     # results together by it); "" for a bot or a join without a key.
     key_hash: str = ""
+    muted: bool = False  # the host stopped this seat's chat
 
 
 def clean_name(name: str) -> str:

@@ -7,14 +7,18 @@ room's events through it rebuilds the room exactly, which is how rooms survive a
 
 from __future__ import annotations
 
+from collections import deque
+from dataclasses import replace
 from enum import StrEnum
 
 from app.engine.actions import Action
 from app.engine.errors import IllegalAction
 from app.engine.match import Match, RoundResult
+from app.rooms.chat import CHAT_KEPT, ChatLine, check_reaction, clean_text
 from app.rooms.events import (
     BotAdded,
     BotRemoved,
+    Chatted,
     Dealt,
     HostPassed,
     Joined,
@@ -23,10 +27,12 @@ from app.rooms.events import (
     Left,
     MarkedReady,
     MatchStarted,
+    Muted,
     Played,
     RematchStarted,
     RoomEvent,
     SettingsChanged,
+    SpectatorChat,
     decode,
     encode,
 )
@@ -62,6 +68,11 @@ class RoomState:
         self.match_started_at: int | None = None
         self.matches = 0
         self.series_base: list[int] = []
+        # The recent chat, whether spectators may chat, and a number that changes with either.
+        self.chat: deque[ChatLine] = deque(maxlen=CHAT_KEPT)
+        self.chat_lines = 0
+        self.spectator_chat = False
+        self.chat_version = 0
         # Events not yet handed to storage, and how many events the room has had in all.
         self.unsaved: list[RoomEvent] = []
         self.event_count = 0
@@ -187,6 +198,42 @@ class RoomState:
             raise IllegalAction("wrong_status", "a rematch starts once the match is over")
         self.record(RematchStarted(match_id, seed, at))
 
+    def say(self, seat: int | None, text: str, at: int) -> None:
+        """A chat message from a seat (None: a spectator)."""
+        self.check_chat(seat)
+        self.record(Chatted(seat, clean_text(text), None, at))
+
+    def react(self, seat: int | None, reaction: str, at: int) -> None:
+        """A quick reaction from a seat (None: a spectator)."""
+        self.check_chat(seat)
+        self.record(Chatted(seat, None, check_reaction(reaction), at))
+
+    def mute(self, by: int | None, seat: object, muted: bool) -> None:
+        """The host mutes or unmutes a player's chat."""
+        self._check_host(by, "mute players")
+        if type(seat) is not int or not 0 <= seat < len(self.seats):
+            raise IllegalAction("no_such_seat", f"there is no seat {seat!r}")
+        if seat == by:
+            raise IllegalAction("bad_mute", "the host cannot mute themselves")
+        if self.is_bot(seat):
+            raise IllegalAction("bad_mute", "bots do not chat")
+        if self.seats[seat].muted != muted:
+            self.record(Muted(seat, muted))
+
+    def allow_spectator_chat(self, by: int | None, allowed: bool) -> None:
+        """The host lets spectators chat, or stops them."""
+        self._check_host(by, "choose who may chat")
+        if self.spectator_chat != allowed:
+            self.record(SpectatorChat(allowed))
+
+    def check_chat(self, seat: int | None) -> None:
+        """Raise IllegalAction unless ``seat`` (None: a spectator) may chat now."""
+        if seat is None:
+            if not self.spectator_chat:
+                raise IllegalAction("spectator_chat_off", "the host has not let spectators chat")
+        elif self.seats[seat].muted:
+            raise IllegalAction("muted", "the host has muted you")
+
     def pass_host(self, seat: int) -> None:
         """Make ``seat`` the host."""
         if seat != self.host:
@@ -228,6 +275,7 @@ class RoomState:
                 self.seats.append(Seat(name, "", bot=level))
             case Left(seat=seat):  # and Kicked, BotRemoved
                 del self.seats[seat]
+                self._renumber_chat(seat)
                 if seat < self.host:
                     self.host -= 1
                 elif self.host >= len(self.seats):
@@ -244,6 +292,31 @@ class RoomState:
                 assert self.match is not None
                 self.match.start_round()
                 self._set_status(Status.PLAYING)
+            case Chatted(seat=seat, text=text, reaction=reaction, at=at):
+                said = None if seat is None else self.seats[seat].name
+                self.chat.append(ChatLine(self.chat_lines, seat, said, text, reaction, at))
+                self.chat_lines += 1
+                self.chat_version += 1
+            case Muted(seat=seat, muted=muted):
+                self.seats[seat].muted = muted
+                self.chat_version += 1
+            case SpectatorChat(allowed=allowed):
+                self.spectator_chat = allowed
+                self.chat_version += 1
+
+    def _renumber_chat(self, left: int) -> None:
+        """A seat left: its lines keep the name but no seat; later seats' lines move up one."""
+        if any(line.seat is not None and line.seat >= left for line in self.chat):
+            self.chat = deque(
+                (
+                    line
+                    if line.seat is None or line.seat < left
+                    else replace(line, seat=None if line.seat == left else line.seat - 1)
+                    for line in self.chat
+                ),
+                maxlen=CHAT_KEPT,
+            )
+        self.chat_version += 1
 
     def _start_match(self, match_id: str, seed: str, at: int) -> None:
         if self.match is not None:

@@ -14,6 +14,7 @@ from app.engine.cards import CARD_IDS, Card
 from app.engine.match import RoundResult, places
 from app.engine.round import DRAW_PILES, Round
 from app.engine.scoring import score_cards
+from app.rooms.chat import ChatLine
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 
@@ -128,6 +129,12 @@ def result_view(result: RoundResult) -> View:
     }
 
 
+def line_view(line: ChatLine) -> View:
+    """A chat line as everyone sees it: its text, or its reaction."""
+    return {"n": line.n, "seat": line.seat, "name": line.name, "text": line.text,
+            "reaction": line.reaction, "at": line.at}  # fmt: skip
+
+
 def settings_view(settings: RoomSettings) -> View:
     """The room's settings as sent to clients."""
     return settings.model_dump()
@@ -160,6 +167,8 @@ class ViewBuilder:
         self._log = MoveLog()
         self._standing_key: tuple[Any, ...] = ()
         self._standing: tuple[list[int], list[int], list[int | None]] = ([], [], [])
+        self._chat: tuple[int, View] = (-1, {})
+        self._lines: dict[int, tuple[ChatLine, View]] = {}
 
     def public(
         self,
@@ -201,7 +210,31 @@ class ViewBuilder:
             "round": self.round(state, deadline),
             "results": self._result_views(state),
             "ready_deadline": ready_deadline,
+            "chat": self.chat(state),
         }
+
+    def chat(self, state: RoomState) -> View:
+        """The recent chat, who is muted, and whether spectators may chat; the same object
+        until one of them changes (a move never rebuilds it)."""
+        if self._chat[0] == state.chat_version:
+            return self._chat[1]
+        lines = self._lines
+        views = []
+        for line in state.chat:
+            kept = lines.get(line.n)
+            if kept is None or kept[0] != line:
+                kept = lines[line.n] = (line, line_view(line))
+            views.append(kept[1])
+        oldest = state.chat[0].n if state.chat else state.chat_lines
+        for n in [n for n in lines if n < oldest]:
+            del lines[n]
+        view = {
+            "lines": views,
+            "muted": [index for index, seat in enumerate(state.seats) if seat.muted],
+            "spectators": state.spectator_chat,
+        }
+        self._chat = (state.chat_version, view)
+        return view
 
     def round(self, state: RoomState, deadline: int | None) -> View | None:
         """The public face of the round being played or last played, if any."""

@@ -50,7 +50,8 @@ function morphNode(from, to) {
   else if (/^(INPUT|SELECT|TEXTAREA)$/.test(from.nodeName) && from !== document.activeElement) {
     if (from.value !== to.value) from.value = to.value;
   }
-  morphChildren(from, to);
+  // An element marked data-own keeps its children: a module other than the page's draws them.
+  if (!from.hasAttribute('data-own')) morphChildren(from, to);
 }
 
 /** Make ``from``'s children look like ``to``'s, reusing nodes of the same tag and data-k. */

@@ -2,6 +2,7 @@
 
 import { alertTurn, play, setSound, soundOn } from './alerts.js';
 import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api.js';
+import { Chat } from './chat.js';
 import { RoomConnection } from './conn.js';
 import { delegate, html, render, store, toast } from './dom.js';
 import { lobbyView } from './lobby.js';
@@ -74,6 +75,7 @@ class RoomPage {
     this.listeners = { offline: () => this.wentOffline(), online: () => this.cameOnline() };
     for (const [type, listener] of Object.entries(this.listeners)) addEventListener(type, listener);
     this.seenAgain = () => this.update();
+    this.chat = new Chat(this);
     document.addEventListener('visibilitychange', this.seenAgain);
     this.connect();
   }
@@ -117,11 +119,15 @@ class RoomPage {
     alertTurn(false);
     this.offs.forEach((off) => off());
     this.dialog?.remove();
+    this.chat.destroy();
   }
 
   heard(type, detail) {
     showNotSaved(type, detail);
-    if (type === 'error') this.refused(detail);
+    if (type === 'error') {
+      this.refused(detail);
+      this.chat.refused(detail);
+    }
     if (type === 'hint') this.advised(detail);
     if (type === 'state' || type === 'patch') this.observe();
     if (type === 'state' && (this.rejoining || this.lost)) {
@@ -246,6 +252,7 @@ class RoomPage {
     render(this.root, this.view());
     glide(this.root, spots, this.moves.splice(0));
     const state = this.conn.state;
+    this.chat.draw(state);
     const mine = state?.status === 'playing' && state.you.seat != null && turnOf(state.round).seat === state.you.seat;
     document.title = `${mine ? '● Your turn · ' : ''}Room ${this.code} · Spectrum Online`;
     alertTurn(mine);
@@ -496,7 +503,8 @@ class RoomPage {
     const body =
       state.status === 'lobby' ? lobbyView(this, state) : state.status === 'playing' ? tableView(this, state) : resultsView(this, state);
     const away = this.live() ? '' : 'offline';
-    const content = html`<section class="page ${away} ${state.status === 'playing' ? 'tablepage' : ''}">${this.banner()}${body}</section>`;
+    const chat = html`<div class="chatslot" data-k="chat" data-own="chat"></div>`;
+    const content = html`<section class="page ${away} ${state.status === 'playing' ? 'tablepage' : ''}">${this.banner()}${body}${chat}</section>`;
     if (this.focusNext) {
       const selector = this.focusNext;
       queueMicrotask(() => {

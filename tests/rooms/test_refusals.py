@@ -132,7 +132,7 @@ async def test_bad_message_fields(lobby: Table, message: dict[str, Any]) -> None
     await plays_on(lobby)
 
 
-@pytest.mark.parametrize("kind", ["shuffle", "Start", "", "chat"])
+@pytest.mark.parametrize("kind", ["shuffle", "Start", "", "whisper"])
 async def test_unknown_type(lobby: Table, kind: str) -> None:
     await refused(lobby, lobby.host, {"type": kind, "id": f"u-{kind}"}, "unknown_type")
     await plays_on(lobby)
@@ -141,7 +141,7 @@ async def test_unknown_type(lobby: Table, kind: str) -> None:
 async def test_unknown_type_names_the_known_types(lobby: Table) -> None:
     await lobby.settle()
     error = await expect_refusal(lobby.host, [], {"type": "shuffle", "id": 1}, "unknown_type")
-    for known in ["start", "take", "discard", "knock", "ready", "kick", "leave", "rematch"]:
+    for known in ["start", "take", "discard", "knock", "ready", "kick", "leave", "rematch", "chat"]:
         assert known in error["message"]
 
 

@@ -2,7 +2,8 @@
 
 Whole matches are played in a room driven directly (no sockets): after every message the view
 the room holds, which resyncs and newcomers are sent, must equal a view built from scratch, and
-every connection's patched document must equal it too. Stand-ins come and go along the way.
+every connection's patched document must equal it too. Stand-ins come and go along the way, and
+the chat changes between moves (on its own fast path) until it is full and drops its oldest lines.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import pytest
 
 from app.engine.actions import action_to_dict
 from app.rooms import protocol
+from app.rooms import state as state_module
+from app.rooms.chat import REACTIONS
 from app.rooms.connection import Connection
 from app.rooms.live import LiveRoom, RoomConfig
 from app.rooms.registry import hash_token
@@ -23,6 +26,8 @@ from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState, Status
 from app.rooms.views import ViewBuilder
 from tests.rooms.fakes import FakeClock
+
+SHORT_CHAT = 6
 
 
 class Follower:
@@ -51,6 +56,21 @@ def _message(room: LiveRoom, rng: random.Random) -> tuple[int, bytes]:
     return current.turn, orjson.dumps(action)
 
 
+def _chatter(rng: random.Random, players: int) -> tuple[int, bytes]:
+    """Someone (the last index: the spectator) chats, reacts, or the host mutes or lets
+    spectators chat: the chat changes between moves, on its own fast path."""
+    choice = rng.randrange(6)
+    if choice == 0:
+        return 0, orjson.dumps({"type": "mute", "seat": rng.randrange(1, players),
+                                "muted": rng.random() < 0.5})  # fmt: skip
+    if choice == 1:
+        return 0, orjson.dumps({"type": "spectator_chat", "allowed": rng.random() < 0.7})
+    sender = rng.randrange(players + 1)
+    if choice == 2:
+        return sender, orjson.dumps({"type": "react", "reaction": rng.choice(REACTIONS)})
+    return sender, orjson.dumps({"type": "chat", "text": f"line {rng.randrange(1000)}"})
+
+
 def _on_turn(room: LiveRoom) -> int:
     match = room.state.match
     assert match is not None
@@ -63,8 +83,9 @@ def _on_turn(room: LiveRoom) -> int:
     [(2, False, False), (4, True, False), (3, False, True), (6, False, False)],
 )
 async def test_the_view_after_every_move_equals_one_built_from_scratch(
-    players: int, multi_pickup: bool, ten_card: bool
+    players: int, multi_pickup: bool, ten_card: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(state_module, "CHAT_KEPT", SHORT_CHAT)  # so that it fills up
     settings = RoomSettings(rounds=3, turn_seconds=60, multi_pickup=multi_pickup, ten_card=ten_card)
     state = RoomState("ABCD-EFGH", settings, 0)
     for seat in range(players):
@@ -90,6 +111,10 @@ async def test_the_view_after_every_move_equals_one_built_from_scratch(
             assert room.turn_deadline is not None
             await clock.advance(room.turn_deadline / 1000 - clock.now())
             stood_in += 1 in room.standins()
+        elif rng.random() < 0.3:
+            await clock.advance(2.5)  # chat at a pace the chat limit mostly lets through
+            seat, raw = _chatter(rng, players)
+            await room.handle(connections[seat], protocol.parse_message(raw))
         else:
             seat, raw = _message(room, rng)
             await room.handle(connections[seat], protocol.parse_message(raw))
@@ -106,3 +131,4 @@ async def test_the_view_after_every_move_equals_one_built_from_scratch(
         for follower, connection in zip(followers, connections, strict=True):
             assert follower.document == {**fresh, "you": connection.you}
     assert stood_in > 0
+    assert room.state.chat_lines > SHORT_CHAT, "the chat filled up and dropped its oldest lines"

@@ -1,0 +1,97 @@
+"""A room's chat: short lines and quick reactions, their limits, and the recent lines kept.
+
+The room keeps the last ``CHAT_KEPT`` lines with its live state (they are journaled, so they
+survive a restart) and never writes them to the match history. Each line has a number ``n``
+that only grows, so a client (and the patches) can tell a new line from one it already holds.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections import deque
+from dataclasses import dataclass
+
+from app.engine.errors import IllegalAction
+
+MAX_CHAT_LENGTH = 200
+CHAT_KEPT = 50
+# The quick reactions a client may send; anything else is refused.
+REACTIONS = ("👍", "👏", "😂", "😮", "🎉", "😢", "🔥")
+# Each sender (a seat, or a spectator's connection) may send this many lines in this many
+# seconds, reactions included; on top of the per-connection limit on every message.
+CHAT_BURST = 5
+CHAT_WINDOW = 10.0
+
+# Marks that turn text around or hide it; ZERO WIDTH JOINER and variation selectors stay,
+# since emoji are made of them.
+_HIDDEN = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
+
+
+@dataclass(frozen=True, slots=True)
+class ChatLine:
+    """One line of a room's chat, as everyone sees it."""
+
+    n: int
+    seat: int | None  # None: a spectator, or a player who has since left
+    name: str | None  # the sender's name as it was; None for a spectator
+    text: str | None
+    reaction: str | None
+    at: int
+
+
+def clean_text(text: str) -> str:
+    """A chat line on one line, spaces tidied, control and direction marks taken out; raises
+    IllegalAction ``chat_empty`` or ``chat_too_long``."""
+    visible = "".join(
+        character
+        for character in " ".join(text.split())
+        if character not in _HIDDEN and unicodedata.category(character) not in ("Cc", "Cs")
+    ).strip()
+    if not visible:
+        raise IllegalAction("chat_empty", "a chat message needs at least one visible character")
+    if len(visible) > MAX_CHAT_LENGTH:
+        raise IllegalAction(
+            "chat_too_long", f"a chat message has at most {MAX_CHAT_LENGTH} characters"
+        )
+    return visible
+
+
+def check_reaction(reaction: str) -> str:
+    """``reaction`` if it is one of the quick reactions; raises IllegalAction otherwise."""
+    if reaction not in REACTIONS:
+        raise IllegalAction("unknown_reaction", f"the quick reactions are {' '.join(REACTIONS)}")
+    return reaction
+
+
+class ChatLimit:
+    """How many lines each sender sent in the last ``CHAT_WINDOW`` seconds (room clock)."""
+
+    __slots__ = ("_sent",)
+
+    def __init__(self) -> None:
+        self._sent: dict[object, deque[float]] = {}
+
+    def check(self, sender: object, now: float) -> None:
+        """Raise IllegalAction ``chat_too_fast`` if ``sender`` has used up the window."""
+        sent = self._sent.get(sender)
+        if sent is None:
+            return
+        while sent and sent[0] <= now - CHAT_WINDOW:
+            sent.popleft()
+        if len(sent) >= CHAT_BURST:
+            wait = max(1, int(sent[0] + CHAT_WINDOW - now + 0.999))
+            raise IllegalAction(
+                "chat_too_fast",
+                f"at most {CHAT_BURST} chat messages in {CHAT_WINDOW:g} seconds; wait {wait} s",
+            )
+
+    def sent(self, sender: object, now: float) -> None:
+        """Count a line ``sender`` sent at ``now``."""
+        if len(self._sent) > 256:  # senders quiet for the whole window are forgotten
+            for key in [key for key, times in self._sent.items() if times[-1] <= now - CHAT_WINDOW]:
+                del self._sent[key]
+        self._sent.setdefault(sender, deque()).append(now)
+
+    def clear(self) -> None:
+        """Forget every count (seats were renumbered)."""
+        self._sent.clear()

@@ -1,0 +1,170 @@
+// A room's chat: a log under the table, quick reactions, a bubble at the sender's seat. Names
+// and messages only ever become text nodes, never HTML. Refusals toast the server's own words.
+
+/** Every string the chat shows, in one place. */
+export const CHAT_TEXT = {
+  title: 'Chat',
+  none: 'No messages yet.',
+  placeholder: 'Say something…',
+  send: 'Send',
+  react: 'React with',
+  you: 'You',
+  spectator: 'Spectator',
+  muted: 'The host has muted you.',
+  watchers: 'The host has not let spectators chat.',
+  settings: 'Chat settings',
+  letWatchers: 'Let spectators chat',
+  mute: 'Mute',
+  unmute: 'Unmute',
+  isMuted: 'muted',
+};
+
+// The server's set (app/rooms/chat.py): any other reaction is refused.
+export const REACTIONS = ['👍', '👏', '😂', '😮', '🎉', '😢', '🔥'];
+const T = CHAT_TEXT;
+
+/** An element with these attributes and children (strings become text nodes). */
+function el(tag, attributes, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  node.append(...children);
+  return node;
+}
+
+function button(text, label, click, extra = '') {
+  const node = el('button', { type: 'button', class: `btn quiet ${extra}`, 'aria-label': label }, text);
+  node.onclick = click;
+  return node;
+}
+
+export class Chat {
+  constructor(page) {
+    this.page = page;
+    this.seen = null; // the newest line's number when last drawn: later ones get a bubble
+    this.keys = {};
+    this.bubbles = new Map();
+    this.log = el('div', { class: 'chatlog', role: 'log', tabindex: '0', 'aria-labelledby': 'chat-title' });
+    this.reacts = el('div', { class: 'reacts' }, ...REACTIONS.map((reaction) => button(reaction, `${T.react} ${reaction}`, () => page.send({ type: 'react', reaction }), 'react')));
+    const input = (this.input = el('input', { type: 'text', id: 'chat-text', maxlength: '200', autocomplete: 'off', enterkeyhint: 'send', placeholder: T.placeholder, 'aria-labelledby': 'chat-title' }));
+    this.send = el('button', { class: 'btn' }, T.send);
+    const form = el('form', { class: 'say' }, input, this.send);
+    form.onsubmit = (event) => {
+      event.preventDefault();
+      const text = input.value.trim();
+      const id = text ? page.send({ type: 'chat', text }) : null;
+      if (id != null) {
+        this.sent = { id, text };
+        input.value = '';
+      }
+    };
+    this.note = el('p', { class: 'small muted chatnote' });
+    this.host = el('details', { class: 'chathost small' });
+    const title = el('h2', { id: 'chat-title', class: 'small muted' }, T.title);
+    this.box = el('section', { class: 'chat', 'aria-labelledby': 'chat-title' }, title, this.log, this.note, this.reacts, form, this.host);
+    this.layer = el('div', { class: 'bubbles', 'aria-hidden': 'true' });
+    document.body.append(this.layer);
+    this.moved = () => this.bubbles.forEach((bubble, seat) => this.place(seat, bubble));
+    addEventListener('resize', this.moved);
+  }
+
+  destroy() {
+    this.layer.remove();
+    removeEventListener('resize', this.moved);
+  }
+
+  /** A refused message comes back into the field, unless something new was typed meanwhile. */
+  refused(frame) {
+    if (frame.id === this.sent?.id && !this.input.value) this.input.value = this.sent.text;
+  }
+
+  changed(name, key) {
+    const text = JSON.stringify(key);
+    const same = this.keys[name] === text;
+    this.keys[name] = text;
+    return !same;
+  }
+
+  /** Draw the chat into the page's slot for it (data-own="chat"), after each render. */
+  draw(state) {
+    const slot = this.page.root.querySelector('[data-own=chat]');
+    const chat = state?.chat;
+    if (!slot || !chat) return;
+    if (slot.firstChild !== this.box) slot.replaceChildren(this.box);
+    const me = state.you.seat;
+    const lines = chat.lines;
+    const last = lines.at(-1)?.n ?? -1;
+    if (this.changed('lines', [lines[0]?.n, last, me])) this.drawLines(lines, me);
+    if (this.seen != null) for (const line of lines) if (line.n > this.seen) this.bubble(state, line);
+    this.seen = last;
+    this.moved(); // the seats may have moved
+    const refusal = me == null ? (chat.spectators ? '' : T.watchers) : chat.muted.includes(me) ? T.muted : '';
+    this.note.textContent = refusal;
+    this.note.hidden = !refusal;
+    for (const control of [this.input, this.send, ...this.reacts.children]) control.disabled = !!refusal;
+    const hosting = me != null && state.players[me]?.host;
+    if (this.changed('host', [hosting, chat.spectators, chat.muted, state.players.map((p) => [p.name, p.bot])])) this.drawHost(state, hosting);
+  }
+
+  drawLines(lines, me) {
+    const log = this.log;
+    const atEnd = !this.drawn || log.scrollHeight - log.scrollTop - log.clientHeight < 24;
+    const rows = lines.map((line) => {
+      const who = line.seat != null && line.seat === me ? T.you : (line.name ?? T.spectator);
+      return el('p', { class: line.reaction ? 'reaction' : '' }, el('strong', {}, `${who}: `), el('span', {}, line.reaction ?? line.text));
+    });
+    log.replaceChildren(...(rows.length ? rows : [el('p', { class: 'muted' }, T.none)]));
+    if (atEnd) log.scrollTop = log.scrollHeight;
+    this.drawn = true;
+  }
+
+  /** The host's switches: spectators' chat, and a mute for each other person seated. */
+  drawHost(state, hosting) {
+    const host = this.host;
+    host.hidden = !hosting;
+    if (!hosting) return;
+    const { spectators, muted } = state.chat;
+    const box = el('input', { type: 'checkbox' });
+    box.checked = spectators;
+    box.onchange = () => this.page.send({ type: 'spectator_chat', allowed: box.checked });
+    const rows = state.players
+      .filter((p) => !p.host && p.bot == null)
+      .map((p) => {
+        const off = muted.includes(p.seat);
+        const word = off ? T.unmute : T.mute;
+        const badge = off ? el('span', { class: 'badge warm' }, T.isMuted) : '';
+        return el('p', { class: 'row' }, el('span', { class: 'who' }, p.name), badge, button(word, `${word} ${p.name}`, () => this.page.send({ type: 'mute', seat: p.seat, muted: !off })));
+      });
+    const open = host.open;
+    host.replaceChildren(el('summary', {}, T.settings), el('label', { class: 'row' }, box, T.letWatchers), ...rows);
+    host.open = open;
+  }
+
+  /** A bubble at the sender's seat, wherever the page shows it, gone after a few seconds. */
+  bubble(state, line) {
+    const seat = line.seat;
+    if (seat == null) return;
+    this.bubbles.get(seat)?.remove();
+    const bubble = el('div', { class: `bubble ${line.reaction ? 'big' : ''}` }, line.reaction ?? line.text);
+    bubble.dataset.name = state.players[seat]?.name ?? '';
+    this.layer.append(bubble);
+    this.bubbles.set(seat, bubble);
+    setTimeout(() => {
+      bubble.remove();
+      if (this.bubbles.get(seat) === bubble) this.bubbles.delete(seat);
+    }, 4400); // just before its fade ends (with reduced motion it does not fade)
+  }
+
+  /** Just above its seat's name (below it at the top of the page), within the page's width. */
+  place(seat, bubble) {
+    const lobby = CSS.escape(`lobby-${bubble.dataset.name}`);
+    const place = this.page.root.querySelector(`[data-k="seat-${seat}"], [data-k="result-${seat}"], [data-k="${lobby}"]`);
+    const spot = (place?.querySelector('.who') ?? place)?.getBoundingClientRect();
+    bubble.hidden = !spot;
+    if (!spot) return;
+    const width = bubble.offsetWidth;
+    const left = Math.min(document.documentElement.clientWidth - width - 4, spot.left + Math.min(0, spot.width - width) / 2);
+    const above = spot.top - bubble.offsetHeight - 4;
+    bubble.style.left = `${Math.max(4, left) + scrollX}px`;
+    bubble.style.top = `${(above > 0 ? above : spot.bottom + 4) + scrollY}px`;
+  }
+}

@@ -1,0 +1,94 @@
+"""Two players chat and react in the browser; markup in a message is shown as the text it is; the
+host mutes a player and lets a spectator chat; the actions stay on screen beside the chat."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from app.rooms.chat import REACTIONS
+from tests.e2e.conftest import PHONE, Pages
+from tests.e2e.test_access import AXE_SIZES, on_screen, resize
+from tests.e2e.test_play import fits_phone
+from tests.e2e.ui import create_room, expect, join_from_home, my_turn, seat_online
+
+Shot = Callable[[Any, str], None]
+MARKUP = "<img src=x onerror=alert(1)><b>hi</b>"
+
+
+def say(page: Any, text: str) -> None:
+    page.fill("#chat-text", text)
+    page.press("#chat-text", "Enter")
+    expect(page.locator("#chat-text")).to_have_value("")
+
+
+def test_two_players_chat_and_react_and_markup_stays_text(pages: Pages, shot: Shot) -> None:
+    dialogs: list[str] = []
+    ann = pages.open("/")
+    code = create_room(ann, "Ann", rounds=1, timer="0")
+    bob = pages.open("/", phone=True)
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    for page in (ann, bob):
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        expect(page.locator(".chatlog")).to_have_text("No messages yet.")
+    reactions = bob.locator(".reacts button").evaluate_all("bs => bs.map((b) => b.textContent)")
+    assert reactions == list(REACTIONS)
+
+    say(bob, MARKUP)
+    for page in (ann, bob):
+        line = page.locator(".chatlog p").last
+        expect(line).to_have_text(("You" if page is bob else "Bob") + ": " + MARKUP)
+        assert page.locator(".chatlog img, .chatlog b, .bubble img, .bubble b").count() == 0
+    # The bubble at Bob's seat in Ann's lobby says it too, as text.
+    expect(ann.locator(".bubble")).to_have_text(MARKUP)
+    shot(ann, "chat-lobby-1280")
+
+    ann.click(".react[aria-label='React with 🎉']")
+    expect(bob.locator(".chatlog p").last).to_have_text("Ann: 🎉")
+    expect(bob.locator(".bubble.big")).to_have_text("🎉")
+    fits_phone(bob)
+
+    # The host mutes Bob: he is told, and cannot send; the host sees it.
+    ann.click(".chathost summary")
+    ann.click("button[aria-label='Mute Bob']")
+    expect(bob.locator(".chatnote")).to_have_text("The host has muted you.")
+    expect(bob.locator("#chat-text")).to_be_disabled()
+    expect(bob.locator(".reacts button").first).to_be_disabled()
+    expect(ann.locator(".chathost .badge")).to_have_text("muted")
+    ann.click("button[aria-label='Unmute Bob']")
+    expect(bob.locator("#chat-text")).to_be_enabled()
+    expect(bob.locator(".chatnote")).to_be_hidden()
+
+    # A spectator reads along, and chats once the host allows it.
+    cy = pages.open(f"/r/{code}")
+    expect(cy.locator(".chatlog p")).to_have_count(2)
+    expect(cy.locator(".chatnote")).to_have_text("The host has not let spectators chat.")
+    expect(cy.locator("#chat-text")).to_be_disabled()
+    ann.check(".chathost input[type=checkbox]")
+    expect(cy.locator("#chat-text")).to_be_enabled()
+    say(cy, "good luck!")
+    expect(ann.locator(".chatlog p").last).to_have_text("Spectator: good luck!")
+
+    # At the table the chat sits under it; the actions stay on screen at every size.
+    ann.click("[data-act=start]")
+    my_turn(bob)
+    say(bob, "my turn first, sorry Ann")
+    expect(ann.locator(".bubble", has_text="my turn first")).to_have_text(
+        "my turn first, sorry Ann"
+    )
+    expect(ann.locator(".chatlog p").last).to_have_text("Bob: my turn first, sorry Ann")
+    for size in AXE_SIZES[:2]:
+        resize(bob, size)
+        shot(bob, f"chat-table-{size['width']}")
+    bob.click(".react[aria-label='React with 👍']")
+    expect(ann.locator(".bubble.big", has_text="👍")).to_be_visible()
+    for size in AXE_SIZES[:2]:
+        resize(ann, size)
+        shot(ann, f"chat-bubble-{size['width']}")
+    on_screen(bob, "[data-act=knock], .dock .score")
+    # The host's chat settings, open, fit a small phone too.
+    resize(ann, PHONE)
+    expect(ann.locator(".chathost label")).to_be_visible()
+    fits_phone(ann)
+    assert dialogs == []
