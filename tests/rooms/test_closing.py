@@ -152,11 +152,14 @@ async def test_a_second_connection_of_a_seat_closes_the_first_4009(rooms_server:
 
 @pytest.fixture(scope="module")
 def allowing_server() -> Iterator[Server]:
-    """Two more origins allowed, little time to say hello and short send queues."""
+    """Two more origins allowed, little time to say hello and short send queues; pings far
+    apart, so that a client that does not read for a while (on a loaded machine, for many
+    seconds) is closed for falling behind, not for missing pongs."""
     settings = {
         "ALLOWED_ORIGINS": "https://friends.example, https://play.example/",
         "HELLO_SECONDS": "2",
         "SEND_QUEUE_FRAMES": "8",
+        "HEARTBEAT_SECONDS": "60",
     }
     with running_server(**{**FAST, **settings}) as server:
         yield server
@@ -276,6 +279,7 @@ async def test_a_client_that_falls_behind_is_closed_4008(allowing_server: Server
         sock.sendall(b"".join(client.data_to_send()))  # at once: the server waits little for it
         for _ in range(RESYNCS):  # each answered by a whole state: far more than buffers hold
             client.send_text(b'{"type":"resync"}')
+        sock.settimeout(120)  # a server that stopped reading fails the test, not hangs it
         await asyncio.to_thread(sock.sendall, b"".join(client.data_to_send()))
         await until_full(sock)  # not reading: the server's sends back up
         close: Close | None = None
