@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tests.databases import BACKENDS, fresh_database
-from tests.server import FAST, Server, running_server
+from tests.server import FAST, ZYGOTE, Server, drop_templates, running_server
 
 
 @pytest.fixture(scope="session")
@@ -36,3 +36,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return next((n for n, where in enumerate(LONG_FIRST) if path.startswith(where)), 99)
 
     items.sort(key=rank)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """End the process test servers are forked from (and any server it left running), and drop
+    the migrated PostgreSQL database test databases were copied from."""
+    ZYGOTE.close()
+    drop_templates()
