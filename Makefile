@@ -3,7 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 # Test processes side by side (pytest-xdist); each takes whole modules, so a module's shared
-# server starts once, in the order collected (longest suites first, tests/conftest.py).
+# server starts once, in the order collected (longest suites first), except the tests of modules
+# that share nothing, taken one by one (tests/conftest.py). Test servers are forked from one
+# process per test process that has imported the server already (tests/zygote.py).
 # WORKERS=0 runs the suite in this process alone.
 WORKERS ?= 2
 

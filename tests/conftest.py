@@ -2,11 +2,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.databases import BACKENDS, fresh_database
-from tests.server import FAST, Server, running_server
+from tests.server import FAST, ZYGOTE, Server, drop_templates, running_server
 
 
 @pytest.fixture(scope="session")
@@ -36,3 +37,38 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return next((n for n, where in enumerate(LONG_FIRST) if path.startswith(where)), 99)
 
     items.sort(key=rank)
+
+
+# Modules whose tests each start servers (or a cluster) of their own and share nothing: with
+# test processes side by side each of their tests is a unit of work on its own, so that the
+# longest modules are not played end to end by one process while the other has finished.
+EACH_TEST_APART = (
+    "tests/cluster/test_failover.py",
+    "tests/rooms/test_restarted_standin.py",
+    "tests/faults/",
+    "tests/storage/test_restart.py",
+)
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Whole modules to each test process (--dist loadscope), but the tests of the modules in
+    EACH_TEST_APART one by one."""
+    if config.getvalue("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class Scheduling(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(EACH_TEST_APART):
+                return nodeid
+            scope: str = super()._split_scope(nodeid)
+            return scope
+
+    return Scheduling(config, log)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """End the process test servers are forked from (and any server it left running), and drop
+    the migrated PostgreSQL database test databases were copied from."""
+    ZYGOTE.close()
+    drop_templates()

@@ -37,8 +37,12 @@ async def _execute(statements: tuple[str, ...]) -> None:
         await connection.close()
 
 
-def _admin(*statements: str) -> None:
-    """Run statements on the test server's maintenance database, from sync or async tests."""
+def admin(*statements: str, now: bool = False) -> None:
+    """Run statements on the test server's maintenance database, from sync or async tests
+    (``now``: in this thread, which runs no event loop, as at exit)."""
+    if now:
+        asyncio.run(_execute(statements))
+        return
     with ThreadPoolExecutor(1) as pool:
         pool.submit(asyncio.run, _execute(statements)).result()
 
@@ -60,7 +64,7 @@ def fetch_value(url: str, statement: str) -> str:
 def postgres_reachable() -> str | None:
     """None when PostgreSQL answers, else why not."""
     try:
-        _admin("SELECT 1")
+        admin("SELECT 1")
     except (OSError, asyncpg.PostgresError, TimeoutError) as error:
         return f"PostgreSQL at {TEST_DATABASE_URL} is not reachable: {error}"
     return None
@@ -81,11 +85,11 @@ def postgres_database() -> Iterator[str]:
     """A new, empty PostgreSQL database for one test, dropped afterwards."""
     need_postgres()
     name = f"spectrum_test_{secrets.token_hex(6)}"
-    _admin(f'CREATE DATABASE "{name}"')
+    admin(f'CREATE DATABASE "{name}"')
     try:
         yield make_url(TEST_DATABASE_URL).set(database=name).render_as_string(hide_password=False)
     finally:
-        _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @contextmanager
@@ -108,4 +112,4 @@ def set_connections_allowed(url: str, allowed: bool) -> None:
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
             f"WHERE datname = '{name}' AND pid <> pg_backend_pid()"
         )
-    _admin(*statements)
+    admin(*statements)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -18,10 +20,15 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
+import asyncpg
 import httpx
+from alembic.config import Config as AlembicConfig
+from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
 from app.config import Settings
+from tests.databases import TEST_DATABASE_URL, admin, fetch_value
+from tests.zygote import Forked, Zygote
 
 ROOT = Path(__file__).resolve().parents[1]
 # Settings that keep rate limits out of the way of fast test clients.
@@ -44,7 +51,30 @@ def free_port() -> int:
         return port
 
 
-def end_group(process: subprocess.Popen[bytes]) -> None:
+# Servers are forked from a process that has imported the server's modules already (it is
+# ``python -m app`` all the same, a second sooner); SERVER_EXEC=1 starts each as a new program.
+ZYGOTE = Zygote()
+atexit.register(ZYGOTE.close)
+Process = subprocess.Popen[bytes] | Forked
+
+
+def spawn_server(env: dict[str, str], log: Path, append: bool) -> Process:
+    """``python -m app`` in ``ROOT`` with exactly ``env``, its output in ``log``, in a process
+    group of its own (so that what it starts, bot workers, can be ended with it)."""
+    if os.environ.get("SERVER_EXEC") == "1":
+        with log.open("ab" if append else "wb") as out:
+            return subprocess.Popen(
+                [sys.executable, "-m", "app"],
+                cwd=ROOT,
+                env=env,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+    return ZYGOTE.spawn(env, log, append)
+
+
+def end_group(process: Process) -> None:
     """Kill ``process`` and what it started in its process group (bot workers, their tracker)."""
     with contextlib.suppress(ProcessLookupError):
         os.killpg(process.pid, signal.SIGKILL)
@@ -71,7 +101,7 @@ class Server:
         self.port = port
         self.url = f"http://127.0.0.1:{port}"
         self.ws_url = f"ws://127.0.0.1:{port}"
-        self.process: subprocess.Popen[bytes] | None = None
+        self.process: Process | None = None
         self.log = ROOT / ".pytest_cache" / f"server-{port}.log"
 
     def start(self, timeout: float = 60.0) -> None:
@@ -86,16 +116,7 @@ class Server:
     def _start(self, timeout: float) -> None:
         self.log.parent.mkdir(exist_ok=True)
         # A new server's log starts empty; a restarted one's goes on after what it said before.
-        with self.log.open("wb" if self.process is None else "ab") as log:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "app"],
-                cwd=ROOT,
-                env=self.env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                # Its own process group, so that what it starts (bot workers) can be ended too.
-                start_new_session=True,
-            )
+        self.process = spawn_server(self.env, self.log, append=self.process is not None)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -162,20 +183,105 @@ def _alembic_upgrade(database_url: str) -> None:
     )
 
 
+_postgres_template: str | None = None
+
+
+def _migrated_postgres_template() -> str:
+    """The name of a PostgreSQL database migrated by alembic once in this process, to copy."""
+    global _postgres_template
+    with _template_lock:
+        if _postgres_template is None:
+            name = f"spectrum_test_template_{os.getpid()}_{os.urandom(3).hex()}"
+            admin(f'CREATE DATABASE "{name}"')
+            atexit.register(drop_templates)
+            url = make_url(TEST_DATABASE_URL).set(database=name)
+            _alembic_upgrade(url.render_as_string(hide_password=False))
+            _postgres_template = name
+        return _postgres_template
+
+
+def drop_templates() -> None:
+    """Drop this process's PostgreSQL template (at the end of the run)."""
+    global _postgres_template
+    with _template_lock:
+        if _postgres_template is not None:
+            admin(f'DROP DATABASE IF EXISTS "{_postgres_template}" WITH (FORCE)', now=True)
+            _postgres_template = None
+
+
+def _copy_of_postgres_template(database_url: str) -> bool:
+    """Make the empty test database at ``database_url`` a copy of the migrated template; False
+    (nothing done) unless it is an empty database on the test server."""
+    url, server = make_url(database_url), make_url(TEST_DATABASE_URL)
+    if (url.host, url.port) != (server.host, server.port) or not url.database:
+        return False
+    tables = "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+    if fetch_value(database_url, tables) not in ("", "0"):  # 0 reads as ""
+        return False
+    template = _migrated_postgres_template()
+    for attempt in range(50):
+        try:
+            admin(
+                f'DROP DATABASE IF EXISTS "{url.database}" WITH (FORCE)',
+                f'CREATE DATABASE "{url.database}" TEMPLATE "{template}"',
+            )
+            return True
+        except asyncpg.ObjectInUseError:  # alembic's connection to the template is still closing
+            if attempt == 49:
+                raise
+            time.sleep(0.1)
+    return False
+
+
+@functools.cache
+def _head() -> str:
+    """The newest revision of the migrations."""
+    config = AlembicConfig(str(ROOT / "alembic.ini"))
+    (head,) = ScriptDirectory.from_config(config).get_heads()
+    return str(head)
+
+
+def _at_head(database_url: str) -> bool:
+    """Whether the database says it is at the newest revision already."""
+    url = make_url(database_url)
+    question = "SELECT version_num FROM alembic_version"
+    if url.get_backend_name() == "sqlite":
+        try:
+            with contextlib.closing(
+                sqlite3.connect(f"file:{url.database}?mode=ro", uri=True)
+            ) as db:
+                return [row[0] for row in db.execute(question)] == [_head()]
+        except sqlite3.Error:
+            return False
+    try:
+        return fetch_value(database_url, question) == _head()
+    except asyncpg.UndefinedTableError:
+        return False
+
+
 def migrate(database_url: str) -> None:
     """Bring a database to the newest migration.
 
-    A SQLite file that does not exist yet becomes a copy of one database migrated by alembic
-    once in this process: what migrating it would give, without starting alembic again each time.
+    A SQLite file that does not exist yet, or an empty PostgreSQL database on the test server,
+    becomes a copy of one database migrated by alembic once in this process: what migrating it
+    would give, without starting alembic again each time. A database at the newest revision is
+    left as it is, as alembic would leave it.
     """
     url = make_url(database_url)
-    path = Path(url.database or "")
-    if url.get_backend_name() != "sqlite" or not url.database or path.exists():
-        _alembic_upgrade(database_url)
+    if url.get_backend_name() == "postgresql":
+        if not _copy_of_postgres_template(database_url) and not _at_head(database_url):
+            _alembic_upgrade(database_url)
         return
-    template = _migrated_template()
-    for part in template.parent.glob(template.name + "*"):  # with any -wal or -shm beside it
-        shutil.copyfile(part, path.with_name(path.name + part.name[len(template.name) :]))
+    path = Path(url.database or "")
+    if url.get_backend_name() != "sqlite" or not url.database:
+        _alembic_upgrade(database_url)
+    elif path.exists():
+        if not _at_head(database_url):
+            _alembic_upgrade(database_url)
+    else:
+        template = _migrated_template()
+        for part in template.parent.glob(template.name + "*"):  # with any -wal or -shm beside it
+            shutil.copyfile(part, path.with_name(path.name + part.name[len(template.name) :]))
 
 
 @contextmanager

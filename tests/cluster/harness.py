@@ -116,6 +116,10 @@ class Cluster:
                 "LEASE_MS": LEASE_MS,
                 "BOT_WORKERS": "0",
                 "SHUTDOWN_GRACE_SECONDS": "10",
+                # Between rounds the players' "ready" deals, never the clock: a view taken at a
+                # round's end is still the room's after a node or Redis was lost, however long
+                # that took on a loaded machine.
+                "READY_SECONDS": "600",
                 **env,
                 **(node_env or {}).get(index, {}),
             }

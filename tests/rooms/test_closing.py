@@ -236,12 +236,31 @@ RESYNCS = 40_000
 RECEIVE_BUFFER = 64 << 10
 
 
+def unsent_by_the_server(sock: socket.socket) -> int:
+    """How many bytes the server's end of this loopback connection holds in its kernel send
+    queue (sent, not yet acknowledged): they stay there only while this end's window is shut."""
+    here_ip, here_port = sock.getsockname()[:2]
+    there_ip, there_port = sock.getpeername()[:2]
+
+    def address(ip: str, port: int) -> str:
+        return f"{socket.inet_aton(ip)[::-1].hex().upper()}:{port:04X}"
+
+    server_end, client_end = address(there_ip, there_port), address(here_ip, here_port)
+    with open("/proc/net/tcp") as table:
+        for line in table.readlines()[1:]:
+            fields = line.split()
+            if fields[1] == server_end and fields[2] == client_end:
+                return int(fields[4].split(":")[0], 16)
+    return 0
+
+
 async def until_full(sock: socket.socket) -> None:
     """Wait, without reading, until the server has filled this socket's receive buffer.
 
     From then on the server's sends wait, its queue fills with the states still asked for, and
-    it closes the connection; the bytes waiting here stay the same for as long as it keeps
-    nothing more coming. A full buffer holds about half of what SO_RCVBUF reports.
+    it closes the connection. Full is when the bytes waiting here stay the same while the
+    server's end holds bytes it cannot send (this end's window is shut): on loopback nothing
+    else keeps them there, however slowly a loaded machine runs the server.
     """
     held = sock.getsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF) // 4
     hung_up = select.poll()
@@ -249,7 +268,8 @@ async def until_full(sock: socket.socket) -> None:
     waiting, unchanged = -1, 0
     while unchanged < 10 and not hung_up.poll(0):  # (closed early: the reading will say how)
         now = int.from_bytes(fcntl.ioctl(sock, termios.FIONREAD, b"\0\0\0\0"), sys.byteorder)
-        unchanged = unchanged + 1 if now == waiting and now >= held else 0
+        stuck = now == waiting and now >= held and unsent_by_the_server(sock) > 0
+        unchanged = unchanged + 1 if stuck else 0
         waiting = now
         await asyncio.sleep(0.05)
 
