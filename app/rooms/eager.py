@@ -80,9 +80,11 @@ def direct_writer(send: Send) -> Callable[[bytes], bool] | None:
     """A function writing a text frame straight to the socket behind ``send`` (True), or
     declining (False) when uvicorn's own send must do it: the transport is paused, or the
     connection is closing or gone. None when ``send`` is not uvicorn's websockets-sansio
-    send on a connection without extensions."""
+    send on a connection without extensions, or when its frames are traced (debug level)."""
     protocol = getattr(send, "__self__", None)
     if not isinstance(protocol, WebSocketsSansIOProtocol) or protocol.conn.extensions:
+        return None
+    if protocol.conn.debug:  # the websockets library traces every frame it sends: it sends
         return None
     transport = protocol.transport
     writable = protocol.writable

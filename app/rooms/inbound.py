@@ -62,7 +62,8 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
     def data_received(self, data: bytes) -> None:
         if self.reading is Reading.FRAMES:
             self._read_frames(data)
-        elif self.reading is Reading.HANDSHAKE and self.handshake_complete:
+        elif self.reading is Reading.HANDSHAKE and self.handshake_complete and not self.conn.debug:
+            # (At debug level the websockets library traces every frame: its parser reads.)
             self.reading = Reading.FRAMES
             self._read_frames(data)
         else:
