@@ -68,7 +68,7 @@ KEYS: dict[str, str] = {
     "pending": "p",
     "deadline": "d",
     "top": "c",
-    "count": "n",
+    "count": "cn",
     "type": "y",
     "piles": "k",
     "cards": "x",

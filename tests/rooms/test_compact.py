@@ -235,17 +235,23 @@ async def test_short_keys_are_unique_and_never_a_key_of_the_view() -> None:
     assert len(shorts) == len(compact.KEYS)
     settings = RoomSettings(rounds=1, turn_seconds=60, ten_card=True)
     room, _, followers, connections = await _room(2, settings, CompactConnection)
+    await room.handle(connections[1], protocol.parse_message(b'{"type":"chat","text":"hi"}'))
     await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
     rng = random.Random(2)
     while room.state.status is Status.PLAYING:
         seat, raw = _message(room, rng)
         await room.handle(connections[seat], protocol.parse_message(raw))
-    # Every key of a view with a round, its results and a ten-card evaluation is a long name.
+    # Every key of a view with chat, a round, its results and a ten-card evaluation is a long
+    # name.
+    view = room.public
+    assert view["results"]
+    assert view["chat"]["lines"]
+    assert not _keys(view) & shorts
+    # And the document the compact frames built is that view.
     document = followers[0].document
     assert document is not None
-    assert document["results"]
-    assert not _keys(document) & shorts
-    assert _keys(document["round"]) | _keys(document["results"]) <= set(compact.KEYS)
+    assert {key: value for key, value in document.items() if key != "you"} == view
+    assert _keys(view["round"]) | _keys(view["results"]) <= set(compact.KEYS)
 
 
 async def test_hello_with_an_unknown_encoding_is_refused_and_changes_nothing(
