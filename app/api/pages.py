@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import io
+import json
+from functools import cache
 from pathlib import Path
 
 from fastapi import APIRouter, Depends, FastAPI, Request
@@ -42,6 +45,48 @@ router.add_api_route(
     methods=["GET"],
     dependencies=[Depends(count_room_miss)],
 )
+
+
+# Not kept under /static/: the service worker itself, and the page (kept as "/").
+NOT_SHELL = {"sw.js", "index.html"}
+
+
+@cache
+def service_worker() -> bytes:
+    """frontend/sw.js with the shell it keeps: the page, every client file, and a version that
+    changes with any of them (so a new client replaces the old copy at the next visit)."""
+    files = sorted(
+        path
+        for path in FRONTEND.rglob("*")
+        if path.is_file() and path.relative_to(FRONTEND).as_posix() not in NOT_SHELL
+    )
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(FRONTEND).as_posix().encode() + b"\0" + path.read_bytes())
+    shell = ["/", "/manifest.webmanifest"]
+    shell += [f"/static/{path.relative_to(FRONTEND).as_posix()}" for path in files]
+    head = f"const SHELL = {json.dumps(shell)};\nconst VERSION = '{digest.hexdigest()[:16]}';\n"
+    return head.encode() + (FRONTEND / "sw.js").read_bytes()
+
+
+@router.get("/sw.js", include_in_schema=False)
+def sw() -> Response:
+    """The service worker, at the root so that its scope is every page."""
+    return Response(
+        service_worker(),
+        media_type="text/javascript",
+        headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"},
+    )
+
+
+@router.get("/manifest.webmanifest", include_in_schema=False)
+def manifest() -> FileResponse:
+    """The web app manifest, which lets a phone install the client."""
+    return FileResponse(
+        FRONTEND / "manifest.webmanifest",
+        media_type="application/manifest+json",
+        headers={"Cache-Control": "no-cache"},
+    )
 
 
 @router.get(

@@ -62,13 +62,14 @@ let plainIcon = null;
 export function alertTurn(mine) {
   const link = icon();
   if (!link) return;
-  plainIcon ??= link.href;
+  const now = link.getAttribute('href');
+  plainIcon ??= now;
   const badge = mine && document.hidden;
   if (!badge) {
-    if (link.href !== plainIcon) link.href = plainIcon;
+    if (now !== plainIcon) link.setAttribute('href', plainIcon);
     return;
   }
-  if (link.href !== plainIcon) return;
+  if (now !== plainIcon) return;
   const canvas = document.createElement('canvas');
   canvas.width = canvas.height = 32;
   const pen = canvas.getContext('2d');

@@ -1,4 +1,7 @@
-// The one-page app: each path opens its page module; links move with history.pushState.
+// The one-page app: each path opens its page module; links move with history.pushState. Also
+// the theme switch and the service worker.
+
+import { store } from './dom.js';
 
 const ROUTES = [
   [/^\/$/, 'home'],
@@ -74,4 +77,25 @@ document.addEventListener('click', (event) => {
   if (path + link.search !== location.pathname + location.search) navigate(path + link.search);
 });
 addEventListener('popstate', route);
+
+// The theme: the system's, unless switched (switching back to the system's follows it again).
+const THEME = 'spectrum.theme';
+const darkSystem = matchMedia('(prefers-color-scheme: dark)');
+const themeButton = document.getElementById('theme');
+const theme = () => store.get(THEME) ?? (darkSystem.matches ? 'dark' : 'light');
+function showTheme() {
+  const now = theme();
+  document.documentElement.dataset.theme = now;
+  themeButton.setAttribute('aria-pressed', String(now === 'dark'));
+  document.querySelector('meta[name=theme-color]').content = now === 'dark' ? '#14171d' : '#f6f4ef';
+}
+themeButton.addEventListener('click', () => {
+  const next = theme() === 'dark' ? 'light' : 'dark';
+  store.set(THEME, next === (darkSystem.matches ? 'dark' : 'light') ? null : next);
+  showTheme();
+});
+darkSystem.addEventListener('change', showTheme);
+showTheme();
+
+navigator.serviceWorker?.register('/sw.js').catch(() => {});
 route();

@@ -5,6 +5,7 @@ import { navigate } from './app.js';
 import { ALL_CARDS, cardRow, minus, scoreLine, signed } from './cards.js';
 import { delegate, html, plural, render } from './dom.js';
 import { settingsSummary } from './settings.js';
+import { PILES, moveWords } from './table.js';
 
 // The strings of the replay, the fair-deal check and who is who.
 const TEXT = {
@@ -22,10 +23,6 @@ const TEXT = {
   noMoves: 'This round was stored before moves were kept: it has no replay.',
   deal: (name) => `${name} dealt.`,
   step: (m, of) => `Move ${m} of ${of}`,
-  took: (name, cards, piles) => `${name} took ${cards} from ${piles}.`,
-  discarded: (name, cards) => `${name} discarded ${cards}.`,
-  knocked: (name) => `${name} knocked.`,
-  pile: (p) => (p > 3 ? 'the discard pile' : `draw pile ${p + 1}`),
   piles: ['Pile 1', 'Pile 2', 'Pile 3', 'Pile 4', 'Discard'],
   steps: ['First move', 'Back', 'Next', 'Last move'],
   link: 'Link to this move',
@@ -259,7 +256,6 @@ function playerView(ui) {
 // before the round, the deck and the deal rebuilt from the seed (the recipe is in docs/rules.md),
 // every move played on them, the end compared with the stored hands.
 const sha256 = async (text) => hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
-const words = (list) => (list.length > 1 ? `${list.slice(0, -1).join(', ')} and ${list.at(-1)}` : list[0]);
 const linkTo = (round, move) => `?round=${round}&move=${move}`;
 
 /** Where the address puts the replay: ?round=2&move=17 (or #round=2&move=17). */
@@ -296,7 +292,7 @@ async function rebuild(round, names, size) {
     if (move.type === 'take') {
       move.piles.forEach((p, i) => {
         const card = (p > 3 ? discard.pop() : piles[p].shift()) ?? '–';
-        if (card !== cards[i]) problems.push(TEXT.top(n, m + 1, TEXT.pile(p), card, cards[i]));
+        if (card !== cards[i]) problems.push(TEXT.top(n, m + 1, PILES[p], card, cards[i]));
         hand.push(card);
       });
     }
@@ -304,8 +300,7 @@ async function rebuild(round, names, size) {
       if (hand.includes(card)) hand.splice(hand.indexOf(card), 1);
       discard.push(card);
     }
-    const named = words((cards ?? []).map((id) => id.replaceAll('-', ' ')));
-    frame(move.type === 'take' ? TEXT.took(name, named, words([...new Set(move.piles.map(TEXT.pile))])) : move.type === 'discard' ? TEXT.discarded(name, named) : TEXT.knocked(name), seat);
+    frame(`${name} ${moveWords(move)}.`, seat);
   });
   for (const kept of round.moves ? round.hands : []) {
     const mine = hands[kept.seat].join(' ');

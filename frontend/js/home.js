@@ -8,6 +8,17 @@ import { DEFAULT_SETTINGS, readSettings, settingsFields, settingsSummary } from 
 
 const TRIPO = ['1-circle-violet', '2-crescent-cyan', '3-triangle-yellow', '4-square-orange', '5-star-red'];
 
+// A lesson (learn.js): one round without a timer against a computer player, with a coach.
+const LESSON = { rounds: 1, turn_seconds: 0, max_players: 2, hints: true };
+
+/** Make a room as ``name`` and keep its seat and link in this browser; its code. */
+export async function newRoom(name, settings) {
+  const { code, token, url } = await api('/api/rooms', { method: 'POST', body: { name, settings } });
+  store.set(seatToken.key(code), token);
+  store.set(shareLink.key(code), url);
+  return code;
+}
+
 export function mount(root) {
   document.title = 'Spectrum Online';
   const ui = { settings: { ...DEFAULT_SETTINGS }, busy: '', createError: '', joinError: '' };
@@ -24,6 +35,7 @@ export function mount(root) {
       <h1>Spectrum</h1>
       <p>Collect all five numbers, shapes or colours, then line them up. A quick card game for
         2 to 6 friends: make a room and share its link.</p>
+      <form data-submit="learn" novalidate><button class="btn" ${ui.busy ? 'disabled' : ''}>Learn to play</button></form>
     </div>
     <div class="panel">
       <div class="field"><label for="name">Your name</label>
@@ -68,17 +80,16 @@ export function mount(root) {
     return null;
   };
 
-  async function create(form) {
+  async function create(form, lesson) {
     ui.createError = '';
     const name = nameOrComplain('createError');
     if (!name) return;
     ui.busy = 'create';
     update();
     try {
-      const room = await api('/api/rooms', { method: 'POST', body: { name, settings: readSettings(form) } });
-      store.set(seatToken.key(room.code), room.token);
-      store.set(shareLink.key(room.code), room.url);
-      navigate(`/r/${room.code}`);
+      const code = await newRoom(name, lesson ? LESSON : readSettings(form));
+      if (lesson) store.set(`spectrum.learn.${code}`, '1');
+      navigate(`/r/${code}`);
     } catch (error) {
       ui.busy = '';
       ui.createError = error.message;
@@ -128,7 +139,7 @@ export function mount(root) {
   const offs = [
     delegate(root, 'submit', (name, form, event) => {
       event.preventDefault();
-      if (!ui.busy) (name === 'create' ? create : join)(form);
+      if (!ui.busy) (name === 'join' ? join : create)(form, name === 'learn');
     }),
     delegate(root, 'change', (name, element) => {
       ui.settings = readSettings(element.closest('form'));

@@ -78,6 +78,14 @@ class RoomPage {
     this.chat = new Chat(this);
     document.addEventListener('visibilitychange', this.seenAgain);
     this.connect();
+    // A lesson has a coach (learn.js), unless the page is gone by then.
+    if (store.get(`spectrum.learn.${code}`)) {
+      import('./learn.js').then(({ coach }) => {
+        if (this.conn.stopped) return;
+        this.coach = coach(this);
+        this.update();
+      });
+    }
   }
 
   /** Whether what the page shows is live: connected, and the browser online. */
@@ -120,6 +128,7 @@ class RoomPage {
     this.offs.forEach((off) => off());
     this.dialog?.remove();
     this.chat.destroy();
+    this.coach?.stop();
   }
 
   heard(type, detail) {
@@ -253,6 +262,7 @@ class RoomPage {
     glide(this.root, spots, this.moves.splice(0));
     const state = this.conn.state;
     this.chat.draw(state);
+    this.coach?.after(this.viewState());
     const mine = state?.status === 'playing' && state.you.seat != null && turnOf(state.round).seat === state.you.seat;
     document.title = `${mine ? '● Your turn · ' : ''}Room ${this.code} · Spectrum Online`;
     alertTurn(mine);
@@ -504,7 +514,7 @@ class RoomPage {
       state.status === 'lobby' ? lobbyView(this, state) : state.status === 'playing' ? tableView(this, state) : resultsView(this, state);
     const away = this.live() ? '' : 'offline';
     const chat = html`<div class="chatslot" data-k="chat" data-own="chat"></div>`;
-    const content = html`<section class="page ${away} ${state.status === 'playing' ? 'tablepage' : ''}">${this.banner()}${body}${chat}</section>`;
+    const content = html`<section class="page ${away} ${state.status === 'playing' ? 'tablepage' : ''}">${this.banner()}${this.coach?.view(state) ?? ''}${body}${chat}</section>`;
     if (this.focusNext) {
       const selector = this.focusNext;
       queueMicrotask(() => {
@@ -521,8 +531,8 @@ class RoomPage {
   banner() {
     const conn = this.conn;
     if (this.offline) {
-      return html`<div class="banner" role="alert"><span><strong>You are offline.</strong> The table is paused here until the network
-        is back; this page then reconnects by itself.</span></div>`;
+      return html`<div class="banner" role="alert"><span><strong>You are offline.</strong> A room needs the network: the table is paused
+        here until it is back; this page then reconnects by itself.</span></div>`;
     }
     if (this.rejoining && conn.status !== 'retrying') {
       return html`<div class="banner" role="status"><span class="spinner"></span><span>Back online. Reconnecting…</span></div>`;

@@ -1,6 +1,26 @@
 // The rules page: frontend/rules.md (a copy of docs/rules.md, kept equal by a test) as HTML.
 
-import { escape, raw, render } from './dom.js';
+import { cardRow, scoreLine } from './cards.js';
+import { escape, html, raw, render } from './dom.js';
+
+// One hand for each line of the scoring table, each in an order that shows its sequences.
+const HANDS = [
+  [1, 'Mono', 2, '1-circle-red 2-circle-red 3-star-violet 4-star-violet 5-square-cyan'],
+  [2, 'Mono', 5, '1-triangle-red 2-circle-red 3-star-cyan 4-crescent-cyan 5-square-violet'],
+  [2, 'Duo', 10, '1-circle-red 2-crescent-red 3-triangle-cyan 4-square-cyan 5-star-violet'],
+  [3, 'Mono', 10, '1-triangle-cyan 2-circle-orange 3-star-violet 4-crescent-red 5-square-yellow'],
+  [3, 'Duo', 15, '1-circle-cyan 2-crescent-orange 3-triangle-violet 4-square-red 5-star-yellow'],
+  [3, 'Tripo', 25, '1-circle-red 2-crescent-orange 3-triangle-yellow 4-square-cyan 5-star-violet'],
+  [0, '', -5, '1-circle-red 1-star-red 3-star-violet 4-star-violet 5-square-cyan'],
+];
+
+/** The scoring hands drawn as cards, each with its score. */
+export function handsShown() {
+  return html`<h3>The scoring hands, as cards</h3><ul class="list shown">${HANDS.map(([complete, sequence, points, cards]) => {
+    const line = scoreLine({ complete: Array(complete), sequence, points });
+    return html`<li>${cardRow(cards.split(' '), line, true)}<p class="line">${line}</p></li>`;
+  })}</ul>`;
+}
 
 function inline(text) {
   return escape(text)
@@ -56,7 +76,7 @@ export function rulesHTML() {
       if (!response.ok) throw new Error(String(response.status));
       return response.text();
     })
-    .then(markdown)
+    .then((source) => markdown(source).replace('</table></div>', `</table></div>${handsShown()}`))
     .catch((error) => {
       cached = null;
       return `<p>The rules could not be loaded (${escape(error.message)}). Check the connection and try again.</p>`;

@@ -80,7 +80,7 @@ export function holding(state, seat) {
   return handSize(state.settings) + (turn.seat === seat ? turn.pending : 0);
 }
 
-const PILES = ['pile 1', 'pile 2', 'pile 3', 'pile 4', 'the discard pile'];
+export const PILES = ['pile 1', 'pile 2', 'pile 3', 'pile 4', 'the discard pile'];
 
 /** A move of the round's log in words, without who made it: "took 3, star, orange from pile 2". */
 export function moveWords(move) {

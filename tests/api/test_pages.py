@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from pathlib import Path
 from urllib.parse import quote
@@ -90,3 +91,49 @@ def test_a_player_page_and_its_api_take_any_name(server: Server, name: str) -> N
     assert player.status_code == 404
     assert player.json()["code"] == "no_player"
     assert player.json()["detail"] == f"nobody called {name} has played here"
+
+
+def test_the_service_worker_is_served_at_the_root_with_the_shell_it_keeps(server: Server) -> None:
+    answer = httpx.get(server.url + "/sw.js")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/javascript")
+    assert answer.headers["cache-control"] == "no-cache"
+    assert answer.text.endswith((FRONTEND / "sw.js").read_text())
+    shell = json.loads(answer.text.split("const SHELL = ", 1)[1].split(";\n", 1)[0])
+    version = re.search(r"const VERSION = '([0-9a-f]{16})';", answer.text)
+    assert version is not None
+    # The page, the manifest, and every client file but the worker itself and index.html.
+    files = {f"/static/{path.relative_to(FRONTEND).as_posix()}" for path in client_files()}
+    assert set(shell) == {"/", "/manifest.webmanifest"} | files - {
+        "/static/sw.js",
+        "/static/index.html",
+    }
+    for path in shell:
+        assert httpx.get(server.url + path).status_code == 200, path
+
+
+def test_the_manifest_is_served_as_a_web_app_manifest(server: Server) -> None:
+    answer = httpx.get(server.url + "/manifest.webmanifest")
+    assert answer.status_code == 200
+    assert answer.headers["content-type"] == "application/manifest+json"
+    manifest = answer.json()
+    assert manifest["display"] == "standalone"
+    assert manifest["start_url"] == "/"
+    assert {icon["purpose"] for icon in manifest["icons"]} == {"any", "maskable"}
+    index = (FRONTEND / "index.html").read_text()
+    assert '<link rel="manifest" href="/manifest.webmanifest">' in index
+
+
+HAND = re.compile(r"^  \[(\d), '(\w*)', (-?\d+), '([\w -]+)'\],$", re.M)
+
+
+def test_each_hand_the_rules_page_draws_scores_as_it_is_labelled(server: Server) -> None:
+    hands = HAND.findall((FRONTEND / "js" / "rules.js").read_text())
+    # One hand for each line of the scoring table in docs/rules.md, and one that scores nothing.
+    table = re.findall(r"^\| (\d) \| (\w+) \| (\d+) \|$", (FRONTEND / "rules.md").read_text(), re.M)
+    assert [hand[:3] for hand in hands] == [*table, ("0", "", "-5")]
+    for complete, sequence, points, cards in hands:
+        score = httpx.post(server.url + "/api/score", json={"cards": cards.split()}).json()
+        assert len(score["complete"]) == int(complete), cards
+        assert (score["sequence"] or "") == sequence, cards
+        assert score["points"] == int(points), cards

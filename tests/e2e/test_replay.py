@@ -113,7 +113,7 @@ def test_a_match_replayed_to_its_last_move_ends_with_the_stored_hands(
     if final["type"] == "knock":
         expect(what).to_contain_text(f"{NAMES[final['seat']]} knocked.")
     else:
-        expect(what).to_contain_text(" ".join(final["cards"][0].split("-")))
+        expect(what).to_contain_text(", ".join(final["cards"][0].split("-")))
 
 
 def test_a_link_to_a_move_opens_there(pages_here: Pages, finished: Finished, shot: Shot) -> None:

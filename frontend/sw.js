@@ -1,0 +1,26 @@
+// Keeps the shell (SHELL, VERSION: set by the server) to open offline; online, the network's files.
+const CACHE = `shell-${VERSION}`;
+addEventListener('install', (event) => event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => skipWaiting())));
+addEventListener('activate', (event) =>
+  event.waitUntil(
+    caches
+      .keys()
+      .then((names) => Promise.all(names.filter((name) => name !== CACHE).map((name) => caches.delete(name))))
+      .then(() => clients.claim()),
+  ),
+);
+addEventListener('fetch', (event) => {
+  const { request } = event;
+  const url = new URL(request.url);
+  const page = request.mode === 'navigate' && !url.pathname.startsWith('/api/');
+  if (request.method !== 'GET' || url.origin !== location.origin || !(page || SHELL.includes(url.pathname))) return;
+  event.respondWith(
+    fetch(request)
+      .then((response) => {
+        const copy = response.clone();
+        if (response.ok && !page) caches.open(CACHE).then((cache) => cache.put(request, copy));
+        return response;
+      })
+      .catch(() => caches.match(page ? '/' : request).then((kept) => kept ?? Response.error())),
+  );
+});
