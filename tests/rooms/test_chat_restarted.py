@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 import signal
-import tempfile
 from collections.abc import AsyncIterator, Iterator
 
 import httpx
@@ -13,7 +12,7 @@ import pytest
 
 from tests.play import play_until
 from tests.rooms.client import Client, Refused, close_all, create_room, join_room
-from tests.server import FAST, Server, free_port, migrate, server_env
+from tests.server import FAST, Server, running_server
 
 MARKUP = "<img src=x onerror=alert(1)><b>hi</b>"
 
@@ -27,19 +26,8 @@ async def _close_clients() -> AsyncIterator[None]:
 @pytest.fixture
 def server() -> Iterator[Server]:
     """A server on an SQLite file."""
-    with tempfile.TemporaryDirectory() as folder:
-        url = f"sqlite+aiosqlite:///{folder}/spectrum.db"
-        migrate(url)
-        port = free_port()
-        settings = {**FAST, "STANDIN_SECONDS": "600"}
-        started = Server(
-            server_env(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=url, **settings), port
-        )
-        started.start()
-        try:
-            yield started
-        finally:
-            started.stop()
+    with running_server(**FAST, STANDIN_SECONDS="600") as started:
+        yield started
 
 
 async def test_the_chat_survives_a_killed_server_and_stays_out_of_the_history(

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import random
 import signal
-import tempfile
 from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
 from tests.rooms.client import Client, close_all, create_room, join_room
-from tests.server import FAST, Server, free_port, migrate, server_env
+from tests.server import FAST, Server, running_server
 
 
 @pytest.fixture(autouse=True)
@@ -22,19 +21,8 @@ async def _close_clients() -> AsyncIterator[None]:
 @pytest.fixture
 def server() -> Iterator[Server]:
     """A server on an SQLite file; no stand-in plays for a player who is away."""
-    with tempfile.TemporaryDirectory() as folder:
-        url = f"sqlite+aiosqlite:///{folder}/spectrum.db"
-        migrate(url)
-        port = free_port()
-        settings = {**FAST, "STANDIN_SECONDS": "600"}
-        started = Server(
-            server_env(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=url, **settings), port
-        )
-        started.start()
-        try:
-            yield started
-        finally:
-            started.stop()
+    with running_server(**FAST, STANDIN_SECONDS="600") as started:
+        yield started
 
 
 def host_seat(client: Client) -> int:
