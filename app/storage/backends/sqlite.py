@@ -33,7 +33,8 @@ from app.storage.statements import EVENTS, ROOMS, SNAPSHOTS, Plan, Statements, p
 
 log = logging.getLogger(__name__)
 
-FOLD_LINES = 200  # a statement: a millisecond or so
+# What a statement copies at most (at least one line): some 200 events, a millisecond or so.
+FOLD_BYTES = 32 << 10
 # Between two statements of a fold, a write waiting for its turn gets it (a lock released and
 # taken again at once could be taken back before the waiting thread wakes).
 FOLD_PAUSE_SECONDS = 0.002
@@ -67,7 +68,7 @@ def fold_statement(dialect: Dialect) -> str:
 
 
 def segment_chunks(data: bytes) -> Iterator[list[bytes]]:
-    """A segment's whole lines, up to ``FOLD_LINES`` at a time."""
+    """A segment's whole lines, up to ``FOLD_BYTES`` of them at a time (a longer line alone)."""
     lines = data.split(b"\n")
     tail = lines.pop()  # what follows the last newline: nothing, or a line cut short
     if tail:
@@ -75,9 +76,18 @@ def segment_chunks(data: bytes) -> Iterator[list[bytes]]:
             lines.append(tail)
         else:
             log.warning("skipping an incomplete last line of a segment")
-    lines = [line for line in lines if line]
-    for start in range(0, len(lines), FOLD_LINES):
-        yield lines[start : start + FOLD_LINES]
+    chunk: list[bytes] = []
+    size = 0
+    for line in lines:
+        if not line:
+            continue
+        if chunk and size + len(line) > FOLD_BYTES:
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(line)
+        size += len(line)
+    if chunk:
+        yield chunk
 
 
 def json_array(lines: list[bytes]) -> str:
