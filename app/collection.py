@@ -1,5 +1,15 @@
-"""The server's garbage-collection policy: rare young collections, full ones when the process has
-grown, never more often than a floor and at least on a schedule."""
+"""The server's garbage-collection policy: young collections as CPython runs them, and the
+long-lived heap walked only once enough connections have ended to have left cycles in it.
+
+CPython's own rule walks the whole heap on object counts, so a server filling up with players
+pauses for hundreds of milliseconds again and again, though what it walks is alive. The
+cycles that only a full collection frees come from connections that ended (uvicorn's protocol
+objects, the cancelled reads) and the rooms they leave: a full collection runs once, since the
+last one, a quarter as many connections have ended as are open (and at least
+``LEAST_ENDED``), never twice within ``LEAST_SECONDS_BETWEEN``, and every
+``FULL_COLLECTION_SECONDS`` if any connection ended. A server filling up pays no pause; one
+whose players come and go pays one for every quarter of its players replaced.
+"""
 
 from __future__ import annotations
 
@@ -12,24 +22,18 @@ import os
 import time
 from collections.abc import Callable
 
-FULL_COLLECTION_SECONDS = 600.0
-# How often the process's size is read (cheap: one small file), and the least time between two
-# full collections, which bounds how often a pause can come.
 CHECK_SECONDS = 2.0
+ENDED_SHARE = 0.25
+LEAST_ENDED = 200
 LEAST_SECONDS_BETWEEN = 30.0
-# Growth since the last full collection that calls for the next one: half the size after it,
-# and at least this many bytes. A full collection walks the whole heap (hundreds of
-# milliseconds with thousands of rooms); asking for the heap to have grown by half first makes
-# their total work proportional to the heap's growth, as CPython's own rule for the oldest
-# generation does, and keeps a steadily playing server from pausing at all.
-GROWTH_SHARE = 0.5
-GROWTH_BYTES = 64 * 1024 * 1024
-# Net new container objects between two young collections (CPython's default: 700). What a
-# room keeps from one action to its next (views, parsed messages, timers, awaited reads) lives
-# for seconds; collecting every 700 allocations walked all of it twice on its way to the old
-# generation, close to a tenth of the server's CPU at a thousand actions a second. Collected
-# this rarely, most of it has been freed by then.
-YOUNG_COLLECTION_THRESHOLD = 50_000
+FULL_COLLECTION_SECONDS = 600.0
+# Young collections at CPython's default rate (every 700 net new container objects), and the
+# middle generation at every other one. What a young collection walks is what is alive in the
+# young generations, and its pause grows with that: collected every 50,000 objects instead, a
+# server of 1,000 rooms deep in their matches paused 100-250 ms every few seconds (p99 168 ms in
+# bench/load.py) for no CPU it saved that the benchmark could see.
+YOUNG_COLLECTION_THRESHOLD = 700
+MIDDLE_COLLECTION_THRESHOLD = 1
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 log = logging.getLogger(__name__)
 
@@ -52,58 +56,70 @@ def _malloc_trim() -> Callable[[], None]:
     return lambda: trim(0)
 
 
-class Collector:
-    """When to run a full collection: the process grew, or the schedule came round."""
+class Connections:
+    """How many connections are open, and how many have ended since the process started."""
 
-    def __init__(self, size: Callable[[], int] = resident_bytes) -> None:
-        self.size = size
+    def __init__(self) -> None:
+        self.open = 0
+        self.ended = 0
+
+    def opened(self) -> None:
+        """A connection was accepted."""
+        self.open += 1
+
+    def closed(self) -> None:
+        """An accepted connection ended."""
+        self.open -= 1
+        self.ended += 1
+
+
+class Collector:
+    """When to run a full collection: enough connections ended, or the schedule came round."""
+
+    def __init__(self, connections: Connections) -> None:
+        self.connections = connections
         self.trim = _malloc_trim()
-        self.after_last = size()
         self.last = time.monotonic()
+        self.ended_at_last = connections.ended
 
     def due(self, now: float) -> bool:
         """Whether a full collection is due at ``now``."""
-        if now - self.last >= FULL_COLLECTION_SECONDS:
-            return True
-        if now - self.last < LEAST_SECONDS_BETWEEN:
+        since = now - self.last
+        ended = self.connections.ended - self.ended_at_last
+        if since < LEAST_SECONDS_BETWEEN or ended == 0:
             return False
-        grown = self.size() - self.after_last
-        return grown >= max(GROWTH_BYTES, GROWTH_SHARE * self.after_last)
+        return since >= FULL_COLLECTION_SECONDS or ended >= max(
+            LEAST_ENDED, ENDED_SHARE * self.connections.open
+        )
 
     def collect(self) -> None:
         """A full collection, then the freed C heap handed back."""
         started = time.perf_counter()
+        before = resident_bytes()
         found = gc.collect()
         self.trim()
         self.last = time.monotonic()
-        before, self.after_last = self.after_last, self.size()
+        self.ended_at_last = self.connections.ended
         log.info(
             "full garbage collection: %d objects in %.0f ms; %d MiB resident (%d MiB before)",
             found,
             (time.perf_counter() - started) * 1000,
-            self.after_last >> 20,
+            resident_bytes() >> 20,
             before >> 20,
         )
 
 
 async def collect_garbage_now_and_then(collector: Collector) -> None:
-    """Full garbage collections when the process has grown, instead of CPython's heuristic.
-
-    With thousands of connections the heap holds millions of objects; an automatic full
-    collection then stops every room for hundreds of milliseconds, repeatedly while rooms are
-    being created. Here one runs when the process has grown by half since the last one (a
-    flood of connections left cycles behind), at most every ``LEAST_SECONDS_BETWEEN`` seconds,
-    and at least every ``FULL_COLLECTION_SECONDS``. Young generations are still collected
-    automatically, every ``YOUNG_COLLECTION_THRESHOLD`` net new objects.
-    """
+    """Full collections as the policy says; young ones stay automatic, every
+    ``YOUNG_COLLECTION_THRESHOLD`` net new objects."""
     while True:
         await asyncio.sleep(CHECK_SECONDS)
         if collector.due(time.monotonic()):
             collector.collect()
 
 
-def start_collecting() -> asyncio.Task[None]:
-    """Apply the policy to this process (at start-up); the task that runs the full collections."""
+def start_collecting(connections: Connections) -> asyncio.Task[None]:
+    """Apply the policy to this process (at start-up); the task that carries it out."""
     gc.freeze()  # what importing created lives as long as the process
-    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, 1, 1_000_000_000)
-    return asyncio.create_task(collect_garbage_now_and_then(Collector()))
+    gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, MIDDLE_COLLECTION_THRESHOLD, 1_000_000_000)
+    return asyncio.create_task(collect_garbage_now_and_then(Collector(connections)))

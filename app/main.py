@@ -69,7 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(application: FastAPI) -> AsyncIterator[None]:
-        collector = start_collecting()
+        collector = start_collecting(registry.sockets)
         store.start()
         drained = True
         try:

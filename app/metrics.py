@@ -32,6 +32,15 @@ class _Live(Collector):
         connections.add_metric(["player"], players)
         connections.add_metric(["spectator"], watchers)
         yield connections
+        sockets = self.rooms.sockets
+        yield GaugeMetricFamily(
+            "spectrum_sockets_open", "WebSocket connections accepted and not ended.", sockets.open
+        )
+        yield CounterMetricFamily(
+            "spectrum_sockets_ended",
+            "WebSocket connections that ended (full garbage collections follow them).",
+            value=sockets.ended,
+        )
         yield CounterMetricFamily(
             "spectrum_rounds_saved", "Finished rounds written.", value=self.store.rounds_saved
         )

@@ -6,8 +6,8 @@ the floor sends every member of the room a message of the size the game server w
 (the action carries the size to send as ``"reply"``). Served by uvicorn with the same settings
 as the game server (uvloop, httptools, no per-message compression), and the same garbage
 collector policy (app/collection.py: start-up objects frozen, young collections every
-``YOUNG_COLLECTION_THRESHOLD`` new objects, full collections when the process has grown and on
-a schedule).
+``YOUNG_COLLECTION_THRESHOLD`` new objects, full collections when enough connections have ended
+and on a schedule).
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ from typing import Any
 
 import orjson
 
-from app.collection import start_collecting
+from app.collection import Connections, start_collecting
 
 Scope = dict[str, Any]
 
 rooms: dict[str, list[Any]] = defaultdict(list)
+sockets = Connections()
 
 
 async def app(scope: Scope, receive: Any, send: Any) -> None:
@@ -30,7 +31,7 @@ async def app(scope: Scope, receive: Any, send: Any) -> None:
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
-                collector = start_collecting()
+                collector = start_collecting(sockets)
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
                 collector.cancel()
@@ -44,6 +45,15 @@ async def app(scope: Scope, receive: Any, send: Any) -> None:
         return
     await receive()  # websocket.connect
     await send({"type": "websocket.accept"})
+    sockets.opened()
+    try:
+        await relay(receive, send)
+    finally:
+        sockets.closed()
+
+
+async def relay(receive: Any, send: Any) -> None:
+    """Join the room the hello names, then relay each message to the room."""
     hello = await receive()
     if hello["type"] != "websocket.receive":
         return

@@ -22,6 +22,7 @@ from app.api.deps import (
     RegistryDep,
     RoomCreationsDep,
     RoomDep,
+    Services,
     ServicesDep,
     SettingsDep,
     find_room_anywhere,
@@ -36,7 +37,7 @@ from app.rooms import protocol
 from app.rooms.compact import CompactConnection
 from app.rooms.connection import Connection, TokenBucket, fit_close_reason
 from app.rooms.live import LiveRoom
-from app.rooms.registry import hash_token, new_token
+from app.rooms.registry import RoomRegistry, hash_token, new_token
 from app.rooms.seats import MAX_NAME_LENGTH
 from app.rooms.settings import RoomSettings
 
@@ -315,6 +316,22 @@ async def room_socket(
         await websocket.close(CLOSE_ORIGIN, "this page's origin may not connect here")
         return
     await websocket.accept()
+    registry.sockets.opened()
+    try:
+        await _admit(websocket, code, settings, registry, services, address)
+    finally:
+        registry.sockets.closed()
+
+
+async def _admit(
+    websocket: WebSocket,
+    code: str,
+    settings: Settings,
+    registry: RoomRegistry,
+    services: Services,
+    address: str,
+) -> None:
+    """Admit an accepted connection within the limits, find its room and serve it."""
     if registry.connections_by_address[address] >= settings.connections_per_address:
         await websocket.close(CLOSE_TOO_MANY, "too many connections from your address")
         return

@@ -8,6 +8,7 @@ import time
 from collections import Counter, deque
 from collections.abc import Awaitable, Callable
 
+from app.collection import Connections
 from app.engine.errors import IllegalAction
 from app.rooms.live import CLOSE_ROOM_GONE, NOT_SAVED, LiveRoom, RoomConfig, now_ms
 from app.rooms.settings import RoomSettings
@@ -84,6 +85,8 @@ class RoomRegistry:
         self.thinker = thinker or Thinker(workers=0)
         self.rooms: dict[str, LiveRoom] = {}
         self.connections_by_address: Counter[str] = Counter()
+        # Accepted sockets open and ended, which the garbage-collection policy follows.
+        self.sockets = Connections()
         # In a cluster: whether a fresh code may be taken (no other node holds or held it), and
         # what to tell when a room is gone from memory.
         self.claim_code: Callable[[str], Awaitable[bool]] | None = None

@@ -1,32 +1,82 @@
-"""When the server runs a full garbage collection: after growth, never too often, on a schedule."""
+"""When the server runs a full garbage collection: after enough connections ended, never too
+often, on a schedule if any ended; never while it only fills up."""
+
+import gc
+import weakref
 
 from app.collection import (
+    ENDED_SHARE,
     FULL_COLLECTION_SECONDS,
-    GROWTH_BYTES,
-    GROWTH_SHARE,
+    LEAST_ENDED,
     LEAST_SECONDS_BETWEEN,
     Collector,
+    Connections,
 )
 
-MIB = 1024 * 1024
+
+def _opened(connections: Connections, count: int) -> None:
+    for _ in range(count):
+        connections.opened()
 
 
-def test_a_full_collection_follows_growth_but_not_too_soon() -> None:
-    size = [100 * MIB]
-    collector = Collector(lambda: size[0])
+def _closed(connections: Connections, count: int) -> None:
+    for _ in range(count):
+        connections.closed()
+
+
+def test_a_server_filling_up_never_runs_one() -> None:
+    connections = Connections()
+    collector = Collector(connections)
+    _opened(connections, 10_000)
+    assert not collector.due(collector.last + LEAST_SECONDS_BETWEEN)
+    assert not collector.due(collector.last + 10 * FULL_COLLECTION_SECONDS), "nothing ended"
+
+
+def test_one_follows_a_quarter_of_the_connections_ending_but_not_too_soon() -> None:
+    connections = Connections()
+    _opened(connections, 4_000)
+    collector = Collector(connections)
     start = collector.last
+    # 600 ended of 3,400 still open: short of a quarter.
+    _closed(connections, 600)
+    assert connections.open == 3_400
     assert not collector.due(start + LEAST_SECONDS_BETWEEN)
-    size[0] += int(max(GROWTH_BYTES, GROWTH_SHARE * size[0])) - 1
-    assert not collector.due(start + LEAST_SECONDS_BETWEEN), "not grown enough"
-    size[0] += 1
+    _closed(connections, 200)  # 800 ended, 3,200 open: a quarter
+    assert ENDED_SHARE * connections.open <= 800
     assert not collector.due(start + LEAST_SECONDS_BETWEEN / 2), "too soon after the last"
     assert collector.due(start + LEAST_SECONDS_BETWEEN)
     collector.collect()
-    assert collector.after_last == size[0]
+    assert collector.ended_at_last == connections.ended
+    assert not collector.due(collector.last + LEAST_SECONDS_BETWEEN), "counted from the last"
+
+
+def test_a_few_connections_ending_wait_for_the_least_count() -> None:
+    connections = Connections()
+    _opened(connections, 20)
+    collector = Collector(connections)
+    _closed(connections, 19)  # far more than a quarter of those open, but few
+    assert LEAST_ENDED > 19
     assert not collector.due(collector.last + LEAST_SECONDS_BETWEEN)
+    assert collector.due(collector.last + FULL_COLLECTION_SECONDS), "the schedule"
 
 
-def test_a_full_collection_comes_on_schedule_without_growth() -> None:
-    collector = Collector(lambda: 100 * MIB)
-    assert not collector.due(collector.last + FULL_COLLECTION_SECONDS - 1)
-    assert collector.due(collector.last + FULL_COLLECTION_SECONDS + 0.001)
+def test_a_collection_frees_the_cycles_ended_connections_left() -> None:
+    class Node:
+        def __init__(self) -> None:
+            self.other: Node | None = None
+
+    collector = Collector(Connections())
+    first, second = Node(), Node()
+    first.other, second.other = second, first
+    gone = weakref.ref(first)
+    gc.collect()  # old now, as a long-lived connection's objects are
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        del first, second
+        assert gone() is not None, "a cycle outlives its names"
+        collector.collect()
+        assert gone() is None
+    finally:
+        if enabled:
+            gc.enable()

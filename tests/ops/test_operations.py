@@ -1,7 +1,9 @@
 """Health, readiness, Prometheus metrics and logs of a running server."""
 
+import asyncio
 import json
 import random
+import time
 
 import httpx
 from websockets.asyncio.client import connect
@@ -49,8 +51,22 @@ async def test_metrics_logs_and_health() -> None:
         assert metric(text, "spectrum_rounds_saved_total") == 1
         assert metric(text, "spectrum_save_failures_total") == 0
         assert metric(text, "spectrum_storage_backlog") == 0
+        assert metric(text, "spectrum_sockets_open") == 3
+        ended = metric(text, "spectrum_sockets_ended_total")
         for client in [*clients, watcher]:
             await client.close()
+        # Every accepted socket is counted when it ends: those that said hello, and one refused
+        # for a room that does not exist.
+        async with connect(f"{server.ws_url}/ws/rooms/ZZZZ-ZZZZ", compression=None) as ws:
+            await ws.wait_closed()
+        deadline = time.monotonic() + 30  # each handler ends after its close handshake
+        while True:
+            text = httpx.get(f"{server.url}/metrics").text
+            if metric(text, "spectrum_sockets_open") == 0 or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.05)
+        assert metric(text, "spectrum_sockets_ended_total") == ended + 4
+        assert metric(text, "spectrum_sockets_open") == 0
 
         # A token in the URL and one spelled with a JSON escape, at debug level.
         url = f"{server.ws_url}/ws/rooms/{room['code']}?token={tokens[1]}"
