@@ -12,7 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.api import health, history, pages, rooms, score
+from app.api import health, history, pages, rooms, score, sockets
 from app.api.deps import Services
 from app.api.errors import (
     ApiError,
@@ -120,7 +120,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     application.add_exception_handler(RequestValidationError, validation_error_handler)
     for failure in (SQLAlchemyError, OSError, TimeoutError):
         application.add_exception_handler(failure, database_error_handler)
-    for module in (health, score, rooms, history):
+    for module in (health, score, rooms, sockets, history):
         application.include_router(module.router)
     if settings.metrics:
         application.include_router(health.metrics_router)

@@ -365,7 +365,9 @@ class Bench:
         for player in room.players:
             hello: dict[str, Any]
             if self.game:
-                hello = {"type": "hello", "token": player.token, "encoding": self.encoding}
+                hello = {"type": "hello", "token": player.token}
+                if self.encoding != "standard":  # the default, as any client may leave it
+                    hello["encoding"] = self.encoding
                 await player.open(f"{self.ws_url}/ws/rooms/{room.code}", hello)
             else:
                 hello = {"room": room.code, "state": self.state_bytes}

@@ -2,7 +2,8 @@
 
 Each change is made durable, then sets the timers it calls for, then is published to every
 connection; nothing here awaits a socket while holding the lock. Who is at the table is kept by
-``table``, frames are built by ``frames``, and the turns the room plays itself by ``autoplay``.
+``table``, what each message does by ``dispatch``, frames are built by ``frames``, and the turns
+the room plays itself by ``autoplay``.
 A change the store cannot make durable within its bounded wait is held: the room tells its
 players (``not_saved``), refuses further moves, and publishes once the store has written it.
 """
@@ -11,22 +12,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import time
-import uuid
 from collections.abc import Callable
 from typing import TypeVar
 
-from app.engine.actions import Action, action_from_dict
 from app.engine.errors import IllegalAction
 from app.rooms import protocol
 from app.rooms.autoplay import Autoplay
 from app.rooms.chat import ChatLimit
 from app.rooms.connection import Connection
+from app.rooms.dispatch import CLOSE_KICKED, deal_when_all_ready, dispatch
 from app.rooms.frames import Frames, Scope
 from app.rooms.replies import Replies
-from app.rooms.settings import changed
-from app.rooms.state import RoomState, Status
+from app.rooms.state import RoomState
 from app.rooms.store import NullStore, RoomStore, RoundLedger
 from app.rooms.table import CLOSE_REPLACED, Table
 from app.rooms.thinking import Thinker
@@ -45,7 +43,6 @@ from app.rooms.views import View, ViewBuilder
 
 __all__ = ["CLOSE_KICKED", "CLOSE_REPLACED", "CLOSE_ROOM_GONE", "LiveRoom", "RoomConfig", "now_ms"]
 
-CLOSE_KICKED = 4010
 CLOSE_ROOM_GONE = 4011
 NOT_SAVED = "the server can't save right now; your move is waiting"
 
@@ -156,7 +153,7 @@ class LiveRoom:
             if not self.table.leave(connection):
                 return
             self.table.pass_host_if_away(self.state)
-            self._deal_when_all_ready()
+            deal_when_all_ready(self)
             await self.announce()
             if not self.table.connections:
                 self._schedule_idle()
@@ -189,7 +186,7 @@ class LiveRoom:
             if self.replies.repeat(self.state, self.frames, connection, message):
                 return
             try:
-                scope = self._dispatch(connection, message)
+                scope = dispatch(self, connection, message)
             except IllegalAction as error:
                 refusal = protocol.error_frame(error.code, error.message, message.id)
                 connection.push(refusal)
@@ -286,95 +283,6 @@ class LiveRoom:
             self.ledger.rewrite(self.state)
             if not await self._save():
                 self._hold(None, None)
-
-    def _dispatch(self, connection: Connection, message: protocol.ClientMessage) -> Scope:
-        """Apply the message to the state; what of the public view it can have changed."""
-        state, seat, at = self.state, connection.seat, millis(self.clock)
-        match message:
-            case protocol.TakeMessage() | protocol.DiscardMessage() | protocol.KnockMessage():
-                return "round" if self._play(connection, self._move(message, seat)) else "all"
-            case protocol.ChatMessage() | protocol.React():
-                self._chat(connection, message, at)
-                return "chat"
-            case protocol.Mute(seat=target, muted=muted):
-                state.mute(seat, target, muted)
-                return "chat"
-            case protocol.SpectatorChatMessage(allowed=allowed):
-                state.allow_spectator_chat(seat, allowed)
-                return "chat"
-            case protocol.Ready():
-                state.mark_ready(seat)
-                self._deal_when_all_ready()
-            case protocol.Start():
-                state.start(seat, uuid.uuid4().hex, secrets.token_hex(32), at)
-            case protocol.Rematch():
-                state.rematch(seat, uuid.uuid4().hex, secrets.token_hex(32), at)
-            case protocol.ChangeSettings(settings=changes):
-                state.change_settings(seat, changed(state.settings, changes))
-            case protocol.Kick(seat=target):
-                state.kick(seat, target)
-                self._unseat(target, CLOSE_KICKED, "the host removed you from the room")
-            case protocol.Leave():
-                state.leave(self._seat(seat))
-                self._unseat(self._seat(seat), None, "")
-            case protocol.AddBot(level=level):
-                state.add_bot(seat, level)
-            case protocol.RemoveBot(seat=target):
-                state.remove_bot(seat, target)
-                self._unseat(target, None, "")
-            case protocol.Back():
-                self.table.came_back(self._seat(seat))
-            case protocol.Hello():
-                raise IllegalAction("bad_message", "hello is only the first message")
-            case _:
-                raise IllegalAction("bad_message", f"{message.type} is not handled here")
-        return "all"
-
-    def _chat(
-        self, connection: Connection, message: protocol.ChatMessage | protocol.React, at: int
-    ) -> None:
-        """Say or react, within the sender's chat limit (a seat's, or a spectator's own)."""
-        seat = connection.seat
-        sender = ("seat", seat) if seat is not None else ("watcher", connection.serial)
-        now = self.clock.now()
-        self.state.check_chat(seat)
-        self.chat_limit.check(sender, now)
-        if isinstance(message, protocol.ChatMessage):
-            self.state.say(seat, message.text, at)
-        else:
-            self.state.react(seat, message.reaction, at)
-        self.chat_limit.sent(sender, now)
-
-    @staticmethod
-    def _seat(seat: int | None) -> int:
-        if seat is None:
-            raise IllegalAction("not_a_player", "spectators cannot do that; join a seat first")
-        return seat
-
-    def _move(self, message: protocol.MoveMessage, seat: int | None) -> Action:
-        """The engine action a move asks for: its wire form is the journal's without the seat.
-        Its cards are read before the sender's seat is checked."""
-        action = action_from_dict({**vars(message), "seat": -1 if seat is None else seat})
-        self._seat(seat)
-        return action
-
-    def _play(self, connection: Connection, action: Action) -> bool:
-        """Play a move; True if it left the round going and nobody's stand-in changed."""
-        self.state.play(connection.seat, action, millis(self.clock))
-        stood_in = self.table.came_back(action.seat)
-        return self.state.status is Status.PLAYING and not stood_in
-
-    def _unseat(self, removed: int, code: int | None, reason: str) -> None:
-        """A seat left the lobby: renumber the connections and pass the host on if need be."""
-        self.table.unseat(removed, code, reason)
-        self.frames.views.forget_private()
-        self.chat_limit.clear()
-        self.table.pass_host_if_away(self.state)
-
-    def _deal_when_all_ready(self) -> None:
-        """Deal when every connected player is ready."""
-        if self.table.all_ready(self.state):
-            self.state.deal(millis(self.clock))
 
     # Timers (a bot's turn and the turn timer's are in ``autoplay``).
 

@@ -21,7 +21,7 @@ import pytest
 
 from app.engine.actions import action_to_dict
 from app.engine.cards import CARD_IDS
-from app.rooms import compact, live, protocol
+from app.rooms import compact, dispatch, protocol
 from app.rooms.compact import CompactConnection
 from app.rooms.connection import Connection
 from app.rooms.live import LiveRoom, RoomConfig
@@ -142,8 +142,8 @@ async def test_compact_documents_equal_standard_ones_over_whole_matches(
     async def step(kind: str, away: bool) -> None:
         nonlocal stood_in
         room, clock, _, connections = rooms[kind]
-        monkeypatch.setattr(live, "secrets", seeds[kind])
-        monkeypatch.setattr(live, "uuid", seeds[kind])
+        monkeypatch.setattr(dispatch, "secrets", seeds[kind])
+        monkeypatch.setattr(dispatch, "uuid", seeds[kind])
         if room.state.status is Status.LOBBY:
             await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
         elif room.state.status is Status.PLAYING and away and _turn(room) == 1:

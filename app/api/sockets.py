@@ -1,0 +1,305 @@
+"""A room's WebSocket: who may connect, the hello, and every message read and answered."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import Counter
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+
+from app.api.deps import (
+    AddressDep,
+    Miss,
+    RegistryDep,
+    Services,
+    ServicesDep,
+    SettingsDep,
+    find_room_anywhere,
+)
+from app.api.middleware import raw_receive, raw_send
+from app.cluster.node import CLOSE_MOVED, Elsewhere
+from app.config import Settings
+from app.rooms import protocol
+from app.rooms.compact import CompactConnection
+from app.rooms.connection import Connection, TokenBucket, fit_close_reason
+from app.rooms.live import LiveRoom
+from app.rooms.registry import RoomRegistry, hash_token
+
+router = APIRouter(tags=["rooms"])
+
+
+CLOSE_BAD_HELLO = 4002
+CLOSE_BAD_TOKEN = 4001
+CLOSE_ORIGIN = 4003
+CLOSE_NO_ROOM = 4004
+CLOSE_TOO_MANY = 4029
+CLOSE_POLICY = 1008
+CLOSE_BUSY = 1013
+CLOSE_WAIT_SECONDS = 10.0
+
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+# The page's scheme that a WebSocket scheme goes with.
+PAGE_SCHEMES = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
+
+
+def web_origin(url: str) -> str | None:
+    """``url``'s origin as ``scheme://host:port``, the port always written; None if it has none."""
+    try:
+        parts = urlsplit(url.strip().lower())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = PAGE_SCHEMES.get(parts.scheme)
+    if scheme is None or not parts.hostname:
+        return None
+    host = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+    return f"{scheme}://{host}:{port or DEFAULT_PORTS[scheme]}"
+
+
+def origin_allowed(origin: str | None, scheme: str, host: str | None, settings: Settings) -> bool:
+    """Whether a WebSocket from ``origin`` may connect (no Origin: not a browser, allowed).
+
+    Allowed: the server's own origin (the scheme, host and port the socket came to; a page
+    served over https is not this http server's own), PUBLIC_URL's, and ALLOWED_ORIGINS.
+    """
+    if origin is None:
+        return True
+    if "*" in settings.allowed_origins:
+        return True
+    asked = web_origin(origin)
+    if asked is None:
+        return False
+    allowed = {web_origin(entry) for entry in settings.allowed_origins}
+    if settings.public_url:
+        allowed.add(web_origin(settings.public_url))
+    if host:
+        allowed.add(web_origin(f"{scheme}://{host}"))
+    return asked in allowed
+
+
+class Pending:
+    """Connections that have not said hello yet, in all and per address."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.by_address: Counter[str] = Counter()
+
+    def admit(self, address: str, settings: Settings) -> tuple[int, str] | None:
+        """Count a new connection in; the close code and reason if it is one too many."""
+        if self.total >= settings.pending_connections:
+            return CLOSE_BUSY, "too many connections are opening; try again in a moment"
+        if self.by_address[address] >= settings.pending_connections_per_address:
+            return CLOSE_TOO_MANY, "too many connections from your address are opening"
+        self.total += 1
+        self.by_address[address] += 1
+        return None
+
+    def done(self, address: str) -> None:
+        """A connection counted in has said hello, or ended."""
+        self.total -= 1
+        self.by_address[address] -= 1
+        if self.by_address[address] <= 0:
+            del self.by_address[address]
+
+
+def pending_of(websocket: WebSocket) -> Pending:
+    """The application's count of connections yet to say hello."""
+    state = websocket.app.state
+    pending: Pending | None = getattr(state, "pending_hellos", None)
+    if pending is None:
+        pending = state.pending_hellos = Pending()
+    return pending
+
+
+@router.websocket("/ws/rooms/{code}")
+async def room_socket(
+    websocket: WebSocket,
+    code: str,
+    settings: SettingsDep,
+    registry: RegistryDep,
+    services: ServicesDep,
+    address: AddressDep,
+) -> None:
+    """A player's or a spectator's live connection to a room."""
+    origin = websocket.headers.get("origin")
+    if not origin_allowed(origin, websocket.url.scheme, websocket.headers.get("host"), settings):
+        # Closed before the handshake is accepted: the server answers HTTP 403.
+        await websocket.close(CLOSE_ORIGIN, "this page's origin may not connect here")
+        return
+    await websocket.accept()
+    registry.sockets.opened()
+    try:
+        await _admit(websocket, code, settings, registry, services, address)
+    finally:
+        registry.sockets.closed()
+
+
+async def _admit(
+    websocket: WebSocket,
+    code: str,
+    settings: Settings,
+    registry: RoomRegistry,
+    services: Services,
+    address: str,
+) -> None:
+    """Admit an accepted connection within the limits, find its room and serve it."""
+    if registry.connections_by_address[address] >= settings.connections_per_address:
+        await websocket.close(CLOSE_TOO_MANY, "too many connections from your address")
+        return
+    pending = pending_of(websocket)
+    refused = pending.admit(address, settings)
+    if refused is not None:
+        await websocket.close(*refused)
+        return
+    registry.connections_by_address[address] += 1
+    waiting = True
+
+    def said_hello() -> None:
+        nonlocal waiting
+        if waiting:
+            waiting = False
+            pending.done(address)
+
+    try:
+        found = await find_room_anywhere(services, code, address)
+        if isinstance(found, Elsewhere):
+            # The room is held by another node: its path, or none while it changes hands.
+            moved = f"{found.path}/ws/rooms/{code}" if found.path else ""
+            with contextlib.suppress(WebSocketDisconnect):  # gone while the room was sought
+                await websocket.close(CLOSE_MOVED, fit_close_reason(moved))
+        elif found is Miss.TOO_MANY:
+            await websocket.close(CLOSE_TOO_MANY, "too many unknown room codes; wait a minute")
+        elif found is Miss.UNKNOWN:
+            await websocket.close(CLOSE_NO_ROOM, "there is no room with this code")
+        else:
+            await _serve(websocket, found, settings, said_hello)
+    finally:
+        said_hello()
+        registry.connections_by_address[address] -= 1
+        if registry.connections_by_address[address] <= 0:
+            del registry.connections_by_address[address]
+
+
+async def _serve(
+    websocket: WebSocket, room: LiveRoom, settings: Settings, said_hello: Callable[[], None]
+) -> None:
+    try:
+        first = await asyncio.wait_for(websocket.receive(), settings.hello_seconds)
+    except TimeoutError:
+        await websocket.close(CLOSE_BAD_HELLO, "say hello first")
+        return
+    said_hello()
+    if first["type"] == "websocket.disconnect":
+        return
+    try:
+        hello = protocol.parse_message(first.get("text") or first.get("bytes") or b"")
+    except protocol.BadMessage as error:
+        reason = fit_close_reason(f"the first message must be hello: {error.message}")
+        await websocket.close(CLOSE_BAD_HELLO, reason)
+        return
+    if not isinstance(hello, protocol.Hello):
+        await websocket.close(CLOSE_BAD_HELLO, "the first message must be hello")
+        return
+    if hello.token is not None:
+        seat = room.state.seat_of(hash_token(hello.token))
+        if seat is None:
+            await websocket.close(CLOSE_BAD_TOKEN, "this token holds no seat in this room")
+            return
+    elif hello.spectate:
+        seat = None
+    else:
+        await websocket.close(CLOSE_BAD_HELLO, "hello needs a token, or spectate: true")
+        return
+    kind = CompactConnection if hello.encoding == "compact" else Connection
+    connection = kind(raw_send(websocket), seat, settings.send_queue_frames)
+    await room.attach(connection)
+    try:
+        await _read(websocket, connection, room, settings)
+    finally:
+        await room.detach(connection)
+        await connection.settle(1.0)
+
+
+PING = '{"type":"ping"}'
+# A client that pings keeps sending (the browser client something at least every 5 s): this
+# long without a message from it, its link is taken for dead, as a link whose pongs stop is (a
+# browser's network stack may go on answering the server's pings while the page hears nothing).
+CLIENT_SILENCE_SECONDS = 7.0
+CLOSE_SILENT = 1011
+PING_BYTES = PING.encode()
+PONG = protocol.pong_frame(None)
+
+
+async def _read(
+    websocket: WebSocket, connection: Connection, room: LiveRoom, settings: Settings
+) -> None:
+    bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
+    # Messages past the rate are refused; past the grace (one more forgiven a second) the
+    # connection is closed, so a flood costs the flooder its connection.
+    grace = TokenBucket(1.0, settings.rate_limit_grace)
+    limit = settings.max_message_bytes
+    receive = raw_receive(websocket)
+    silence: float | None = None  # once the client pings, how long it may stay silent
+    while True:
+        if connection.closing is None and silence is None:
+            message = await receive()
+        elif connection.closing is None:
+            try:
+                # A timeout scope, not wait_for: no task made for every message read.
+                async with asyncio.timeout(silence):
+                    message = await receive()
+            except TimeoutError:
+                # Its pings stopped: the link is dead even if the socket looks open.
+                connection.close(
+                    CLOSE_SILENT, "nothing from you, not even a ping: the link is dead"
+                )
+                return
+        else:
+            # Closing: what the client still sends is ignored while its close frame (queued
+            # behind anything it has not read yet) makes its way, for a bounded time.
+            try:
+                message = await asyncio.wait_for(receive(), CLOSE_WAIT_SECONDS)
+            except TimeoutError:
+                return
+        if message["type"] == "websocket.disconnect":
+            return
+        if connection.closing is not None:
+            continue
+        data = message.get("text") or message.get("bytes") or b""
+        # Every frame, oversized or not, takes a token.
+        if not bucket.allow():
+            if grace.allow():
+                connection.push(
+                    protocol.error_frame(
+                        "rate_limited", "too many messages; slow down", protocol.peek_id(data)
+                    )
+                )
+            else:
+                connection.close(CLOSE_POLICY, "too many messages for too long")
+            continue
+        size = len(data) if isinstance(data, bytes) or data.isascii() else len(data.encode())
+        if size > limit:
+            connection.push(
+                protocol.error_frame(
+                    "too_large", f"a message has at most {limit} bytes", protocol.peek_id(data)
+                )
+            )
+            continue
+        if data in (PING, PING_BYTES):  # the client's heartbeat, the most common message
+            connection.push(PONG)
+            silence = CLIENT_SILENCE_SECONDS
+            continue
+        try:
+            parsed = protocol.parse_message(data)
+        except protocol.BadMessage as error:
+            connection.push(protocol.error_frame(error.code, error.message, error.message_id))
+            continue
+        if isinstance(parsed, protocol.Ping):  # the link is alive: nothing for the room to do
+            connection.push(protocol.pong_frame(parsed.id))
+            silence = CLIENT_SILENCE_SECONDS
+            continue
+        await room.handle(connection, parsed)
