@@ -16,7 +16,7 @@ whose p99 action-to-last-delivery stays under ``--p99-ms``. Rooms are created th
 which places each on the least loaded node, and each socket opens at the node's own path.
 
 Run: .venv/bin/python -m bench.cluster [hop|scale|both] [--rooms 1000] [--players 4]
-     [--seconds 10] [--rate 1.0] [--steps 250,500,750,1000,1500,2000,2500,3000]
+     [--seconds 10] [--rate 1.0] [--steps 250,500,750,1000,1500,2000,2500,3000] [--nodes 1,2]
      [--database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres]
      [--redis redis://127.0.0.1:6379/0] [--json results.json]
 Smoke run (proves it works, figures meaningless): --rooms 100 --seconds 3 --steps 50,100
@@ -337,7 +337,7 @@ async def scale(arguments: argparse.Namespace) -> dict[str, Any]:
     """One node, then two, behind nginx, sharing every core with the generator."""
     os.sched_setaffinity(0, set(range(os.cpu_count() or 1)))
     found: dict[str, Any] = {}
-    for count in (1, 2):
+    for count in arguments.nodes:
         steps = []
         best = 0.0
         for rooms in arguments.steps:
@@ -403,6 +403,12 @@ def main() -> None:
         help="room counts of the scaling measurement, smallest first",
     )
     parser.add_argument("--p99-ms", type=float, default=50.0)
+    parser.add_argument(
+        "--nodes",
+        type=lambda text: [int(x) for x in text.split(",")],
+        default=[1, 2],
+        help="the counts of nodes the scale measurement compares",
+    )
     parser.add_argument("--database", default=DEFAULT_DATABASE)
     parser.add_argument("--redis", default=DEFAULT_REDIS)
     parser.add_argument("--json", type=Path, help="write the figures here as JSON")
