@@ -135,9 +135,22 @@ export class Chat {
   place(seat, bubble) {
     const lobby = CSS.escape(`lobby-${bubble.dataset.name}`);
     const place = this.page.root.querySelector(`[data-k="seat-${seat}"], [data-k="result-${seat}"], [data-k="${lobby}"]`);
-    const spot = (place?.querySelector('.who') ?? place)?.getBoundingClientRect();
+    const who = place?.querySelector('.who') ?? place;
+    const spot = who?.getBoundingClientRect();
     bubble.hidden = !spot;
     if (!spot) return;
+    // The lobby's rows sit close: there the bubble stays in its row, on one line after the name.
+    if (bubble.classList.toggle('inrow', place.matches('.seatlist li'))) {
+      const row = place.getBoundingClientRect();
+      const range = document.createRange();
+      range.selectNodeContents(who);
+      const after = Math.min(range.getBoundingClientRect().right, row.right - 96) + 8;
+      bubble.style.maxWidth = `${row.right - after}px`;
+      bubble.style.left = `${after + scrollX}px`;
+      bubble.style.top = `${row.top + (row.height - bubble.offsetHeight) / 2 + scrollY}px`;
+      return;
+    }
+    bubble.style.maxWidth = '';
     const width = bubble.offsetWidth;
     const left = Math.min(document.documentElement.clientWidth - width - 4, spot.left + Math.min(0, spot.width - width) / 2);
     const above = spot.top - bubble.offsetHeight - 4;
