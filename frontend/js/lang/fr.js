@@ -9,7 +9,7 @@ navScore Score
 navRules Règles
 dark Thème sombre
 missing Page introuvable
-missingText Il n’y a pas de page à cette adresse. Le lien d’une salle ressemble à {link} : vérifiez-le auprès de la personne qui l’a envoyé.
+missingText Aucune page à cette adresse. Un lien de salle ressemble à {link} : vérifiez-le auprès de qui vous l’a envoyé.
 playSpectrum Jouer à Spectrum
 finished Parties terminées
 rules Règles
@@ -233,7 +233,7 @@ copied Lien copié. Envoyez-le à vos amis !
 close Fermer
 joiningRoom Connexion à la salle {code}…
 offline Vous êtes hors ligne.
-offlineText Une salle a besoin du réseau : la table est en pause ici jusqu’à son retour ; cette page se reconnecte alors d’elle-même.
+offlineText Une salle a besoin du réseau : la table attend ici son retour, puis la page se reconnecte seule.
 backReconnecting De retour en ligne. Reconnexion…
 lost Connexion perdue. Reconnexion dans {seconds} s…
 tryNow Réessayer
@@ -241,11 +241,11 @@ reconnecting Reconnexion…
 disconnected Déconnecté
 closedText La connexion s’est fermée.
 closed4001 Cette place n’est plus la vôtre
-closedText4001 La place que ce navigateur avait dans la salle n’existe plus. Vous pouvez encore regarder.
+closedText4001 La place de ce navigateur dans la salle n’existe plus. Vous pouvez encore regarder.
 closed4002 Le serveur n’a pas compris cette page
 closedText4002 Rechargez la page pour réessayer.
 closed4003 Interdit depuis cette adresse
-closedText4003 Ce serveur n’accepte pas de parties depuis l’adresse où cette page a été ouverte.
+closedText4003 Ce serveur refuse les parties venant de l’adresse de cette page.
 closed4004 Il n’y a pas de salle avec ce code
 closedText4004 Vérifiez le code avec vos amis. Une salle ferme quelque temps après le départ de tous.
 closed4009 Vous jouez dans un autre onglet
@@ -284,7 +284,7 @@ botPlays L’ordinateur joue…
 knockNow Votre main vaut {points} : frappez pour finir la manche.
 discardGlow Défaussez maintenant la carte qui brille.
 takeGlow À vous : prenez la carte qui brille.
-aSequence Un {sequence} : {points} points. Des propriétés complètes dont les cartes se suivent aussi en ordre font un Mono (une), un Duo (deux) ou un Tripo (trois).
+aSequence Un {sequence} : {points} points. Des propriétés complètes qui se suivent en ordre font un Mono (une), un Duo (deux) ou un Tripo (trois).
 explain Chaque carte a un nombre, une forme et une couleur ; une propriété est complète quand vos 5 cartes montrent ses cinq valeurs. En surbrillance : vos {property}, il en manque {n} ({missing}). D’ici là une main vaut −5.
 numbersTitle Nombres
 shapesTitle Formes
@@ -331,7 +331,7 @@ matchesH Parties
 perRound Points par manche
 avg Moy.
 byWins Par victoires, puis points par manche.
-notAccounts Les noms ne sont pas des comptes : des personnes de même nom se distinguent par une clé privée que garde leur navigateur. Les joueurs ordinateur ne sont pas classés.
+notAccounts Les noms ne sont pas des comptes : des homonymes se distinguent par une clé privée que garde leur navigateur. Les ordinateurs ne sont pas classés.
 finishToAppear Finissez une partie pour apparaître ici.
 bestCards Cartes dans leur meilleur ordre
 roomLow salle {code}
@@ -366,7 +366,7 @@ prev Précédent
 next Suivant
 last Dernier coup
 replay Rejeu
-noReplay Cette manche a été enregistrée avant que les coups soient gardés : elle n’a pas de rejeu.
+noReplay Cette manche date d’avant l’enregistrement des coups : elle n’a pas de rejeu.
 move Coup
 moveOf Coup {m} sur {of}
 discardShort Défausse
