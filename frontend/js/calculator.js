@@ -23,12 +23,12 @@ export function mount(root) {
     const result = ui.result;
     if (!result) return html`<p class="muted">${t('scoring')}</p>`;
     if (result.hands) {
-      return html`<p><span class="big">${minus(result.points)}</span>${scoreLine(result)}: ${t('bestSplit')}</p>
-        ${result.hands.map((hand, i) => html`<p class="small"><strong>${t('handN', { n: i + 1 })}:</strong> ${scoreLine(hand)}</p>${cardRow(hand.order, t('handBest', { n: i + 1 }), true)}`)}`;
+      return html`<p><span class="big">${minus(result.points)}</span>${t('bestSplit', { score: scoreLine(result) })}</p>
+        ${result.hands.map((hand, i) => html`<p class="small">${t('handScore', { n: i + 1, score: scoreLine(hand) })}</p>${cardRow(hand.order, t('handBest', { n: i + 1 }), true)}`)}`;
     }
     return html`<p><span class="big">${minus(result.points)}</span>${scoreLine(result)}</p>
       <p class="small muted">${scoreDetail(result)}</p>
-      <p class="small" style="margin-bottom:4px">${t('bestOrder')}:</p>${cardRow(result.order, t('bestOrder'), true)}`;
+      <p class="small" style="margin-bottom:4px">${t('bestOrderIs')}</p>${cardRow(result.order, t('bestOrder'), true)}`;
   };
 
   const view = () => html`<section class="page narrow">

@@ -164,7 +164,7 @@ function historyView(ui) {
 function scoredHand(cards, score) {
   if (score.hands) {
     return html`${score.hands.map((hand, i) => html`${cardRow(hand.order, t('handN', { n: i + 1 }), true)}
-      <p class="line">${t('handN', { n: i + 1 })}: ${scoreLine(hand)}</p>`)}`;
+      <p class="line">${t('handScore', { n: i + 1, score: scoreLine(hand) })}</p>`)}`;
   }
   return html`${cardRow(score.order ?? cards, t('bestCards'), true)}<p class="line">${scoreLine(score)}</p>`;
 }

@@ -202,7 +202,7 @@ function handView(page, state, mine) {
   if (evaluation?.hands) {
     hand = html`${evaluation.hands.map(
       (part, index) => html`<div class="handgroup"><div class="hand split" role="group" aria-label="${t('yourHandN', { n: index + 1 })}">
-        ${part.order.map(button)}</div><p class="detail">${t('handN', { n: index + 1 })}: ${scoreLine(part)}</p></div>`,
+        ${part.order.map(button)}</div><p class="detail">${t('handScore', { n: index + 1, score: scoreLine(part) })}</p></div>`,
     )}`;
     total = html`<p class="score">${scoreLine(evaluation)}</p>`;
   } else {
@@ -357,7 +357,7 @@ export function resultsView(page, state) {
     .sort((a, b) => b.points - a.points || a.seat - b.seat)
     .map((hand, order) => {
       const cards = hand.hands
-        ? hand.hands.map((part, index) => html`${cardRow(part.order, t('handN', { n: index + 1 }))}<p class="line">${t('handN', { n: index + 1 })}: ${scoreLine(part)}</p>`)
+        ? hand.hands.map((part, index) => html`${cardRow(part.order, t('handN', { n: index + 1 }))}<p class="line">${t('handScore', { n: index + 1, score: scoreLine(part) })}</p>`)
         : html`${cardRow(hand.order, t('handOf', { name: page.nameOf(hand.seat) }))}<p class="line">${scoreLine(hand)}</p>`;
       const gain = hand.points;
       return html`<li class="result ${gain === best && !allSame ? 'best' : ''}" data-k="result-${hand.seat}" style="--i:${order}">
@@ -367,7 +367,7 @@ export function resultsView(page, state) {
     });
   return html`${page.bar(state)}
     ${finished ? standings(page, state) : ''}
-    <h1 style="font-size:1.3rem" ${finished ? '' : html`id="results-title" tabindex="-1"`}>${t('roundOf', { n: result.number, of: state.settings.rounds })}: ${ending}</h1>
+    <h1 style="font-size:1.3rem" ${finished ? '' : html`id="results-title" tabindex="-1"`}>${t('roundEnd', { n: result.number, of: state.settings.rounds, ending })}</h1>
     ${finished ? '' : readyBox(page, state)}
     <ol class="results" aria-label="${t('handsOf', { n: result.number })}">${rows}</ol>`;
 }

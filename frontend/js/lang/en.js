@@ -163,6 +163,7 @@ emptyPile empty
 discardWord discard
 nWatching {n} watching
 roundOf Round {n} of {of}
+roundEnd Round {n} of {of}: {ending}
 tableTitle Room {code}, round {n} of {of}
 botForYou A bot is playing for you while you were away.
 back I'm back
@@ -172,6 +173,7 @@ watchingMatch You are watching this match.
 justTaken just taken
 yourHandN Your hand {n}, in its best order
 handN Hand {n}
+handScore Hand {n}: {score}
 pickToDiscard Pick {n} cards to discard
 tapDiscard {tap} a card to discard it
 yourHandBest Your hand, in its best order
@@ -296,9 +298,10 @@ moreCards {n} more card|{n} more cards
 pickMoreTen Pick {cards} for a 10-card hand, or remove some.
 pickFive Pick 5 cards.
 scoring Scoring…
-bestSplit the best split into two hands
+bestSplit {score}: the best split into two hands
 handBest Hand {n}, best order
 bestOrder Best order
+bestOrderIs Best order:
 calcText Pick 5 cards, or 10 for the 10-card game, to see their best score. Handy with real TIC cards too.
 chosen Chosen cards
 chosenLabel Chosen cards (select one to remove it)

@@ -163,6 +163,7 @@ emptyPile vide
 discardWord défausse
 nWatching {n} spectateur|{n} spectateurs
 roundOf Manche {n} sur {of}
+roundEnd Manche {n} sur {of} : {ending}
 tableTitle Salle {code}, manche {n} sur {of}
 botForYou Un bot joue pour vous pendant votre absence.
 back Je suis de retour
@@ -172,6 +173,7 @@ watchingMatch Vous regardez cette partie.
 justTaken prise à l’instant
 yourHandN Votre main {n}, dans son meilleur ordre
 handN Main {n}
+handScore Main {n} : {score}
 pickToDiscard Choisissez {n} cartes à défausser
 tapDiscard {tap} une carte pour la défausser
 yourHandBest Votre main, dans son meilleur ordre
@@ -296,9 +298,10 @@ moreCards encore {n} carte|encore {n} cartes
 pickMoreTen Choisissez {cards} pour une main de 10, ou retirez-en.
 pickFive Choisissez 5 cartes.
 scoring Calcul…
-bestSplit le meilleur partage en deux mains
+bestSplit {score} : le meilleur partage en deux mains
 handBest Main {n}, meilleur ordre
 bestOrder Meilleur ordre
+bestOrderIs Meilleur ordre :
 calcText Choisissez 5 cartes, ou 10 pour le jeu à 10 cartes, pour voir leur meilleur score. Pratique aussi avec de vraies cartes TIC.
 chosen Cartes choisies
 chosenLabel Cartes choisies (choisissez-en une pour la retirer)
