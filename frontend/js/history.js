@@ -97,7 +97,7 @@ export function mount(root, { page, param }) {
   };
   document.addEventListener('keydown', onKey);
 
-  document.title = `${page === 'history' ? t('navHistory') : page === 'player' ? param : t('match')} · Spectrum Online`;
+  document.title = `${page === 'history' ? t('history') : page === 'player' ? param : t('match')} · Spectrum Online`;
   const offs = [
     delegate(root, 'act', (name, element) => {
       if (name === 'more' && ui.cursor && !ui.more) more();
@@ -141,7 +141,7 @@ function matchList(ui, empty) {
 function historyView(ui) {
   const board = ui.data.players;
   return html`<section class="page wide">
-    <h1>${t('navHistory')}</h1>
+    <h1>${t('history')}</h1>
     <form class="inline" data-submit="find" role="search" style="max-width:420px;margin-bottom:14px">
       <input name="player" type="search" aria-label="${t('playerName')}" placeholder="${t('findPlayer')}">
       <button class="btn">${t('find')}</button></form>
@@ -177,7 +177,7 @@ function matchView(ui) {
   const finished = match.status === 'finished';
   const standings = [...match.players].sort((a, b) => (a.place ?? 99) - (b.place ?? 99) || b.total - a.total);
   return html`<section class="page">
-    <p class="muted small" style="margin:0"><a href="/history">${t('navHistory')}</a> · ${t('roomLow', { code: match.room_code })}</p>
+    <p class="muted small" style="margin:0"><a href="/history">${t('history')}</a> · ${t('roomLow', { code: match.room_code })}</p>
     <h1>${finished ? t('won', { names: match.winners.join(` ${t('and')} `), n: match.winners.length }) : t('unfinishedMatch')}</h1>
     <p class="muted">${when(match.started_at)} · ${t('roundsPlayed', { n: match.rounds_planned, done: match.rounds_played })} · ${settingsSummary(match.settings, false)}</p>
     <div class="panel"><table class="standings"><thead><tr>${head()}</tr></thead><tbody>
@@ -207,7 +207,7 @@ function playerView(ui) {
   const best = player.best_hand;
   const stat = (value, label) => html`<div class="stat"><b>${value}</b><span>${label}</span></div>`;
   return html`<section class="page">
-    <p class="muted small" style="margin:0"><a href="/history">${t('navHistory')}</a></p>
+    <p class="muted small" style="margin:0"><a href="/history">${t('history')}</a></p>
     <h1>${player.name}${player.tag ? html` <span class="muted small">#${player.tag}</span>` : ''}</h1>
     <p class="muted small">${t(player.tag ? 'personKey' : 'personNoKey', { name: player.name })}</p>
     ${player.others.length

@@ -377,4 +377,5 @@ linkMove Link to this move
 keys Keys: ← → step, Home and End jump.
 otherLang Français
 rulesLang en
+history History
 `;

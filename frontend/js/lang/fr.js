@@ -4,7 +4,7 @@ skip Aller au contenu
 brand Spectrum Online, accueil
 nav Principal
 navPlay Jouer
-navHistory Historique
+navHistory Parties
 navScore Score
 navRules Règles
 dark Thème sombre
@@ -377,4 +377,5 @@ linkMove Lien vers ce coup
 keys Touches : ← → pour avancer, Début et Fin pour sauter.
 otherLang English
 rulesLang en
+history Historique
 `;
