@@ -2,7 +2,7 @@
 // the theme and language switches and the service worker.
 
 import { html, render, store } from './dom.js';
-import { switchLang, t, th } from './i18n.js';
+import { lang, switchLang, t, th } from './i18n.js';
 
 const ROUTES = [
   [/^\/$/, 'home'],
@@ -96,7 +96,8 @@ themeButton.addEventListener('click', () => {
 });
 darkSystem.addEventListener('change', showTheme);
 showTheme();
-document.getElementById('lang').addEventListener('click', () => switchLang().then(route));
-
-navigator.serviceWorker?.register('/sw.js').catch(() => {});
+// The service worker keeps the shell in the reader's language (a new language, a new worker).
+const keepShell = () => navigator.serviceWorker?.register(`/sw.js?lang=${lang}`).catch(() => {});
+document.getElementById('lang').addEventListener('click', () => switchLang().then(route).then(keepShell));
+keepShell();
 route();
