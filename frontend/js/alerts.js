@@ -22,7 +22,6 @@ for (const type of ['pointerdown', 'keydown']) {
   }, { capture: true, passive: true });
 }
 
-// The player's choice, else on (off under automation).
 export function soundOn() {
   const chosen = store.get(SOUND_KEY);
   return chosen ? chosen === 'on' : !navigator.webdriver;

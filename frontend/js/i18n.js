@@ -1,17 +1,16 @@
-// The interface's words: the reader's language's table (lang/en.js or lang/fr.js, fetched alone) and t().
+// The interface's words: the reader's language's table, and t().
 
 import { escape, raw, store } from './dom.js';
 
 const KEY = 'spectrum.lang';
 const LANGS = ['en', 'fr'];
-// The browser's first language of ours (French for any fr-*), else English.
 const browser = () => navigator.languages.map((l) => l.slice(0, 2).toLowerCase()).find((l) => LANGS.includes(l)) ?? 'en';
 
 export let lang;
 let table;
 let plurals;
 
-/** Load ``next``'s table; the page's fixed words, <html lang> and the card faces' words follow. */
+/** Load ``next``'s table and redraw the page's fixed words in it. */
 export async function setLang(next) {
   const text = (await import(`./lang/${next}.js`)).default;
   table = Object.fromEntries(text.trim().split('\n').map((line) => line.split(/ (.*)/)));

@@ -7,7 +7,6 @@ import { html, store } from './dom.js';
 import { t, th } from './i18n.js';
 import { settingsFields, settingsSummary } from './settings.js';
 
-// "Tap…" on touch screens, "Click…" elsewhere.
 export const tap = (id) => t(id, { tap: t(matchMedia('(pointer: coarse)').matches ? 'tap' : 'click') });
 
 export function countdown(page, deadline, extra = '') {
