@@ -1,4 +1,4 @@
-// Français : chaque mot que montre le client, un par ligne : son id, puis son texte ({name} rempli, un|plusieurs selon n ; voir i18n.js).
+// Les mots du client en français (voir i18n.js).
 export default `
 skip Aller au contenu
 brand Spectrum Online, accueil
@@ -9,7 +9,7 @@ navScore Score
 navRules Règles
 dark Thème sombre
 missing Page introuvable
-missingText Aucune page à cette adresse. Un lien de salle ressemble à {link} : vérifiez-le auprès de qui vous l’a envoyé.
+missingText Aucune page à cette adresse. Un lien de salle ressemble à {link} : vérifiez-le avec qui vous l’a envoyé.
 playSpectrum Jouer à Spectrum
 finished Parties terminées
 rules Règles
@@ -34,12 +34,12 @@ completeOnes Complètes : {names}
 tooMany Trop d’essais depuis cette adresse : attendez une minute.
 answered Le serveur a répondu {status}.
 unreachable Le serveur est injoignable. Vérifiez la connexion.
-refused Le serveur a refusé cette demande.
+refused Le serveur a refusé.
 e_not_your_turn Ce n’est pas encore votre tour.
 e_pile_empty Cette pile vient de s’épuiser. Choisissez-en une autre.
 e_knock_not_allowed Quelqu’un a déjà frappé dans cette manche.
 e_round_over La manche vient de se terminer.
-e_rate_limited Doucement : cela fait beaucoup de clics d’un coup.
+e_rate_limited Doucement : beaucoup de clics d’un coup.
 e_not_enough_players Une partie demande au moins 2 joueurs.
 e_not_host Seul l’hôte peut faire cela.
 e_card_not_in_hand Cette carte n’est plus dans votre main.
@@ -47,12 +47,12 @@ e_not_a_player Les spectateurs ne jouent pas. Prenez d’abord une place.
 e_hints_off L’hôte a désactivé les indices.
 e_room_full Toutes les places sont prises.
 e_already_started La partie a commencé ; vous pouvez regarder.
-e_bad_name Un nom demande au moins un caractère visible et aucun caractère de contrôle.
+e_bad_name Un nom demande au moins un caractère visible, sans caractère de contrôle.
 e_muted L’hôte vous a rendu muet.
-e_server_full Ce serveur a déjà autant de salles qu’il peut en tenir.
+e_server_full Ce serveur ne peut pas tenir plus de salles.
 e_spectator_chat_off L’hôte n’a pas permis aux spectateurs de discuter.
-e_no_match Il n’y a pas de partie à cette adresse.
-pitch Réunissez les cinq nombres, formes ou couleurs, puis mettez-les en ordre. Un jeu de cartes rapide pour 2 à 6 amis : créez une salle et partagez son lien.
+e_no_match Aucune partie à cette adresse.
+pitch Réunissez les cinq nombres, formes ou couleurs, puis alignez-les. Un jeu de cartes rapide pour 2 à 6 amis : créez une salle et partagez son lien.
 learn Apprendre à jouer
 yourName Votre nom
 namePlaceholder Comme vos amis vous appellent
@@ -69,8 +69,8 @@ nameFirst Saisissez d’abord votre nom ci-dessus.
 codeShape Un code de salle a 8 lettres et chiffres, comme K7QM-2XPD.
 fullWatching Toutes les places sont prises : vous regardez.
 startedWatching Cette partie a commencé : vous regardez.
-noRoom Il n’y a pas de salle {code}. Vérifiez le code avec vos amis.
-nameTakenHome Quelqu’un dans cette salle porte déjà votre nom. Changez-le ci-dessus et réessayez.
+noRoom Aucune salle {code}. Vérifiez le code avec vos amis.
+nameTakenHome Votre nom est déjà pris dans cette salle. Changez-le ci-dessus et réessayez.
 off Aucun
 seconds {n} secondes
 secondsShort {n} s
@@ -112,7 +112,7 @@ takeSeat Prendre une place
 watchingYou Vous regardez. {n} personne regarde.|Vous regardez. {n} personnes regardent.
 room Salle {code}
 invite Invitez vos amis avec ce code ou ce lien
-loopback Ce lien ne marche que sur cet ordinateur. Lancez le serveur avec {host} et {url} pour que vos amis sur votre réseau puissent venir.
+loopback Ce lien ne marche que sur cet ordinateur. Lancez le serveur avec {host} et {url} pour accueillir vos amis du réseau.
 address adresse de cet ordinateur
 copy Copier le lien
 share Partager…
@@ -121,7 +121,7 @@ playersTitle Joueurs
 nOf {n} sur {of}
 settings Réglages
 upTo jusqu’à {n} joueurs
-timeUnknown temps restant inconnu pendant la déconnexion
+timeUnknown temps restant inconnu (déconnecté)
 timeLeft temps restant
 theDiscard la défausse
 pileN la pile {n}
@@ -134,8 +134,8 @@ knocked {who} a frappé
 knockedYou Vous avez frappé
 moves Coups de la manche
 movesLabel Coups de la manche, le plus récent en premier
-noMoves Aucun coup pour l’instant.
-recap {away}, voici ce qui a été joué pour vous : {moves}.
+noMoves Pas encore de coups.
+recap {away}, on a joué pour vous : {moves}.
 away2 Pendant votre absence
 then puis
 cards {n} carte|{n} cartes
@@ -183,7 +183,7 @@ hintIs Conseil : {text}
 thinking Réflexion…
 hint Conseil
 knockQ Frapper ?
-knockWith Frapper avec cette main{points} ? Chacun des autres joue encore un tour.
+knockWith Frapper avec cette main{points} ? Les autres ont encore un tour.
 knock Frapper
 notYet Pas encore
 tapPileKnock {tap} une pile pour prendre sa carte du dessus, ou frappez.
@@ -194,9 +194,9 @@ pickThenTake Choisissez les piles où prendre, puis prenez.
 takeN Prendre {n} carte|Prendre {n} cartes
 takeCards Prendre
 clear Effacer
-lastOnTop La dernière carte choisie va sur le dessus de la défausse.
+lastOnTop La dernière carte choisie va sur la défausse.
 discardOf Défausser {n}/{of}
-ranOut Les piles de pioche sont épuisées
+ranOut Les pioches sont épuisées
 handOf Main de {name}
 total total {p}
 handsOf Mains de la manche {n}
@@ -217,13 +217,13 @@ home Accueil
 placeH Place
 player Joueur
 pointsH Points
-ranOutLow les piles de pioche sont épuisées
+ranOutLow les pioches sont épuisées
 notCode Ce n’est pas un code de salle
 toStart Retour à l’accueil
 backOnline De retour en ligne : reconnecté, et la table est à jour.
 reconnected Reconnecté : la table est à jour.
 seatN Place {n}
-notConnected Pas connecté pour l’instant. Reconnexion…
+notConnected Pas connecté. Reconnexion…
 yourTurnTitle À vous
 waitTurn Attendez votre tour : {name} joue.
 discardFirst Choisissez d’abord quoi défausser de votre main.
@@ -243,15 +243,15 @@ reconnecting Reconnexion…
 disconnected Déconnecté
 closedText La connexion s’est fermée.
 closed4001 Cette place n’est plus la vôtre
-closedText4001 La place de ce navigateur dans la salle n’existe plus. Vous pouvez encore regarder.
+closedText4001 La place de ce navigateur n’existe plus. Vous pouvez encore regarder.
 closed4002 Le serveur n’a pas compris cette page
 closedText4002 Rechargez la page pour réessayer.
 closed4003 Interdit depuis cette adresse
-closedText4003 Ce serveur refuse les parties venant de l’adresse de cette page.
-closed4004 Il n’y a pas de salle avec ce code
+closedText4003 Ce serveur refuse les parties depuis l’adresse de cette page.
+closed4004 Aucune salle avec ce code
 closedText4004 Vérifiez le code avec vos amis. Une salle ferme quelque temps après le départ de tous.
 closed4009 Vous jouez dans un autre onglet
-closedText4009 Cette place a été ouverte dans un autre onglet ou sur un autre appareil.
+closedText4009 Cette place a été ouverte dans un autre onglet ou appareil.
 closed4010 L’hôte vous a retiré de la salle
 closedText4010 Vous pouvez encore regarder, ou redemander une place à l’hôte.
 closed4011 La salle a été fermée
@@ -259,7 +259,7 @@ closedText4011 Créez une nouvelle salle depuis l’accueil.
 playHere Jouer ici
 watch Regarder la salle
 sound Son
-notSaved Le serveur ne peut pas enregistrer pour l’instant ; votre coup attend. Le jeu reprend dès qu’il est enregistré.
+notSaved Enregistrement impossible pour l’instant ; votre coup attend. Le jeu reprend dès qu’il est enregistré.
 hintTake prenez {card} dans {pile}
 hintDiscard défaussez {cards}
 hintKnock frappez maintenant
@@ -270,7 +270,7 @@ say Dites quelque chose…
 send Envoyer
 chat Discussion
 spectator Spectateur
-noMessages Aucun message pour l’instant.
+noMessages Pas encore de messages.
 mute Rendre muet
 unmute Rendre la parole
 isMuted muet
@@ -286,7 +286,7 @@ botPlays L’ordinateur joue…
 knockNow Votre main vaut {points} : frappez pour finir la manche.
 discardGlow Défaussez maintenant la carte qui brille.
 takeGlow À vous : prenez la carte qui brille.
-aSequence Un {sequence} : {points} points. Des propriétés complètes qui se suivent en ordre font un Mono (une), un Duo (deux) ou un Tripo (trois).
+aSequence Un {sequence} : {points} points. Des propriétés complètes dont les cartes se suivent aussi font un Mono (une), Duo (deux) ou Tripo (trois).
 explain Chaque carte a un nombre, une forme et une couleur ; une propriété est complète quand vos 5 cartes montrent ses cinq valeurs. En surbrillance : vos {property}, il en manque {n} ({missing}). D’ici là une main vaut −5.
 numbersTitle Nombres
 shapesTitle Formes
@@ -302,14 +302,14 @@ bestSplit {score} : le meilleur partage en deux mains
 handBest Main {n}, meilleur ordre
 bestOrder Meilleur ordre
 bestOrderIs Meilleur ordre :
-calcText Choisissez 5 cartes, ou 10 pour le jeu à 10 cartes, pour voir leur meilleur score. Pratique aussi avec de vraies cartes TIC.
+calcText Choisissez 5 cartes (10 pour le jeu à 10 cartes) pour voir leur meilleur score. Pratique aussi avec de vraies cartes TIC.
 chosen Cartes choisies
 chosenLabel Cartes choisies (choisissez-en une pour la retirer)
 colour Couleur
 colourCards Cartes de couleur {colour}
 handsShown Les mains qui marquent, en cartes
 rulesFile rules.md
-rulesFailed Les règles n’ont pas pu être chargées ({error}). Vérifiez la connexion et réessayez.
+rulesFailed Impossible de charger les règles ({error}). Vérifiez la connexion et réessayez.
 loadingRules Chargement des règles…
 tryCalc Essayer des mains dans le calculateur de score
 noKey sans clé
@@ -348,9 +348,9 @@ dealt {name} a distribué
 fairDeal Donne équitable
 seed Graine
 commitment Engagement (SHA-256 de la graine)
-personKey Les noms ne sont pas des comptes : une personne qui a joué sous le nom {name} depuis un navigateur qui garde sa clé.
-personNoKey Les noms ne sont pas des comptes : tous ceux qui ont joué sous le nom {name} sans clé.
-othersAs D’autres qui ont joué sous le nom {name} :
+personKey Les noms ne sont pas des comptes : une personne ayant joué sous le nom {name} depuis un navigateur qui garde sa clé.
+personNoKey Les noms ne sont pas des comptes : tous ceux ayant joué sous le nom {name} sans clé.
+othersAs D’autres ayant joué sous le nom {name} :
 nMatches {n} partie|{n} parties
 matchesStat parties
 winsStat victoire|victoires
@@ -360,16 +360,16 @@ bestHand Meilleure main : {p} points
 roundOfMatch Manche {n} de cette partie
 noMatches Pas encore de parties.
 noCrypto Ce navigateur ne peut pas vérifier les donnes : Web Crypto demande une page sécurisée (https).
-badHash Manche {n} : la graine révélée ne correspond pas à l’engagement montré avant la manche (le SHA-256 de la graine est {got}, l’engagement {shown}).
-badTop Manche {n}, coup {m} : la graine met {card} sur le dessus de {pile}, mais c’est {said} qui a été pris.
-badEnd Manche {n} : la main de {name} refaite à partir de la graine est {got}, mais celle enregistrée est {kept}.
+badHash Manche {n} : la graine révélée ne correspond pas à l’engagement affiché avant la manche (SHA-256 de la graine : {got}, engagement : {shown}).
+badTop Manche {n}, coup {m} : la graine met {card} sur le dessus de {pile}, mais {said} a été pris.
+badEnd Manche {n} : la main de {name} refaite depuis la graine est {got}, mais celle enregistrée est {kept}.
 fixed ✓ Cette donne était fixée avant le début de la manche.
 first Premier coup
 prev Précédent
 next Suivant
 last Dernier coup
 replay Rejeu
-noReplay Cette manche date d’avant l’enregistrement des coups : elle n’a pas de rejeu.
+noReplay Cette manche date d’avant l’enregistrement des coups : pas de rejeu.
 move Coup
 moveOf Coup {m} sur {of}
 discardShort Défausse
