@@ -13,15 +13,7 @@ const ROUTES = [
   [/^\/calculator\/?$/, 'calculator'],
   [/^\/rules\/?$/, 'rules'],
 ];
-const MODULES = {
-  home: './home.js',
-  room: './room.js',
-  history: './history.js',
-  match: './history.js',
-  player: './history.js',
-  calculator: './calculator.js',
-  rules: './rules.js',
-};
+const MODULES = { match: 'history', player: 'history' };
 const NAV = { home: 'home', room: 'home', history: 'history', match: 'history', player: 'history' };
 
 const main = document.getElementById('main');
@@ -49,7 +41,7 @@ async function route() {
       <p class="row"><a class="btn primary" href="/">${t('playSpectrum')}</a><a class="btn" href="/history">${t('finished')}</a><a class="btn quiet" href="/rules">${t('rules')}</a></p></div></section>`);
     return;
   }
-  const module = await import(MODULES[name]);
+  const module = await import(`./${MODULES[name] ?? name}.js`);
   if (mine !== generation) return;
   main.replaceChildren();
   unmount = module.mount(main, { page: name, param }) ?? null;

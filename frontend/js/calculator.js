@@ -4,6 +4,7 @@ import { api } from './api.js';
 import { ALL_CARDS, COLOURS, NUMBERS, SHAPES, cardFace, cardName, cardRow, minus, scoreDetail, scoreLine } from './cards.js';
 import { delegate, html, render } from './dom.js';
 import { t } from './i18n.js';
+import { toggle } from './views.js';
 
 const SWATCH = { violet: '#8b5cf6', cyan: '#1aa5bb', yellow: '#d9a800', orange: '#f07a1a', red: '#e0393e' };
 
@@ -37,9 +38,7 @@ export function mount(root) {
     <div class="panel">
       <h2 class="sr">${t('chosen')}</h2>
       <div class="chosen" role="group" aria-label="${t('chosenLabel')}">
-        ${ui.chosen.length
-          ? ui.chosen.map((id) => html`<button type="button" class="card" data-act="remove" data-card="${id}" data-k="c-${id}" aria-label="${t('removeName', { name: cardName(id) })}">${cardFace(id)}</button>`)
-          : ''}
+        ${ui.chosen.map((id) => html`<button type="button" class="card" data-act="remove" data-card="${id}" data-k="c-${id}" aria-label="${t('removeName', { name: cardName(id) })}">${cardFace(id)}</button>`)}
         ${Array.from({ length: (ui.chosen.length > 5 ? 10 : 5) - ui.chosen.length }, () => html`<span class="slot" aria-hidden="true"></span>`)}
       </div>
       <div class="answer" aria-live="polite">${answer()}</div>
@@ -83,10 +82,7 @@ export function mount(root) {
     if (name === 'colour') ui.colour = element.dataset.colour;
     else if (name === 'clear') ui.chosen = [];
     else if (name === 'remove') ui.chosen = ui.chosen.filter((id) => id !== card);
-    else if (name === 'pick') {
-      if (ui.chosen.includes(card)) ui.chosen = ui.chosen.filter((id) => id !== card);
-      else if (ui.chosen.length < 10) ui.chosen = [...ui.chosen, card];
-    }
+    else if (name === 'pick') ui.chosen = toggle(ui.chosen, card, 10);
     if (name !== 'colour') score();
     update();
   });

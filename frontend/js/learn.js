@@ -2,13 +2,13 @@
 
 import { NAME_KEY } from './api.js';
 import { navigate } from './app.js';
-import { COLOURS, SHAPES, parseCard } from './cards.js';
+import { COLOURS, NUMBERS, SHAPES, parseCard } from './cards.js';
 import { html, store, toast } from './dom.js';
 import { t } from './i18n.js';
 import { newRoom } from './home.js';
 import { turnOf } from './views.js';
 
-const VALUES = { number: [1, 2, 3, 4, 5], shape: SHAPES, colour: COLOURS };
+const VALUES = { number: NUMBERS, shape: SHAPES, colour: COLOURS };
 
 export function coach(page) {
   let asked, setUp, knock;

@@ -14,17 +14,16 @@ export function settingsFields(settings, locked = false) {
   const most = settings.ten_card ? 4 : 6;
   const off = locked ? 'disabled' : '';
   const option = (value, label, chosen) => html`<option value="${value}" ${chosen ? 'selected' : ''}>${label}</option>`;
+  const check = (name, label, text) => html`<label class="check"><input type="checkbox" name="${name}" ${settings[name] ? 'checked' : ''} ${off}>
+      <span>${label}<small>${text}</small></span></label>`;
   return html`<div class="settings">
     <div class="field"><label for="set-rounds">${t('rounds')}</label>
       <input id="set-rounds" name="rounds" type="number" inputmode="numeric" min="1" max="50" required value="${settings.rounds}" ${off}></div>
     <div class="field"><label for="set-timer">${t('timer')}</label>
       <select id="set-timer" name="turn_seconds" ${off}>${timers.map((t) => option(t, timerLabel(t), t === settings.turn_seconds))}</select></div>
-    <label class="check"><input type="checkbox" name="multi_pickup" ${settings.multi_pickup ? 'checked' : ''} ${off}>
-      <span>${t('multi')}<small>${t('multiText')}</small></span></label>
-    <label class="check"><input type="checkbox" name="ten_card" ${settings.ten_card ? 'checked' : ''} ${off}>
-      <span>${t('ten')}<small>${t('tenText')}</small></span></label>
-    <label class="check"><input type="checkbox" name="hints" ${settings.hints ? 'checked' : ''} ${off}>
-      <span>${t('hints')}<small>${t('hintsText')}</small></span></label>
+    ${check('multi_pickup', t('multi'), t('multiText'))}
+    ${check('ten_card', t('ten'), t('tenText'))}
+    ${check('hints', t('hints'), t('hintsText'))}
     <div class="field"><label for="set-seats">${t('seats')}</label>
       <select id="set-seats" name="max_players" ${off}>${[2, 3, 4, 5, 6].filter((n) => n <= most).map((n) => option(n, t('players', { n }), n === settings.max_players))}</select></div>
   </div>`;
