@@ -26,7 +26,6 @@ export async function setLang(next) {
   document.getElementById('lang').lang = LANGS.find((other) => other !== next);
 }
 
-/** The switch: the other language, remembered unless it is the browser's. */
 export function switchLang() {
   const next = LANGS.find((other) => other !== lang);
   store.set(KEY, next === browser() ? null : next);

@@ -510,13 +510,11 @@ class RoomPage {
     if (this.offline) {
       return html`<div class="banner" role="alert"><span><strong>${t('offline')}</strong> ${t('offlineText')}</span></div>`;
     }
-    const spin = (words) => html`<div class="banner" role="status"><span class="spinner"></span><span>${words}</span></div>`;
+    const spin = (words, button = '') => html`<div class="banner" role="status"><span class="spinner"></span><span>${words}</span>${button}</div>`;
     if (this.rejoining && conn.status !== 'retrying') return spin(t('backReconnecting'));
     if (conn.status === 'retrying') {
       const seconds = html`<span data-retry>${Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000))}</span>`;
-      return html`<div class="banner" role="status"><span class="spinner"></span>
-        <span>${th('lost', { seconds })}</span>
-        <button class="btn" data-act="retry">${t('tryNow')}</button></div>`;
+      return spin(th('lost', { seconds }), html`<button class="btn" data-act="retry">${t('tryNow')}</button>`);
     }
     if (conn.status === 'connecting' && conn.state) return spin(t('reconnecting'));
     return '';
@@ -544,7 +542,6 @@ class RoomPage {
   }
 }
 
-// While the server cannot save (error not_saved), a banner; the next state or patch clears it.
 function showNotSaved(type, detail) {
   const waiting = type === 'error' && detail.code === 'not_saved';
   const shown = document.getElementById('not-saved');
