@@ -49,31 +49,42 @@ router.add_api_route(
 
 # Not kept under /static/: the service worker itself, and the page (kept as "/").
 NOT_SHELL = {"sw.js", "index.html"}
+# The interface's words, a table per language: a browser keeps only its reader's.
+LANGUAGES = FRONTEND / "js" / "lang"
+
+
+def languages() -> list[str]:
+    """The languages the interface speaks, English first."""
+    return sorted((path.stem for path in LANGUAGES.glob("*.js")), key=lambda name: name != "en")
 
 
 @cache
-def service_worker() -> bytes:
-    """frontend/sw.js with the shell it keeps: the page, every client file, and a version that
-    changes with any of them (so a new client replaces the old copy at the next visit)."""
-    files = sorted(
-        path
-        for path in FRONTEND.rglob("*")
-        if path.is_file() and path.relative_to(FRONTEND).as_posix() not in NOT_SHELL
-    )
+def service_worker(language: str) -> bytes:
+    """frontend/sw.js with the shell it keeps: the page, every client file but the other
+    languages' words, and a version that changes with any client file (so a new client
+    replaces the old copy at the next visit)."""
+    files = sorted(path for path in FRONTEND.rglob("*") if path.is_file())
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.relative_to(FRONTEND).as_posix().encode() + b"\0" + path.read_bytes())
+    kept = [
+        path
+        for path in files
+        if path.relative_to(FRONTEND).as_posix() not in NOT_SHELL
+        and (path.parent != LANGUAGES or path.stem == language)
+    ]
     shell = ["/", "/manifest.webmanifest"]
-    shell += [f"/static/{path.relative_to(FRONTEND).as_posix()}" for path in files]
+    shell += [f"/static/{path.relative_to(FRONTEND).as_posix()}" for path in kept]
     head = f"const SHELL = {json.dumps(shell)};\nconst VERSION = '{digest.hexdigest()[:16]}';\n"
     return head.encode() + (FRONTEND / "sw.js").read_bytes()
 
 
 @router.get("/sw.js", include_in_schema=False)
-def sw() -> Response:
-    """The service worker, at the root so that its scope is every page."""
+def sw(lang: str = "en") -> Response:
+    """The service worker, at the root so that its scope is every page; ``lang``: the reader's
+    language, whose words it keeps (an unknown one keeps English)."""
     return Response(
-        service_worker(),
+        service_worker(lang if lang in languages() else "en"),
         media_type="text/javascript",
         headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/"},
     )

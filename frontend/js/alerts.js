@@ -3,7 +3,7 @@
 import { store } from './dom.js';
 
 const SOUND_KEY = 'spectrum.sound';
-// Each sound: [frequency in Hz, start in s, length in s] notes on a soft triangle wave.
+// [Hz, start s, length s] notes.
 const SOUNDS = {
   turn: [[660, 0, 0.12], [880, 0.12, 0.18]],
   take: [[520, 0, 0.08]],
@@ -22,7 +22,6 @@ for (const type of ['pointerdown', 'keydown']) {
   }, { capture: true, passive: true });
 }
 
-/** Whether sounds are on: the player's choice, else on (off under automation, e.g. in tests). */
 export function soundOn() {
   const chosen = store.get(SOUND_KEY);
   return chosen ? chosen === 'on' : !navigator.webdriver;
@@ -32,7 +31,6 @@ export function setSound(on) {
   store.set(SOUND_KEY, on ? 'on' : 'off');
 }
 
-/** Play one of the named sounds, when sound is on and the page has been touched. */
 export function play(name) {
   if (!heard || !soundOn() || !SOUNDS[name]) return;
   try {
@@ -51,14 +49,12 @@ export function play(name) {
       tone.stop(start + at + length + 0.02);
     }
   } catch {
-    /* no audio here: the game goes on silently */
   }
 }
 
 const icon = () => document.querySelector('link[rel=icon]');
 let plainIcon = null;
 
-/** Mark the tab (title, favicon badge, a buzz on phones) while the page is out of sight. */
 export function alertTurn(mine) {
   const link = icon();
   if (!link) return;
@@ -86,6 +82,5 @@ export function alertTurn(mine) {
   try {
     navigator.vibrate?.([120, 80, 120]);
   } catch {
-    /* not allowed here */
   }
 }

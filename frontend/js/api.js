@@ -1,5 +1,7 @@
 // HTTP calls to the server's JSON API.
 
+import { refusal, t } from './i18n.js';
+
 export class ApiError extends Error {
   constructor(status, body) {
     super(ApiError.describe(status, body));
@@ -10,23 +12,22 @@ export class ApiError extends Error {
 
   static describe(status, body) {
     const detail = body?.detail;
-    if (typeof detail === 'string') return detail.charAt(0).toUpperCase() + detail.slice(1) + '.';
+    if (typeof detail === 'string') return refusal(body.code, detail);
     if (Array.isArray(detail) && detail[0]?.msg) {
       const field = detail[0].loc?.at(-1);
-      return `${field ? `${field}: ` : ''}${detail[0].msg}.`;
+      return refusal('invalid', `${field ? `${field}: ` : ''}${detail[0].msg}`);
     }
-    if (status === 429) return 'Too many tries from here; wait a minute.';
-    return status ? `The server answered ${status}.` : 'The server cannot be reached. Check the connection.';
+    if (status === 429) return t('tooMany');
+    return status ? t('answered', { status }) : t('unreachable');
   }
 }
 
 const KEY = 'spectrum.player-key';
 const JOINS = /^\/api\/rooms(\/[^/]+\/join)?$/;
 
-/** Bytes as lowercase hex. */
 export const hex = (bytes) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
 
-/** This browser's private random key (64 hex), sent with joins: the history tells people apart by its hash. */
+// Sent with joins: the history tells people apart by its hash.
 export function playerKey() {
   try {
     if (!/^[\da-f]{64}$/.test(localStorage[KEY])) localStorage[KEY] = hex(crypto.getRandomValues(new Uint8Array(32)));
@@ -36,7 +37,6 @@ export function playerKey() {
   }
 }
 
-/** Fetch JSON from ``path``; ``body`` (if given) is sent as JSON (with the key on joins). Throws ApiError. */
 export async function api(path, { method = 'GET', body, signal } = {}) {
   if (method === 'POST' && JOINS.test(path)) body = { ...body, key: playerKey() };
   let response;
@@ -58,24 +58,20 @@ export async function api(path, { method = 'GET', body, signal } = {}) {
 
 const CODE_LETTERS = /[^23456789ABCDEFGHJKMNPQRSTWXYZ]/;
 
-/** A room code as the server shows it ("K7QM-2XPD") from any spelling, or null. */
 export function normalCode(text) {
   const letters = String(text).toUpperCase().replace(/[\s-]/g, '');
   if (letters.length !== 8 || CODE_LETTERS.test(letters)) return null;
   return `${letters.slice(0, 4)}-${letters.slice(4)}`;
 }
 
-/** Where the player's name is remembered. */
 export const NAME_KEY = 'spectrum.name';
 
 const TOKEN = 'spectrum.token.';
 
-/** The seat token kept for a room in this browser. */
 export const seatToken = {
   key: (code) => TOKEN + code,
   isKey: (key) => key.startsWith(TOKEN),
   codeOf: (key) => key.slice(TOKEN.length),
 };
 
-/** The share link the server gave for a room this browser made. */
 export const shareLink = { key: (code) => `spectrum.link.${code}` };

@@ -1,7 +1,8 @@
 // The one-page app: each path opens its page module; links move with history.pushState. Also
-// the theme switch and the service worker.
+// the theme and language switches and the service worker.
 
-import { store } from './dom.js';
+import { html, render, store } from './dom.js';
+import { lang, switchLang, t, th } from './i18n.js';
 
 const ROUTES = [
   [/^\/$/, 'home'],
@@ -12,15 +13,7 @@ const ROUTES = [
   [/^\/calculator\/?$/, 'calculator'],
   [/^\/rules\/?$/, 'rules'],
 ];
-const MODULES = {
-  home: './home.js',
-  room: './room.js',
-  history: './history.js',
-  match: './history.js',
-  player: './history.js',
-  calculator: './calculator.js',
-  rules: './rules.js',
-};
+const MODULES = { match: 'history', player: 'history' };
 const NAV = { home: 'home', room: 'home', history: 'history', match: 'history', player: 'history' };
 
 const main = document.getElementById('main');
@@ -42,19 +35,18 @@ async function route() {
   }
   document.body.dataset.page = name;
   if (name === 'missing') {
-    document.title = 'Page not found · Spectrum Online';
-    main.innerHTML = `<section class="page narrow"><div class="panel"><h1>Page not found</h1>
-      <p>There is no page at this address. A room's link looks like <code>/r/K7QM-2XPD</code>: check it with whoever sent it.</p>
-      <p class="row"><a class="btn primary" href="/">Play Spectrum</a><a class="btn" href="/history">Finished matches</a><a class="btn quiet" href="/rules">Rules</a></p></div></section>`;
+    document.title = `${t('missing')} · Spectrum Online`;
+    render(main, html`<section class="page narrow"><div class="panel"><h1>${t('missing')}</h1>
+      <p>${th('missingText', { link: html`<code>/r/K7QM-2XPD</code>` })}</p>
+      <p class="row"><a class="btn primary" href="/">${t('playSpectrum')}</a><a class="btn" href="/history">${t('finished')}</a><a class="btn quiet" href="/rules">${t('rules')}</a></p></div></section>`);
     return;
   }
-  const module = await import(MODULES[name]);
+  const module = await import(`./${MODULES[name] ?? name}.js`);
   if (mine !== generation) return;
   main.replaceChildren();
   unmount = module.mount(main, { page: name, param }) ?? null;
 }
 
-/** Go to a path of this app without reloading the page. */
 export function navigate(path, { replace = false } = {}) {
   if (replace) history.replaceState(null, '', path);
   else history.pushState(null, '', path);
@@ -96,6 +88,8 @@ themeButton.addEventListener('click', () => {
 });
 darkSystem.addEventListener('change', showTheme);
 showTheme();
-
-navigator.serviceWorker?.register('/sw.js').catch(() => {});
+// The service worker keeps the shell in the reader's language (a new language, a new worker).
+const keepShell = () => navigator.serviceWorker?.register(`/sw.js?lang=${lang}`).catch(() => {});
+document.getElementById('lang').addEventListener('click', () => switchLang().then(route).then(keepShell));
+keepShell();
 route();

@@ -1,29 +1,11 @@
 // A room's chat: a log under the table, quick reactions, a bubble at the sender's seat. Names
-// and messages only ever become text nodes, never HTML. Refusals toast the server's own words.
+// and messages only ever become text nodes, never HTML.
 
-/** Every string the chat shows, in one place. */
-export const CHAT_TEXT = {
-  title: 'Chat',
-  none: 'No messages yet.',
-  placeholder: 'Say something…',
-  send: 'Send',
-  react: 'React with',
-  you: 'You',
-  spectator: 'Spectator',
-  muted: 'The host has muted you.',
-  watchers: 'The host has not let spectators chat.',
-  settings: 'Chat settings',
-  letWatchers: 'Let spectators chat',
-  mute: 'Mute',
-  unmute: 'Unmute',
-  isMuted: 'muted',
-};
+import { t } from './i18n.js';
 
 // The server's set (app/rooms/chat.py): any other reaction is refused.
 export const REACTIONS = ['👍', '👏', '😂', '😮', '🎉', '😢', '🔥'];
-const T = CHAT_TEXT;
 
-/** An element with these attributes and children (strings become text nodes). */
 function el(tag, attributes, ...children) {
   const node = document.createElement(tag);
   for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
@@ -40,13 +22,13 @@ function button(text, label, click, extra = '') {
 export class Chat {
   constructor(page) {
     this.page = page;
-    this.seen = null; // the newest line's number when last drawn: later ones get a bubble
+    this.seen = null; // later lines get a bubble
     this.keys = {};
     this.bubbles = new Map();
     this.log = el('div', { class: 'chatlog', role: 'log', tabindex: '0', 'aria-labelledby': 'chat-title' });
-    this.reacts = el('div', { class: 'reacts' }, ...REACTIONS.map((reaction) => button(reaction, `${T.react} ${reaction}`, () => page.send({ type: 'react', reaction }), 'react')));
-    const input = (this.input = el('input', { type: 'text', id: 'chat-text', maxlength: '200', autocomplete: 'off', enterkeyhint: 'send', placeholder: T.placeholder, 'aria-labelledby': 'chat-title' }));
-    this.send = el('button', { class: 'btn' }, T.send);
+    this.reacts = el('div', { class: 'reacts' }, ...REACTIONS.map((reaction) => button(reaction, t('react', { reaction }), () => page.send({ type: 'react', reaction }), 'react')));
+    const input = (this.input = el('input', { type: 'text', id: 'chat-text', maxlength: '200', autocomplete: 'off', enterkeyhint: 'send', placeholder: t('say'), 'aria-labelledby': 'chat-title' }));
+    this.send = el('button', { class: 'btn' }, t('send'));
     const form = el('form', { class: 'say' }, input, this.send);
     form.onsubmit = (event) => {
       event.preventDefault();
@@ -59,7 +41,7 @@ export class Chat {
     };
     this.note = el('p', { class: 'small muted chatnote' });
     this.host = el('details', { class: 'chathost small' });
-    const title = el('h2', { id: 'chat-title', class: 'small muted' }, T.title);
+    const title = el('h2', { id: 'chat-title', class: 'small muted' }, t('chat'));
     this.box = el('section', { class: 'chat', 'aria-labelledby': 'chat-title' }, title, this.log, this.note, this.reacts, form, this.host);
     this.layer = el('div', { class: 'bubbles', 'aria-hidden': 'true' });
     document.body.append(this.layer);
@@ -72,7 +54,6 @@ export class Chat {
     removeEventListener('resize', this.moved);
   }
 
-  /** A refused message comes back into the field, unless something new was typed meanwhile. */
   refused(frame) {
     if (frame.id === this.sent?.id && !this.input.value) this.input.value = this.sent.text;
   }
@@ -84,7 +65,6 @@ export class Chat {
     return !same;
   }
 
-  /** Draw the chat into the page's slot for it (data-own="chat"), after each render. */
   draw(state) {
     const slot = this.page.root.querySelector('[data-own=chat]');
     const chat = state?.chat;
@@ -96,8 +76,8 @@ export class Chat {
     if (this.changed('lines', [lines[0]?.n, last, me])) this.drawLines(lines, me);
     if (this.seen != null) for (const line of lines) if (line.n > this.seen) this.bubble(state, line);
     this.seen = last;
-    this.moved(); // the seats may have moved
-    const refusal = me == null ? (chat.spectators ? '' : T.watchers) : chat.muted.includes(me) ? T.muted : '';
+    this.moved();
+    const refusal = me == null ? (chat.spectators ? '' : t('e_spectator_chat_off')) : chat.muted.includes(me) ? t('e_muted') : '';
     this.note.textContent = refusal;
     this.note.hidden = !refusal;
     for (const control of [this.input, this.send, ...this.reacts.children]) control.disabled = !!refusal;
@@ -109,15 +89,14 @@ export class Chat {
     const log = this.log;
     const atEnd = !this.drawn || log.scrollHeight - log.scrollTop - log.clientHeight < 24;
     const rows = lines.map((line) => {
-      const who = line.seat != null && line.seat === me ? T.you : (line.name ?? T.spectator);
+      const who = line.seat != null && line.seat === me ? t('You') : (line.name ?? t('spectator'));
       return el('p', { class: line.reaction ? 'reaction' : '' }, el('strong', {}, `${who}: `), el('span', {}, line.reaction ?? line.text));
     });
-    log.replaceChildren(...(rows.length ? rows : [el('p', { class: 'muted' }, T.none)]));
+    log.replaceChildren(...(rows.length ? rows : [el('p', { class: 'muted' }, t('noMessages'))]));
     if (atEnd) log.scrollTop = log.scrollHeight;
     this.drawn = true;
   }
 
-  /** The host's switches: spectators' chat, and a mute for each other person seated. */
   drawHost(state, hosting) {
     const host = this.host;
     host.hidden = !hosting;
@@ -130,16 +109,15 @@ export class Chat {
       .filter((p) => !p.host && p.bot == null)
       .map((p) => {
         const off = muted.includes(p.seat);
-        const word = off ? T.unmute : T.mute;
-        const badge = off ? el('span', { class: 'badge warm' }, T.isMuted) : '';
-        return el('p', { class: 'row' }, el('span', { class: 'who' }, p.name), badge, button(word, `${word} ${p.name}`, () => this.page.send({ type: 'mute', seat: p.seat, muted: !off })));
+        const word = t(off ? 'unmute' : 'mute');
+        const badge = off ? el('span', { class: 'badge warm' }, t('isMuted')) : '';
+        return el('p', { class: 'row' }, el('span', { class: 'who' }, p.name), badge, button(word, t(off ? 'unmuteName' : 'muteName', { name: p.name }), () => this.page.send({ type: 'mute', seat: p.seat, muted: !off })));
       });
     const open = host.open;
-    host.replaceChildren(el('summary', {}, T.settings), el('label', { class: 'row' }, box, T.letWatchers), ...rows);
+    host.replaceChildren(el('summary', {}, t('chatSettings')), el('label', { class: 'row' }, box, t('letWatchers')), ...rows);
     host.open = open;
   }
 
-  /** A bubble at the sender's seat, wherever the page shows it, gone after a few seconds. */
   bubble(state, line) {
     const seat = line.seat;
     if (seat == null) return;
@@ -154,13 +132,25 @@ export class Chat {
     }, 4400); // just before its fade ends (with reduced motion it does not fade)
   }
 
-  /** Just above its seat's name (below it at the top of the page), within the page's width. */
   place(seat, bubble) {
     const lobby = CSS.escape(`lobby-${bubble.dataset.name}`);
     const place = this.page.root.querySelector(`[data-k="seat-${seat}"], [data-k="result-${seat}"], [data-k="${lobby}"]`);
-    const spot = (place?.querySelector('.who') ?? place)?.getBoundingClientRect();
+    const who = place?.querySelector('.who') ?? place;
+    const spot = who?.getBoundingClientRect();
     bubble.hidden = !spot;
     if (!spot) return;
+    // The lobby's rows sit close: there the bubble stays in its row, on one line after the name.
+    if (bubble.classList.toggle('inrow', place.matches('.seatlist li'))) {
+      const row = place.getBoundingClientRect();
+      const range = document.createRange();
+      range.selectNodeContents(who);
+      const after = Math.min(range.getBoundingClientRect().right, row.right - 96) + 8;
+      bubble.style.maxWidth = `${row.right - after}px`;
+      bubble.style.left = `${after + scrollX}px`;
+      bubble.style.top = `${row.top + (row.height - bubble.offsetHeight) / 2 + scrollY}px`;
+      return;
+    }
+    bubble.style.maxWidth = '';
     const width = bubble.offsetWidth;
     const left = Math.min(document.documentElement.clientWidth - width - 4, spot.left + Math.min(0, spot.width - width) / 2);
     const above = spot.top - bubble.offsetHeight - 4;

@@ -3,18 +3,13 @@
 
 import { applyPatch, expandOps } from './patch.js';
 
-// Closes that another try would only repeat; the room page explains each of them.
 export const FINAL_CLOSES = new Set([4001, 4002, 4003, 4004, 4009, 4010, 4011]);
 const MAX_DELAY_MS = 8000;
-// The room moved to another server (a cluster's node); the reason, if any, is where to go.
+// The room moved to another node; the reason is where to go.
 const CLOSE_MOVED = 4012;
-// A page cannot see WebSocket pings, so it checks the link itself: it pings when it has heard
-// nothing for PING_EVERY_MS, or sent nothing for SEND_EVERY_MS (the server then expects that,
-// and takes 7 s of silence for a dead link), so a table in play, where patches come and moves
-// go, needs no ping at all; when it has heard nothing for DEAD_AFTER_MS, nor for PONG_WAIT_MS
-// since a ping, the link is dead (a phone that lost its network keeps the socket open, and
-// nothing else would notice). The second condition spares a tab whose timers the browser held
-// back.
+// A page cannot see WebSocket pings, so it pings a quiet link itself (the server takes 7 s of
+// silence for a dead link); one silent for DEAD_AFTER_MS, and PONG_WAIT_MS after a ping, is dead
+// (a phone that lost its network keeps the socket open).
 const PING_EVERY_MS = 2000;
 const SEND_EVERY_MS = 5000;
 const DEAD_AFTER_MS = 3500;
@@ -22,18 +17,17 @@ const PONG_WAIT_MS = 1000;
 const PING = JSON.stringify({ type: 'ping' });
 
 export class RoomConnection {
-  /** ``onEvent(type, detail)`` hears "state", "patch", "hint", "error", "status"; then open(). */
+  // onEvent(type, detail) hears "state", "patch", "hint", "error", "status"; then open().
   constructor(code, token, onEvent) {
     this.code = code;
     this.token = token;
     this.onEvent = onEvent;
     this.state = null;
     this.version = 0;
-    // Compact patches (docs/protocol.md) unless the page asks for standard JSON Patch.
     this.encoding = new URLSearchParams(location.search).get('encoding') === 'standard' ? 'standard' : 'compact';
     this.tables = null;
     this.clockOffset = 0;
-    this.status = 'connecting'; // then "open", "retrying" or "closed"
+    this.status = 'connecting';
     this.closeCode = null;
     this.closeReason = '';
     this.retryAt = 0;
@@ -53,14 +47,13 @@ export class RoomConnection {
     this.pulse = setInterval(() => this.checkLink(), 500);
   }
 
-  /** Ping a quiet link; give up on one that stays silent, and reconnect. */
   checkLink() {
     const ws = this.ws;
     if (!ws || ws.readyState !== WebSocket.OPEN || this.stopped) return;
     const now = Date.now();
     const quiet = now - this.heard;
     if (quiet >= DEAD_AFTER_MS && this.pinged > this.heard && now - this.pinged >= PONG_WAIT_MS) {
-      this.ws = null; // its late events are ignored from now on
+      this.ws = null;
       ws.close();
       this.closed(1006, 'no answer from the server');
     } else if (
@@ -75,7 +68,6 @@ export class RoomConnection {
   open() {
     clearTimeout(this.timer);
     const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
-    // Where "moved" pointed, once; otherwise the front address, which finds the room's node.
     const path = this.movedTo ?? `/ws/rooms/${this.code}`;
     this.movedTo = null;
     const ws = new WebSocket(`${scheme}://${location.host}${path}`);
@@ -86,7 +78,7 @@ export class RoomConnection {
       this.heard = Date.now();
       const hello = this.token ? { type: 'hello', token: this.token } : { type: 'hello', spectate: true };
       ws.send(JSON.stringify({ ...hello, encoding: this.encoding }));
-      ws.send(PING); // from now on the server expects this heartbeat
+      ws.send(PING);
       this.pinged = this.sentAt = Date.now();
     };
     ws.onmessage = (event) => {
@@ -115,7 +107,6 @@ export class RoomConnection {
       return;
     }
     if (frame.type === 'hint') {
-      // A suggested move, for this connection alone and outside the versioned stream.
       this.pending.delete(frame.id);
       this.onEvent('hint', frame);
       return;
@@ -150,7 +141,6 @@ export class RoomConnection {
     this.onEvent('patch', frame);
   }
 
-  /** Ask for a fresh state; patches are ignored until it comes. */
   resync() {
     this.awaitingState = true;
     this.resyncFrom = this.nextId;
@@ -164,7 +154,6 @@ export class RoomConnection {
     return true;
   }
 
-  /** Send an action with a fresh id; returns the id, or null when not connected. */
   send(message) {
     if (this.status !== 'open') return null;
     const id = this.nextId++;
@@ -173,7 +162,6 @@ export class RoomConnection {
     return id;
   }
 
-  /** The server's clock, in milliseconds since the epoch. */
   now() {
     return Date.now() + this.clockOffset;
   }
@@ -188,7 +176,6 @@ export class RoomConnection {
       this.setStatus('closed');
       return;
     }
-    // Followed at once, a few times running; past that, as any other close (with backoff).
     if (code === CLOSE_MOVED && reason.startsWith('/') && this.moves < 3) {
       this.moves += 1;
       this.movedTo = reason;
@@ -196,7 +183,7 @@ export class RoomConnection {
       this.setStatus('retrying');
       return;
     }
-    // 4008: we fell behind and the server let go; come back at once with a fresh state.
+    // 4008: we fell behind and the server let go: back at once.
     const base = code === 4008 ? 100 : Math.min(MAX_DELAY_MS, 500 * 2 ** this.attempts);
     const delay = Math.round(base * (0.5 + Math.random()));
     this.attempts += 1;

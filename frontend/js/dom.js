@@ -11,7 +11,6 @@ export class Raw {
 
 const ENTITIES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
-/** Text made safe for HTML; arrays are joined, Raw passes through, null and false vanish. */
 export function escape(value) {
   if (value == null || value === false) return '';
   if (value instanceof Raw) return value.text;
@@ -19,7 +18,6 @@ export function escape(value) {
   return String(value).replace(/[&<>"']/g, (c) => ENTITIES[c]);
 }
 
-/** A tagged template: html`<p>${name}</p>` escapes every value. */
 export function html(strings, ...values) {
   let out = strings[0];
   values.forEach((value, i) => {
@@ -38,28 +36,26 @@ function morphNode(from, to) {
     if (from.nodeValue !== to.nodeValue) from.nodeValue = to.nodeValue;
     return;
   }
-  // "open" belongs to the reader (a details they opened, a dialog): never taken away here.
+  // "open" (a details, a dialog) belongs to the reader.
   for (const { name } of [...from.attributes]) {
     if (name !== 'open' && !to.hasAttribute(name)) from.removeAttribute(name);
   }
   for (const { name, value } of to.attributes) {
     if (from.getAttribute(name) !== value) from.setAttribute(name, value);
   }
-  // Form fields show the state, except a text field someone is typing in.
   if (from.type === 'checkbox' || from.type === 'radio') from.checked = to.checked;
   else if (/^(INPUT|SELECT|TEXTAREA)$/.test(from.nodeName) && from !== document.activeElement) {
     if (from.value !== to.value) from.value = to.value;
   }
-  // An element marked data-own keeps its children: a module other than the page's draws them.
+  // data-own: another module draws its children.
   if (!from.hasAttribute('data-own')) morphChildren(from, to);
 }
 
-/** Make ``from``'s children look like ``to``'s, reusing nodes of the same tag and data-k. */
 export function morphChildren(from, to) {
   const old = [...from.childNodes];
   const keyed = new Map();
   for (const node of old) if (keyOf(node) != null) keyed.set(keyOf(node), node);
-  // First match each new child with an old one (by key, else by position among unkeyed)...
+  // Old nodes left over go first, so the rest stay put (moving one restarts its animations).
   const used = new Set();
   let cursor = 0;
   const pairs = [...to.childNodes].map((node) => {
@@ -75,8 +71,6 @@ export function morphChildren(from, to) {
     if (match) used.add(match);
     return [node, match];
   });
-  // ...then drop the old ones left over, so that the rest mostly stay put (moving a node
-  // restarts its animations and can lose focus).
   for (const node of old) if (!used.has(node)) node.remove();
   pairs.forEach(([node, match], position) => {
     const placed = match ?? node;
@@ -85,7 +79,6 @@ export function morphChildren(from, to) {
   });
 }
 
-/** Render ``content`` (a Raw from html``) into ``root``, keeping focus where it was. */
 export function render(root, content) {
   const focused = document.activeElement;
   const focusKey = focused && root.contains(focused) ? focused.getAttribute('data-k') : null;
@@ -97,7 +90,7 @@ export function render(root, content) {
   }
 }
 
-/** Call ``handler(name, element, event)`` for events on elements with data-<type>="name". */
+// handler(name, element, event) for events on elements with data-<type>="name".
 export function delegate(root, type, handler) {
   const listener = (event) => {
     const element = event.target.closest?.(`[data-${type}]`);
@@ -110,7 +103,6 @@ export function delegate(root, type, handler) {
 
 let toastTimer = 0;
 
-/** A short message at the bottom of the screen; ``kind`` is "error" or "info". */
 export function toast(message, kind = 'info') {
   const box = document.getElementById('toast');
   if (!box) return;
@@ -136,7 +128,6 @@ export const store = {
       if (value == null) localStorage.removeItem(key);
       else localStorage.setItem(key, value);
     } catch {
-      /* not kept: the page still works for this visit */
     }
   },
   keys() {
@@ -147,6 +138,3 @@ export const store = {
     }
   },
 };
-
-/** Plural: plural(3, 'card') is "3 cards". */
-export const plural = (count, word, many = `${word}s`) => `${count} ${count === 1 ? word : many}`;

@@ -4,14 +4,13 @@ import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api
 import { navigate } from './app.js';
 import { cardImage } from './cards.js';
 import { delegate, html, render, store, toast } from './dom.js';
+import { t } from './i18n.js';
 import { DEFAULT_SETTINGS, readSettings, settingsFields, settingsSummary } from './settings.js';
 
 const TRIPO = ['1-circle-violet', '2-crescent-cyan', '3-triangle-yellow', '4-square-orange', '5-star-red'];
 
-// A lesson (learn.js): one round without a timer against a computer player, with a coach.
 const LESSON = { rounds: 1, turn_seconds: 0, max_players: 2, hints: true };
 
-/** Make a room as ``name`` and keep its seat and link in this browser; its code. */
 export async function newRoom(name, settings) {
   const { code, token, url } = await api('/api/rooms', { method: 'POST', body: { name, settings } });
   store.set(seatToken.key(code), token);
@@ -33,33 +32,32 @@ export function mount(root) {
     <div class="hero">
       <div class="fan" aria-hidden="true">${TRIPO.map((id) => cardImage(id))}</div>
       <h1>Spectrum</h1>
-      <p>Collect all five numbers, shapes or colours, then line them up. A quick card game for
-        2 to 6 friends: make a room and share its link.</p>
-      <form data-submit="learn" novalidate><button class="btn" ${ui.busy ? 'disabled' : ''}>Learn to play</button></form>
+      <p>${t('pitch')}</p>
+      <form data-submit="learn" novalidate><button class="btn" ${ui.busy ? 'disabled' : ''}>${t('learn')}</button></form>
     </div>
     <div class="panel">
-      <div class="field"><label for="name">Your name</label>
-        <input id="name" name="name" type="text" autocomplete="nickname" maxlength="24" placeholder="What friends call you"
+      <div class="field"><label for="name">${t('yourName')}</label>
+        <input id="name" name="name" type="text" autocomplete="nickname" maxlength="24" placeholder="${t('namePlaceholder')}"
           value="${store.get(NAME_KEY) ?? ''}" data-input="name"></div>
     </div>
     <div class="split">
       <form class="panel" data-submit="create" novalidate>
-        <h2>New room</h2>
-        <details data-change="settings"><summary>Settings: ${settingsSummary(ui.settings)}</summary>${settingsFields(ui.settings)}</details>
-        <button class="btn primary wide" ${ui.busy ? 'disabled' : ''}>${ui.busy === 'create' ? 'Creating…' : 'Create a room'}</button>
+        <h2>${t('newRoom')}</h2>
+        <details data-change="settings"><summary>${t('settingsColon', { summary: settingsSummary(ui.settings) })}</summary>${settingsFields(ui.settings)}</details>
+        <button class="btn primary wide" ${ui.busy ? 'disabled' : ''}>${t(ui.busy === 'create' ? 'creating' : 'create')}</button>
         <p class="error-text" role="alert">${ui.createError}</p>
       </form>
       <form class="panel" data-submit="join" novalidate>
-        <h2>Join a room</h2>
-        <div class="field"><label for="code">Room code</label>
+        <h2>${t('joinRoom')}</h2>
+        <div class="field"><label for="code">${t('roomCode')}</label>
           <div class="inline"><input id="code" name="code" type="text" autocomplete="off" autocapitalize="characters"
             spellcheck="false" placeholder="K7QM-2XPD" maxlength="12">
-          <button class="btn" ${ui.busy ? 'disabled' : ''}>${ui.busy === 'join' ? 'Joining…' : 'Join'}</button></div></div>
+          <button class="btn" ${ui.busy ? 'disabled' : ''}>${t(ui.busy === 'join' ? 'joining' : 'join')}</button></div></div>
         <p class="error-text" role="alert">${ui.joinError}</p>
       </form>
     </div>
     ${myRooms.length
-      ? html`<div class="panel" style="margin-top:14px"><h2>Back to your rooms</h2><ul class="mine">${myRooms.map(
+      ? html`<div class="panel" style="margin-top:14px"><h2>${t('yourRooms')}</h2><ul class="mine">${myRooms.map(
           (code) => html`<li><a class="btn" href="/r/${code}">${code}</a></li>`,
         )}</ul></div>`
       : ''}
@@ -74,7 +72,7 @@ export function mount(root) {
       store.set(NAME_KEY, name);
       return name;
     }
-    ui[key] = 'First enter your name above.';
+    ui[key] = t('nameFirst');
     update();
     input.focus();
     return null;
@@ -101,13 +99,13 @@ export function mount(root) {
     ui.joinError = '';
     const code = normalCode(form.code.value);
     if (!code) {
-      ui.joinError = 'A room code has 8 letters and digits, like K7QM-2XPD.';
+      ui.joinError = t('codeShape');
       update();
       form.code.focus();
       return;
     }
     if (store.get(seatToken.key(code))) {
-      navigate(`/r/${code}`); // this browser already has a seat there
+      navigate(`/r/${code}`);
       return;
     }
     const name = nameOrComplain('joinError');
@@ -121,16 +119,11 @@ export function mount(root) {
     } catch (error) {
       ui.busy = '';
       if (error instanceof ApiError && (error.code === 'already_started' || error.code === 'room_full')) {
-        toast(error.code === 'room_full' ? 'Every seat is taken: you are watching.' : 'That match has started: you are watching.');
+        toast(t(error.code === 'room_full' ? 'fullWatching' : 'startedWatching'));
         navigate(`/r/${code}`);
         return;
       }
-      ui.joinError =
-        error.code === 'no_room'
-          ? `There is no room ${code}. Check the code with your friends.`
-          : error.code === 'name_taken'
-            ? 'Someone in that room already has your name. Change it above and join again.'
-            : error.message;
+      ui.joinError = error.code === 'no_room' ? t('noRoom', { code }) : error.code === 'name_taken' ? t('nameTakenHome') : error.message;
       update();
     }
   }

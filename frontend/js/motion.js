@@ -1,14 +1,13 @@
 // Cards seen travelling between piles, hands and seats: FLIP animations laid over a state already drawn.
 
 import { cardFace } from './cards.js';
-import { turnOf } from './table.js';
+import { turnOf } from './views.js';
 
 const CARDS = '.pile .card[data-k], .hand .card[data-k]';
 const EASE = 'cubic-bezier(.2,.7,.3,1)';
 
 export const still = () => document.hidden || matchMedia('(prefers-reduced-motion: reduce)').matches;
 
-/** Where each card on the table is now, by its id. */
 export function snapshot(root) {
   const spots = new Map();
   for (const card of root.querySelectorAll(CARDS)) spots.set(card.dataset.k, card.getBoundingClientRect());
@@ -17,7 +16,7 @@ export function snapshot(root) {
 
 const pileFace = (root, index) => root.querySelector(`[data-k="pile-${index}"] :is(.card, .slot)`);
 
-/** What another seat's turn moved, from the rounds before and after: [{card, pile, seat, taken}]. */
+// What another seat's turn moved: [{card, pile, seat, taken}].
 export function othersMoves(was, now, me) {
   const before = turnOf(was);
   const seat = before.seat;
@@ -35,7 +34,6 @@ export function othersMoves(was, now, me) {
   return moves;
 }
 
-/** Glide each card from where it was (``before``) to where it is drawn now; others' moves too. */
 export function glide(root, before, moves) {
   if (still()) return;
   for (const card of root.querySelectorAll(CARDS)) {
@@ -57,7 +55,6 @@ export function glide(root, before, moves) {
   }
 }
 
-/** A card face that flies between a pile (``face``) and a seat, and is gone when it lands. */
 function fly(card, face, seat, toSeat) {
   const ghost = document.createElement('span');
   ghost.className = 'card ghost';

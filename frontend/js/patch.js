@@ -5,7 +5,6 @@ import { ALL_CARDS } from './cards.js';
 
 export class PatchError extends Error {}
 
-/** The reference tokens of a JSON Pointer, unescaped (~1 is "/", ~0 is "~"). */
 export function parsePointer(path) {
   if (path === '') return [];
   if (path[0] !== '/') throw new PatchError(`not a JSON Pointer: ${path}`);
@@ -30,7 +29,6 @@ function child(parent, token) {
   throw new PatchError(`no member ${token}`);
 }
 
-/** Apply one operation to ``doc``; returns the document (a new one when the root is replaced). */
 export function applyOperation(doc, op) {
   const tokens = parsePointer(op.path);
   if (!['add', 'remove', 'replace'].includes(op.op)) throw new PatchError(`unsupported op ${op.op}`);
@@ -56,12 +54,10 @@ export function applyOperation(doc, op) {
   return doc;
 }
 
-/** Apply a list of operations in order; returns the patched document. */
 export function applyPatch(doc, ops) {
   return ops.reduce(applyOperation, doc);
 }
 
-// The member a path's value is held by: its last token, or the list's name for an index.
 function member(path) {
   const tokens = path.split('/');
   const last = tokens.pop();
@@ -82,7 +78,6 @@ function decode(value, key, tables) {
   );
 }
 
-/** Compact operations as RFC 6902 ones, by the ``tables`` of the connection's first state. */
 export function expandOps(ops, tables) {
   return ops.map((op) => {
     if (!Array.isArray(op)) return op.op === 'remove' ? op : { ...op, value: decode(op.value, member(op.path), tables) };

@@ -5,41 +5,19 @@ import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api
 import { Chat } from './chat.js';
 import { RoomConnection } from './conn.js';
 import { delegate, html, render, store, toast } from './dom.js';
-import { lobbyView } from './lobby.js';
+import { cardName, pointsWords } from './cards.js';
+import { lang, refusal, t, th } from './i18n.js';
 import { glide, othersMoves, snapshot } from './motion.js';
-import { resultsView } from './results.js';
 import { fieldValue } from './settings.js';
-import { clock, handSize, predict, sameTurn, tableView, toggle, turnOf } from './table.js';
+import { clock, handSize, lobbyView, pileWords, predict, resultsView, sameTurn, tableView, toggle, turnOf } from './views.js';
 
-const KIND_ERRORS = {
-  not_your_turn: 'It is not your turn yet.',
-  pile_empty: 'That pile has just run out. Pick another one.',
-  knock_not_allowed: 'Someone has already knocked this round.',
-  round_over: 'The round has just ended.',
-  rate_limited: 'Slow down a little: that was a lot of clicks at once.',
-  not_enough_players: 'A match needs at least 2 players.',
-  not_host: 'Only the host can do that.',
-  card_not_in_hand: 'That card is no longer in your hand.',
-  not_a_player: 'Watchers cannot play. Take a seat first.',
-  hints_off: 'The host has switched hints off.',
-  room_full: 'Every seat is taken.',
-};
-
-const CLOSES = {
-  4001: ['This seat is no longer yours', 'The seat this browser held in the room is gone. You can still watch.'],
-  4002: ['The server did not understand this page', 'Reload the page to try again.'],
-  4003: ['Not allowed from this address', 'This server does not accept games from the address this page was opened at.'],
-  4004: ['There is no room with this code', 'Check the code with your friends. A room closes some time after everyone has left.'],
-  4009: ['You are playing in another tab', 'This seat was opened in another tab or on another device.'],
-  4010: ['The host removed you from the room', 'You can still watch, or ask the host for a seat again.'],
-  4011: ['The room was closed', 'Start a new room from the home page.'],
-};
+const CLOSES = [4001, 4002, 4003, 4004, 4009, 4010, 4011];
 
 export function mount(root, { param }) {
   const code = normalCode(param);
   if (!code) {
-    render(root, html`<section class="page narrow"><div class="panel"><h1>That is not a room code</h1>
-      <p>A room code has 8 letters and digits, like K7QM-2XPD.</p><a class="btn primary" href="/">Back to the start</a></div></section>`);
+    render(root, html`<section class="page narrow"><div class="panel"><h1>${t('notCode')}</h1>
+      <p>${t('codeShape')}</p><a class="btn primary" href="/">${t('toStart')}</a></div></section>`);
     return null;
   }
   if (location.pathname !== `/r/${code}`) history.replaceState(null, '', `/r/${code}`);
@@ -54,12 +32,12 @@ class RoomPage {
     this.token = store.get(seatToken.key(code));
     this.ui = { piles: [], cards: [], knock: false, hint: null, joinError: '', joining: false };
     this.seen = null;
-    this.mark = null; // how much of the round's log this player has seen while at the table
+    this.mark = null;
     this.away = false;
-    this.recap = null; // what was played for this player while away
+    this.recap = null;
     this.baseHand = [];
     this.order = [];
-    this.guesses = []; // actions sent and not yet answered, drawn as if accepted
+    this.guesses = [];
     this.offs = [
       delegate(root, 'act', (name, element, event) => this.act(name, element, event)),
       delegate(root, 'submit', (name, form, event) => {
@@ -69,7 +47,6 @@ class RoomPage {
       delegate(root, 'change', (name, form, event) => this.changeSetting(event.target)),
     ];
     this.ticker = setInterval(() => this.tick(), 250);
-    document.title = `Room ${code} · Spectrum Online`;
     this.offline = !navigator.onLine;
     this.moves = [];
     this.listeners = { offline: () => this.wentOffline(), online: () => this.cameOnline() };
@@ -78,7 +55,6 @@ class RoomPage {
     this.chat = new Chat(this);
     document.addEventListener('visibilitychange', this.seenAgain);
     this.connect();
-    // A lesson has a coach (learn.js), unless the page is gone by then.
     if (store.get(`spectrum.learn.${code}`)) {
       import('./learn.js').then(({ coach }) => {
         if (this.conn.stopped) return;
@@ -88,7 +64,6 @@ class RoomPage {
     }
   }
 
-  /** Whether what the page shows is live: connected, and the browser online. */
   live() {
     return this.conn.status === 'open' && !this.offline && !this.rejoining;
   }
@@ -101,8 +76,7 @@ class RoomPage {
   cameOnline() {
     this.offline = false;
     this.rejoining = true;
-    // A socket that outlived the outage may still be open: ask it for a fresh state, and drop
-    // it for a new one if no answer comes.
+    // A socket that outlived the outage may still be open: resync, or drop it.
     if (this.conn.status === 'open') {
       this.conn.resync();
       clearTimeout(this.rejoinTimer);
@@ -140,7 +114,7 @@ class RoomPage {
     if (type === 'hint') this.advised(detail);
     if (type === 'state' || type === 'patch') this.observe();
     if (type === 'state' && (this.rejoining || this.lost)) {
-      toast(this.rejoining ? 'Back online: reconnected, and the table is up to date.' : 'Reconnected: the table is up to date.');
+      toast(t(this.rejoining ? 'backOnline' : 'reconnected'));
       this.rejoining = false;
       this.lost = false;
     }
@@ -160,15 +134,13 @@ class RoomPage {
   }
 
   refused(frame) {
-    const message = KIND_ERRORS[frame.code] ?? `${frame.message.charAt(0).toUpperCase()}${frame.message.slice(1)}.`;
-    toast(message, 'error');
+    toast(refusal(frame.code, frame.message), 'error');
   }
 
-  /** Note what changed since the last state: moves for the log, a new hand, a turn that ended. */
   observe() {
     const state = this.conn.state;
     const before = this.seen;
-    if (this.token && state.you.seat === null) this.forgetSeat(); // we left our seat
+    if (this.token && state.you.seat === null) this.forgetSeat();
     const round = state.round;
     const sameRound = before?.round && round && before.match_id === state.match_id && before.round.number === round.number;
     if (!sameRound) this.baseHand = [];
@@ -186,8 +158,7 @@ class RoomPage {
     this.seen = { match_id: state.match_id, status: state.status, round: round && structuredClone(round) };
   }
 
-  /** Once back at the table (reconnected, or a stand-in gone), what was played for this seat
-   * meanwhile; then how much of the log has been seen, kept for a later visit too. */
+  // Back at the table, what was played for this seat meanwhile; and how much of the log was seen.
   noteAway(state) {
     const me = state.you.seat;
     const round = state.round;
@@ -215,7 +186,6 @@ class RoomPage {
     store.set(key, JSON.stringify(this.mark));
   }
 
-  /** The sound of what just happened, and the cards others moved, to be seen travelling. */
   listen(before, state) {
     const me = state.you.seat;
     const was = before.round;
@@ -235,10 +205,10 @@ class RoomPage {
   }
 
   nameOf(seat) {
-    return this.conn.state?.players[seat]?.name ?? `Seat ${seat + 1}`;
+    return this.conn.state?.players[seat]?.name ?? t('seatN', { n: seat + 1 });
   }
 
-  /** The state to draw: the server's, with the moves sent but not yet answered already made. */
+  // The server's state with the moves sent but not yet answered already made.
   viewState() {
     this.guesses = this.guesses.filter((guess) => this.conn.pending.has(guess.id));
     return this.guesses.reduce((state, guess) => predict(state, guess.action), this.conn.state);
@@ -247,7 +217,7 @@ class RoomPage {
   send(action, { guess = false } = {}) {
     const id = this.offline ? null : this.conn.send(action);
     if (id == null) {
-      toast('Not connected right now. Reconnecting…', 'error');
+      toast(t('notConnected'), 'error');
       return null;
     }
     if (guess) this.guesses.push({ id, action });
@@ -264,12 +234,11 @@ class RoomPage {
     this.chat.draw(state);
     this.coach?.after(this.viewState());
     const mine = state?.status === 'playing' && state.you.seat != null && turnOf(state.round).seat === state.you.seat;
-    document.title = `${mine ? '● Your turn · ' : ''}Room ${this.code} · Spectrum Online`;
+    document.title = `${mine ? `● ${t('yourTurnTitle')} · ` : ''}${t('room', { code: this.code })} · Spectrum Online`;
     alertTurn(mine);
     this.focusStage(state?.status);
   }
 
-  /** When the stage changes under a focus that was lost with it, focus its next action. */
   focusStage(status) {
     const was = this.stage;
     this.stage = status;
@@ -302,8 +271,6 @@ class RoomPage {
     if (retry) retry.textContent = String(Math.max(0, Math.ceil((this.conn.retryAt - Date.now()) / 1000)));
   }
 
-  // What a click does.
-
   act(name, element, event) {
     const state = this.viewState();
     const round = state?.round;
@@ -313,9 +280,9 @@ class RoomPage {
     switch (name) {
       case 'pile': {
         if (round && !mine && state.status === 'playing' && state.you.seat != null && !keyboard) {
-          toast(`Wait for your turn: ${this.nameOf(turn.seat)} is playing.`);
+          toast(t('waitTurn', { name: this.nameOf(turn.seat) }));
         } else if (mine && turn.step === 'discard') {
-          toast('First choose what to discard from your hand.');
+          toast(t('discardFirst'));
         }
         if (!mine || turn.step !== 'take' || element.getAttribute('aria-disabled') === 'true') return;
         const index = Number(element.dataset.pile);
@@ -377,7 +344,7 @@ class RoomPage {
         this.copyLink();
         return;
       case 'share':
-        navigator.share?.({ title: 'Play Spectrum with me', url: this.link() }).catch(() => {});
+        navigator.share?.({ title: t('shareTitle'), url: this.link() }).catch(() => {});
         return;
       case 'retry':
         this.conn.retryNow();
@@ -424,26 +391,39 @@ class RoomPage {
   }
 
   discard(cards, keyboard) {
-    // A keyboard player lands on the first pile, ready for the next turn.
     if (this.send({ type: 'discard', cards: [...cards] }, { guess: true }) != null && keyboard) {
       this.focusNext = '.pile[data-pile="0"]';
     }
   }
 
-  /** The server's suggested move (the strong bot's), in words and marked on the table. */
   advised(frame) {
     if (frame.id !== this.hintId) return;
     const take = frame.actions.find((action) => action.type === 'take');
     const drop = frame.actions.find((action) => action.type === 'discard')?.cards ?? [];
     const knock = frame.actions.some((action) => action.type === 'knock');
-    this.ui.hint = { piles: take?.piles ?? [], drop, knock, text: frame.text };
+    this.ui.hint = { piles: take?.piles ?? [], drop, knock, text: lang === 'en' && frame.text ? frame.text : this.adviceWords(frame, knock) };
     this.update();
+  }
+
+  // The hint in the reader's words (the server's are English).
+  adviceWords(frame, knock) {
+    const round = this.conn.state.round;
+    const top = (pile) => (pile > 3 ? round.discard : round.piles[pile]).top;
+    const moves = frame.actions.flatMap((action) =>
+      action.type === 'take'
+        ? action.piles.map((pile) => t('hintTake', { card: top(pile) ? cardName(top(pile)) : '–', pile: pileWords(pile) }))
+        : action.type === 'discard'
+          ? t('hintDiscard', { cards: action.cards.map(cardName).join(` ${t('and')} `) })
+          : t('hintKnock'),
+    );
+    const text = t(knock ? 'hintKeep' : 'hintAim', { moves: moves.join(`, ${t('then')} `), points: pointsWords(frame.points) });
+    return text.charAt(0).toUpperCase() + text.slice(1);
   }
 
   changeSetting(input) {
     const value = fieldValue(input);
     if (input.name === 'rounds' && !(value >= 1 && value <= 50)) {
-      toast('Rounds go from 1 to 50.', 'error');
+      toast(t('roundsRange'), 'error');
       return;
     }
     this.send({ type: 'settings', settings: { [input.name]: value } }, { guess: true });
@@ -452,7 +432,7 @@ class RoomPage {
   async join(form) {
     const name = form.name.value.replace(/\s+/g, ' ').trim();
     if (!name) {
-      this.ui.joinError = 'Enter your name to take a seat.';
+      this.ui.joinError = t('nameToSit');
       this.update();
       form.name.focus();
       return;
@@ -468,13 +448,12 @@ class RoomPage {
       this.connect();
     } catch (error) {
       const taken = error instanceof ApiError && error.code === 'name_taken';
-      this.ui.joinError = taken ? `Someone here is already called ${name}. Try another name.` : error.message;
+      this.ui.joinError = taken ? t('nameTaken', { name }) : error.message;
     }
     this.ui.joining = false;
     this.update();
   }
 
-  /** The room's share link: the one the server gave when this browser made the room, else this page's. */
   link() {
     return store.get(shareLink.key(this.code)) ?? `${location.origin}/r/${this.code}`;
   }
@@ -487,28 +466,26 @@ class RoomPage {
       field.select();
       document.execCommand('copy');
     }
-    toast('Link copied. Send it to your friends!');
+    toast(t('copied'));
   }
 
   async showRules() {
     if (!this.dialog) {
       const { rulesHTML } = await import('./rules.js');
       this.dialog = document.createElement('dialog');
-      this.dialog.setAttribute('aria-label', 'Rules');
-      this.dialog.innerHTML = `<form method="dialog" class="close"><button class="btn">Close</button></form><div class="prose">${await rulesHTML()}</div>`;
+      this.dialog.setAttribute('aria-label', t('rules'));
+      this.dialog.innerHTML = `<form method="dialog" class="close"><button class="btn">${t('close')}</button></form><div class="prose">${await rulesHTML()}</div>`;
       document.body.append(this.dialog);
     }
     this.dialog.showModal();
   }
-
-  // Drawing.
 
   view() {
     const conn = this.conn;
     if (conn.status === 'closed') return this.closedView();
     const state = this.viewState();
     if (!state) {
-      return html`<section class="page narrow">${this.banner()}<div class="panel"><p class="row"><span class="spinner"></span> Joining room ${this.code}…</p></div></section>`;
+      return html`<section class="page narrow">${this.banner()}<div class="panel"><p class="row"><span class="spinner"></span> ${t('joiningRoom', { code: this.code })}</p></div></section>`;
     }
     const body =
       state.status === 'lobby' ? lobbyView(this, state) : state.status === 'playing' ? tableView(this, state) : resultsView(this, state);
@@ -531,49 +508,40 @@ class RoomPage {
   banner() {
     const conn = this.conn;
     if (this.offline) {
-      return html`<div class="banner" role="alert"><span><strong>You are offline.</strong> A room needs the network: the table is paused
-        here until it is back; this page then reconnects by itself.</span></div>`;
+      return html`<div class="banner" role="alert"><span><strong>${t('offline')}</strong> ${t('offlineText')}</span></div>`;
     }
-    if (this.rejoining && conn.status !== 'retrying') {
-      return html`<div class="banner" role="status"><span class="spinner"></span><span>Back online. Reconnecting…</span></div>`;
-    }
+    const spin = (words, button = '') => html`<div class="banner" role="status"><span class="spinner"></span><span>${words}</span>${button}</div>`;
+    if (this.rejoining && conn.status !== 'retrying') return spin(t('backReconnecting'));
     if (conn.status === 'retrying') {
-      return html`<div class="banner" role="status"><span class="spinner"></span>
-        <span>Connection lost. Reconnecting in <span data-retry>${Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000))}</span> s…</span>
-        <button class="btn" data-act="retry">Try now</button></div>`;
+      const seconds = html`<span data-retry>${Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000))}</span>`;
+      return spin(th('lost', { seconds }), html`<button class="btn" data-act="retry">${t('tryNow')}</button>`);
     }
-    if (conn.status === 'connecting' && conn.state) {
-      return html`<div class="banner" role="status"><span class="spinner"></span><span>Reconnecting…</span></div>`;
-    }
+    if (conn.status === 'connecting' && conn.state) return spin(t('reconnecting'));
     return '';
   }
 
   closedView() {
     const code = this.conn.closeCode;
-    const known = CLOSES[code];
-    const [title, text] = known ?? ['Disconnected', 'The connection closed.'];
+    const known = CLOSES.includes(code);
+    const [title, text] = known ? [t(`closed${code}`), t(`closedText${code}`)] : [t('disconnected'), t('closedText')];
     const canWatch = code === 4001 || code === 4010;
     return html`<section class="page narrow"><div class="panel" role="alert">
       <h1>${title}</h1><p>${text}</p>
-      <p class="muted small">Room ${this.code}${!known && this.conn.closeReason ? ` · ${this.conn.closeReason}` : ''}</p>
+      <p class="muted small">${t('room', { code: this.code })}${!known && this.conn.closeReason ? ` · ${this.conn.closeReason}` : ''}</p>
       <div class="row">
-        ${code === 4009 ? html`<button class="btn primary" data-act="reclaim">Play here</button>` : ''}
-        ${canWatch ? html`<button class="btn primary" data-act="watch">Watch the room</button>` : ''}
-        <a class="btn" href="/">Home</a>
+        ${code === 4009 ? html`<button class="btn primary" data-act="reclaim">${t('playHere')}</button>` : ''}
+        ${canWatch ? html`<button class="btn primary" data-act="watch">${t('watch')}</button>` : ''}
+        <a class="btn" href="/">${t('home')}</a>
       </div></div></section>`;
   }
 
   bar(state, extra = '') {
-    return html`<div class="roombar"><span>${extra}<span class="nowrap">Room <strong>${state.code}</strong></span></span>
-      <span class="row"><button class="btn quiet sound" data-act="sound" aria-pressed="${String(soundOn())}">Sound</button>
-      <button class="btn quiet" data-act="rules" aria-haspopup="dialog">Rules</button></span></div>`;
+    return html`<div class="roombar"><span>${extra}<span class="nowrap">${th('room', { code: html`<strong>${state.code}</strong>` })}</span></span>
+      <span class="row"><button class="btn quiet sound" data-act="sound" aria-pressed="${String(soundOn())}">${t('sound')}</button>
+      <button class="btn quiet" data-act="rules" aria-haspopup="dialog">${t('rules')}</button></span></div>`;
   }
 }
 
-/**
- * While the server cannot save a change (error code `not_saved`, see docs/protocol.md), a banner
- * says the table is waiting; the next state or patch means it was saved, and clears it.
- */
 function showNotSaved(type, detail) {
   const waiting = type === 'error' && detail.code === 'not_saved';
   const shown = document.getElementById('not-saved');
@@ -583,7 +551,7 @@ function showNotSaved(type, detail) {
     banner.className = 'banner';
     banner.setAttribute('role', 'alert');
     banner.style.cssText = 'position: sticky; top: 0; z-index: 10;';
-    banner.textContent = "The server can't save right now; your move is waiting. Play resumes once it is saved.";
+    banner.textContent = t('notSaved');
     document.body.prepend(banner);
   } else if (shown && (type === 'state' || type === 'patch')) {
     shown.remove();

@@ -1,7 +1,8 @@
-// The rules page: frontend/rules.md (a copy of docs/rules.md, kept equal by a test) as HTML.
+// The rules page: frontend/rules.md (a copy of docs/rules.md, kept equal by a test) as HTML, or its translation.
 
 import { cardRow, scoreLine } from './cards.js';
 import { escape, html, raw, render } from './dom.js';
+import { t } from './i18n.js';
 
 // One hand for each line of the scoring table, each in an order that shows its sequences.
 const HANDS = [
@@ -14,9 +15,8 @@ const HANDS = [
   [0, '', -5, '1-circle-red 1-star-red 3-star-violet 4-star-violet 5-square-cyan'],
 ];
 
-/** The scoring hands drawn as cards, each with its score. */
 export function handsShown() {
-  return html`<h3>The scoring hands, as cards</h3><ul class="list shown">${HANDS.map(([complete, sequence, points, cards]) => {
+  return html`<h3>${t('handsShown')}</h3><ul class="list shown">${HANDS.map(([complete, sequence, points, cards]) => {
     const line = scoreLine({ complete: Array(complete), sequence, points });
     return html`<li>${cardRow(cards.split(' '), line, true)}<p class="line">${line}</p></li>`;
   })}</ul>`;
@@ -27,7 +27,6 @@ function inline(text) {
     .replace(/`([^`]+)`/g, '<code>$1</code>')
     .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
     .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, label, href) =>
-      // Links into the repository's docs lead nowhere on this site: keep their words only.
       /^(https?:\/\/|\/)/.test(href) ? `<a href="${href}">${label}</a>` : label,
     );
 }
@@ -35,7 +34,6 @@ function inline(text) {
 const slug = (text) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 const cells = (line) => line.trim().replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim());
 
-/** The Markdown the rules are written in: headings, paragraphs, lists, tables, bold, code, links. */
 export function markdown(source) {
   const out = [];
   for (const block of source.trim().split(/\n\s*\n/)) {
@@ -67,31 +65,30 @@ export function markdown(source) {
   return out.join('\n');
 }
 
-let cached = null;
+const cached = {};
 
-/** The rules as HTML (fetched once). */
 export function rulesHTML() {
-  cached ??= fetch('/static/rules.md')
+  const file = t('rulesFile');
+  return (cached[file] ??= fetch(`/static/${file}`)
     .then((response) => {
       if (!response.ok) throw new Error(String(response.status));
       return response.text();
     })
-    .then((source) => markdown(source).replace('</table></div>', `</table></div>${handsShown()}`))
+    .then((source) => `<div lang="${t('rulesLang')}">${markdown(source).replace('</table></div>', `</table></div>${handsShown()}`)}</div>`)
     .catch((error) => {
-      cached = null;
-      return `<p>The rules could not be loaded (${escape(error.message)}). Check the connection and try again.</p>`;
-    });
-  return cached;
+      delete cached[file];
+      return `<p>${escape(t('rulesFailed', { error: error.message }))}</p>`;
+    }));
 }
 
 export function mount(root) {
-  document.title = 'Rules · Spectrum Online';
+  document.title = `${t('rules')} · Spectrum Online`;
   let live = true;
-  render(root, raw('<section class="page narrow prose"><p class="muted">Loading the rules…</p></section>'));
+  render(root, html`<section class="page narrow prose"><p class="muted">${t('loadingRules')}</p></section>`);
   rulesHTML().then((content) => {
     if (!live) return;
     render(root, raw(`<section class="page narrow prose">${content}
-      <p><a class="btn" href="/calculator">Try hands in the score calculator</a></p></section>`));
+      <p><a class="btn" href="/calculator">${escape(t('tryCalc'))}</a></p></section>`));
     if (location.hash) document.getElementById(location.hash.slice(1))?.scrollIntoView();
   });
   return () => {

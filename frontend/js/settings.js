@@ -1,42 +1,39 @@
 // The room settings form, shared by the home page (new room) and the lobby (the host's controls).
 
 import { html } from './dom.js';
+import { t } from './i18n.js';
 
 export const DEFAULT_SETTINGS = { rounds: 5, multi_pickup: false, ten_card: false, turn_seconds: 60, max_players: 6, hints: true };
 const TIMERS = [0, 15, 30, 45, 60, 90, 120, 300, 600];
 
-export const timerLabel = (seconds) =>
-  seconds === 0 ? 'Off' : seconds < 120 ? `${seconds} seconds` : `${seconds / 60} minutes`;
+export const timerLabel = (seconds, short = false) =>
+  seconds === 0 ? t('off') : seconds < 120 ? t(short ? 'secondsShort' : 'seconds', { n: seconds }) : t('minutes', { n: seconds / 60 });
 
-/** The settings as form fields; ``locked`` shows them without letting them change. */
 export function settingsFields(settings, locked = false) {
   const timers = TIMERS.includes(settings.turn_seconds) ? TIMERS : [...TIMERS, settings.turn_seconds].sort((a, b) => a - b);
   const most = settings.ten_card ? 4 : 6;
   const off = locked ? 'disabled' : '';
   const option = (value, label, chosen) => html`<option value="${value}" ${chosen ? 'selected' : ''}>${label}</option>`;
+  const check = (name, label, text) => html`<label class="check"><input type="checkbox" name="${name}" ${settings[name] ? 'checked' : ''} ${off}>
+      <span>${label}<small>${text}</small></span></label>`;
   return html`<div class="settings">
-    <div class="field"><label for="set-rounds">Rounds</label>
+    <div class="field"><label for="set-rounds">${t('rounds')}</label>
       <input id="set-rounds" name="rounds" type="number" inputmode="numeric" min="1" max="50" required value="${settings.rounds}" ${off}></div>
-    <div class="field"><label for="set-timer">Turn timer</label>
+    <div class="field"><label for="set-timer">${t('timer')}</label>
       <select id="set-timer" name="turn_seconds" ${off}>${timers.map((t) => option(t, timerLabel(t), t === settings.turn_seconds))}</select></div>
-    <label class="check"><input type="checkbox" name="multi_pickup" ${settings.multi_pickup ? 'checked' : ''} ${off}>
-      <span>Multiple pickups<small>Take 1 to 5 cards a turn</small></span></label>
-    <label class="check"><input type="checkbox" name="ten_card" ${settings.ten_card ? 'checked' : ''} ${off}>
-      <span>10-card Spectrum<small>Two hands; 2 to 4 players</small></span></label>
-    <label class="check"><input type="checkbox" name="hints" ${settings.hints ? 'checked' : ''} ${off}>
-      <span>Hints<small>Players may ask for a suggested move</small></span></label>
-    <div class="field"><label for="set-seats">Seats</label>
-      <select id="set-seats" name="max_players" ${off}>${[2, 3, 4, 5, 6].filter((n) => n <= most).map((n) => option(n, `${n} players`, n === settings.max_players))}</select></div>
+    ${check('multi_pickup', t('multi'), t('multiText'))}
+    ${check('ten_card', t('ten'), t('tenText'))}
+    ${check('hints', t('hints'), t('hintsText'))}
+    <div class="field"><label for="set-seats">${t('seats')}</label>
+      <select id="set-seats" name="max_players" ${off}>${[2, 3, 4, 5, 6].filter((n) => n <= most).map((n) => option(n, t('players', { n }), n === settings.max_players))}</select></div>
   </div>`;
 }
 
-/** One field's value from the form, as the server wants it. */
 export function fieldValue(input) {
   if (input.type === 'checkbox') return input.checked;
   return Number(input.value);
 }
 
-/** All the settings in a form. */
 export function readSettings(form) {
   const settings = {};
   for (const input of form.querySelectorAll('.settings [name]')) settings[input.name] = fieldValue(input);
@@ -44,12 +41,11 @@ export function readSettings(form) {
   return settings;
 }
 
-/** The settings in a few words: "5 rounds · 60 s turns · multiple pickups". */
 export function settingsSummary(settings, withRounds = true) {
-  const parts = withRounds ? [`${settings.rounds} ${settings.rounds === 1 ? 'round' : 'rounds'}`] : [];
-  parts.push(settings.turn_seconds ? `${timerLabel(settings.turn_seconds).replace('seconds', 's')} turns` : 'no timer');
-  if (settings.multi_pickup) parts.push('multiple pickups');
-  if (settings.ten_card) parts.push('10 cards');
-  if (settings.hints === false) parts.push('no hints');
+  const parts = withRounds ? [t('nRounds', { n: settings.rounds })] : [];
+  parts.push(settings.turn_seconds ? t('turns', { time: timerLabel(settings.turn_seconds, true) }) : t('noTimer'));
+  if (settings.multi_pickup) parts.push(t('multiShort'));
+  if (settings.ten_card) parts.push(t('tenShort'));
+  if (settings.hints === false) parts.push(t('noHints'));
   return parts.join(' · ');
 }

@@ -21,10 +21,19 @@ def client_files() -> list[Path]:
     return sorted(path for path in FRONTEND.rglob("*") if path.is_file())
 
 
-def test_the_whole_client_is_under_60_kb_gzipped() -> None:
-    files = client_files()
+def gzipped(path: Path) -> int:
+    return len(gzip.compress(path.read_bytes(), 9))
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_the_whole_client_in_one_language_is_under_60_kb_gzipped(language: str) -> None:
+    """Everything a browser reading ``language`` is given or keeps offline: every file but the
+    other languages' words."""
+    tables = sorted((FRONTEND / "js" / "lang").glob("*.js"))
+    assert [path.stem for path in tables] == ["en", "fr"]
+    files = [path for path in client_files() if path not in tables or path.stem == language]
     assert any(path.suffix == ".js" for path in files)
-    total = sum(len(gzip.compress(path.read_bytes(), 9)) for path in files)
+    total = sum(gzipped(path) for path in files)
     assert total < CLIENT_BUDGET_BYTES, f"{total} bytes gzipped"
 
 
@@ -93,8 +102,11 @@ def test_a_player_page_and_its_api_take_any_name(server: Server, name: str) -> N
     assert player.json()["detail"] == f"nobody called {name} has played here"
 
 
-def test_the_service_worker_is_served_at_the_root_with_the_shell_it_keeps(server: Server) -> None:
-    answer = httpx.get(server.url + "/sw.js")
+@pytest.mark.parametrize(("asked", "kept"), [("", "en"), ("en", "en"), ("fr", "fr"), ("xx", "en")])
+def test_the_service_worker_is_served_at_the_root_with_the_shell_it_keeps(
+    server: Server, asked: str, kept: str
+) -> None:
+    answer = httpx.get(server.url + "/sw.js", params={"lang": asked} if asked else None)
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/javascript")
     assert answer.headers["cache-control"] == "no-cache"
@@ -102,12 +114,21 @@ def test_the_service_worker_is_served_at_the_root_with_the_shell_it_keeps(server
     shell = json.loads(answer.text.split("const SHELL = ", 1)[1].split(";\n", 1)[0])
     version = re.search(r"const VERSION = '([0-9a-f]{16})';", answer.text)
     assert version is not None
-    # The page, the manifest, and every client file but the worker itself and index.html.
+    # The page, the manifest, and every client file but the worker itself, index.html and the
+    # other languages' words.
     files = {f"/static/{path.relative_to(FRONTEND).as_posix()}" for path in client_files()}
-    assert set(shell) == {"/", "/manifest.webmanifest"} | files - {
-        "/static/sw.js",
-        "/static/index.html",
-    }
+    others = {f"/static/js/lang/{name}.js" for name in ("en", "fr") if name != kept}
+    assert (
+        set(shell)
+        == {"/", "/manifest.webmanifest"}
+        | files
+        - {
+            "/static/sw.js",
+            "/static/index.html",
+        }
+        - others
+    )
+    assert f"/static/js/lang/{kept}.js" in shell
     for path in shell:
         assert httpx.get(server.url + path).status_code == 200, path
 

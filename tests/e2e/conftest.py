@@ -81,9 +81,16 @@ class Pages:
         self.errors: list[str] = []
 
     def open(
-        self, path: str | None = "/", phone: bool = False, context: Any = None, motion: bool = False
+        self,
+        path: str | None = "/",
+        phone: bool = False,
+        context: Any = None,
+        motion: bool = False,
+        locale: str = "en-US",
+        dark: bool = False,
     ) -> Any:
-        """A page at ``path``: desktop size, or a 360 px wide touch phone.
+        """A page at ``path``: desktop size, or a 360 px wide touch phone; in English unless
+        another ``locale`` is asked for, in the light theme unless ``dark``.
 
         Reduced motion is asked for (animations never stand between a test and the state),
         unless ``motion``.
@@ -92,6 +99,8 @@ class Pages:
             options: dict[str, Any] = {
                 "viewport": PHONE if phone else DESKTOP,
                 "reduced_motion": "no-preference" if motion else "reduce",
+                "locale": locale,
+                "color_scheme": "dark" if dark else "light",
             }
             if phone:
                 options.update(is_mobile=True, has_touch=True, device_scale_factor=2)

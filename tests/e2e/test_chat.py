@@ -42,6 +42,14 @@ def test_two_players_chat_and_react_and_markup_stays_text(pages: Pages, shot: Sh
         assert page.locator(".chatlog img, .chatlog b, .bubble img, .bubble b").count() == 0
     # The bubble at Bob's seat in Ann's lobby says it too, as text.
     expect(ann.locator(".bubble")).to_have_text(MARKUP)
+    # It stays within Bob's row of the seat list, on one line: the row above is not covered.
+    bubble, row = (
+        ann.locator(selector).bounding_box() for selector in (".bubble", ".seatlist li >> nth=1")
+    )
+    assert bubble is not None
+    assert row is not None
+    assert row["y"] <= bubble["y"]
+    assert bubble["y"] + bubble["height"] <= row["y"] + row["height"]
     shot(ann, "chat-lobby-1280")
 
     ann.click(".react[aria-label='React with 🎉']")

@@ -171,7 +171,7 @@ def test_an_altered_seed_fails_the_check_naming_its_round(
 
 def wide(pages: Pages, width: int, phone: bool = False) -> Any:
     """A browser context ``width`` pixels wide (a touch phone if ``phone``)."""
-    options: dict[str, Any] = {"viewport": {"width": width, "height": 900}}
+    options: dict[str, Any] = {"viewport": {"width": width, "height": 900}, "locale": "en-US"}
     options["reduced_motion"] = "reduce"
     if phone:
         options.update(is_mobile=True, has_touch=True, device_scale_factor=2)

@@ -70,7 +70,8 @@ def test_a_newcomer_plays_the_lesson_to_its_end_and_gets_a_real_room(
 
 def new_page(pages: Pages, **options: Any) -> Any:
     """A page in a fresh context with these options (color_scheme, locale, viewport...)."""
-    context = pages.browser.new_context(reduced_motion="reduce", **options)
+    options = {"reduced_motion": "reduce", "locale": "en-US", **options}
+    context = pages.browser.new_context(**options)
     pages.contexts.append(context)
     return pages.open(None, context=context)
 

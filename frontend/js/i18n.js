@@ -1,0 +1,52 @@
+// The interface's words: the reader's language's table, and t().
+
+import { escape, raw, store } from './dom.js';
+
+const KEY = 'spectrum.lang';
+const LANGS = ['en', 'fr'];
+const browser = () => navigator.languages.map((l) => l.slice(0, 2).toLowerCase()).find((l) => LANGS.includes(l)) ?? 'en';
+
+export let lang;
+let table;
+let plurals;
+
+/** Load ``next``'s table and redraw the page's fixed words in it. */
+export async function setLang(next) {
+  const text = (await import(`./lang/${next}.js`)).default;
+  table = Object.fromEntries(text.trim().split('\n').map((line) => line.split(/ (.*)/)));
+  lang = next;
+  plurals = new Intl.PluralRules(next);
+  document.documentElement.lang = next;
+  for (const node of document.querySelectorAll('[data-t]')) node.textContent = t(node.dataset.t);
+  for (const node of document.querySelectorAll('[data-tl]')) node.ariaLabel = t(node.dataset.tl);
+  for (const colour of ['violet', 'cyan', 'yellow', 'orange', 'red']) {
+    document.getElementById(`w-${colour}`).textContent = t(colour);
+    document.getElementById(`i-${colour}`).textContent = t(colour)[0].toUpperCase();
+  }
+  document.getElementById('lang').lang = LANGS.find((other) => other !== next);
+}
+
+export function switchLang() {
+  const next = LANGS.find((other) => other !== lang);
+  store.set(KEY, next === browser() ? null : next);
+  return setLang(next);
+}
+
+// A text with forms for one and for many ("{n} card|{n} cards") takes the one params.n asks for.
+function fill(id, params, escaping) {
+  let text = `${table[id] ?? id}`;
+  if (text.includes('|')) text = text.split('|')[plurals.select(params.n) === 'one' ? 0 : 1];
+  return escaping(text).replace(/\{(\w+)\}/g, (_, name) => escaping(params[name]));
+}
+
+export const t = (id, params = {}) => fill(id, params, String);
+
+/** The same as HTML, each parameter escaped (or an html`` value kept): for words around markup. */
+export const th = (id, params = {}) => raw(fill(id, params, escape));
+
+/** A server's refusal in words: its code's text, else (the server speaks English) its own. */
+export function refusal(code, message) {
+  return table[`e_${code}`] ?? (lang === 'en' && message ? `${message[0].toUpperCase()}${message.slice(1)}.` : t('refused'));
+}
+
+await setLang(LANGS.includes(store.get(KEY)) ? store.get(KEY) : browser());

@@ -1,0 +1,245 @@
+"""The interface in French and in English: the browser's language chooses, every page then speaks
+it with no English left, the switch changes it on the spot and is remembered; each page pictured
+in French, in the light and the dark theme."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tests.api.test_words import PARAM, table
+from tests.e2e.conftest import DESKTOP, E2E_SETTINGS, PHONE, Pages, scroll_width
+from tests.e2e.test_access import resize
+from tests.e2e.ui import expect
+from tests.server import Server, running_server
+
+Shot = Callable[[Any, str], None]
+APOSTROPHE = "\N{RIGHT SINGLE QUOTATION MARK}"  # French text writes its apostrophes so
+
+
+def english_words() -> list[str]:
+    """The English table's words that French says otherwise: each piece of a text between its
+    parameters, longer than a few letters."""
+    english, french = table("en"), table("fr")
+    words = set()
+    for key, text in english.items():
+        if text == french[key]:
+            continue
+        for form in text.split("|"):
+            for piece in PARAM.split(form)[::2]:
+                piece = piece.strip(" .,:;!?()·…")
+                if len(piece) >= 6 and piece not in french[key]:
+                    words.add(piece)
+    return sorted(words, key=len, reverse=True)
+
+
+ENGLISH = english_words()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    """A server of its own: its history holds only the names these tests give."""
+    with running_server(**E2E_SETTINGS) as started:
+        yield started
+
+
+@pytest.fixture
+def pages(browser: Any, server: Server) -> Iterator[Pages]:
+    opened = Pages(browser, server)
+    yield opened
+    opened.close()
+    assert opened.errors == [], "JavaScript errors:\n" + "\n".join(opened.errors)
+
+
+def visible_text(page: Any) -> str:
+    """What the page shows in words, less what is marked as English (the rules' own text, which
+    has no French version, and the switch to English)."""
+    text: str = page.evaluate(
+        """() => {
+          const english = [...document.querySelectorAll('[lang=en]')];
+          english.forEach((node) => (node.style.display = 'none'));
+          const text = document.body.innerText;
+          english.forEach((node) => (node.style.display = ''));
+          return text;
+        }"""
+    )
+    return text
+
+
+def in_french(page: Any, shot: Shot, name: str) -> None:
+    """The page is in French with no English word of the tables left, its longer words still fit
+    a phone's width; pictured in both themes."""
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+    # Names stay as given, the server's names for its bots too ("Normal bot").
+    text = re.sub(r"\b(Easy|Normal|Strong) bot\b", "", visible_text(page))
+    left = [word for word in ENGLISH if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text)]
+    assert left == [], f"English on the {name} page: {left}"
+    resize(page, PHONE)
+    # Right after a resize the page may still be laying out: only a width that stays is wrong.
+    fits = page.evaluate(
+        """() => new Promise((done) => {
+          const start = performance.now();
+          const look = () => document.documentElement.scrollWidth <= innerWidth
+            ? done(true) : performance.now() - start > 3000 ? done(false) : setTimeout(look, 50);
+          look();
+        })"""
+    )
+    wide = page.evaluate(
+        "[...document.querySelectorAll('body *')]"
+        ".filter((e) => e.getBoundingClientRect().right > innerWidth + 1)"
+        ".map((e) => `${e.tagName}.${e.className}: ${e.textContent.slice(0, 40)}`)"
+    )
+    assert fits, f"the {name} page scrolls sideways ({scroll_width(page)} px): {wide}"
+    resize(page, DESKTOP)
+    shot(page, f"fr-{name}")
+    page.click("#theme")
+    expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    shot(page, f"fr-{name}-dark")
+    page.click("#theme")
+    expect(page.locator("html")).to_have_attribute("data-theme", "light")
+
+
+def play_to_the_end(page: Any) -> None:
+    """Knock at the first chance (or, after the bot's knock, take and discard) until the
+    match's standings show, whatever the language."""
+    for _ in range(4):
+        expect(page.locator(".status.mine, .standings").first).to_be_visible()
+        if page.locator(".standings").count():
+            return
+        if page.locator("[data-act=knock]").count():
+            page.click("[data-act=knock]")
+            page.click("[data-act=knock-yes]")
+        else:
+            page.click('.pile[data-pile="0"]')
+            page.locator(".hand .card.can").first.click()
+        expect(page.locator(".status.mine")).to_have_count(0)
+    expect(page.locator(".standings")).to_be_visible()
+
+
+def test_a_french_browser_gets_every_page_in_french(pages: Pages, shot: Shot) -> None:
+    page = pages.open("/", locale="fr-FR")
+    expect(page.locator("h2").first).to_have_text("Nouvelle salle")
+    expect(page.locator("#lang")).to_have_text("English")
+    expect(page.locator("nav a").first).to_have_text("Jouer")
+    in_french(page, shot, "home")
+    page.locator("[data-submit=create] button").click()
+    alert = page.locator("[role=alert]").first
+    expect(alert).to_have_text(f"Saisissez d{APOSTROPHE}abord votre nom ci-dessus.")
+
+    page.fill("#name", "Zoé")
+    page.locator("[data-submit=create] summary").click()
+    page.fill("#set-rounds", "1")
+    page.locator("[data-submit=create] button.primary").click()
+    expect(page.locator(".code")).to_be_visible()
+    page.click("[data-act=add-bot][data-level=easy]")
+    expect(page.locator(".seatlist .badge", has_text="ordinateur")).to_have_count(1)
+    expect(page.locator(".chat h2")).to_have_text("Discussion")
+    expect(page.locator("#chat-text")).to_have_attribute("placeholder", "Dites quelque chose…")
+    expect(page.locator("[data-act=start]")).to_have_text("Lancer la partie")
+    in_french(page, shot, "lobby")
+
+    page.click("[data-act=start]")
+    expect(page.locator(".status.mine, .standings").first).to_be_visible()
+    if page.locator(".status.mine").count():
+        expect(page.locator(".status.mine")).to_contain_text("À vous")
+        page.click("[data-act=hint]")
+        hint = re.compile(r"^Conseil : [A-ZÀ-Ý].* points?\.$")
+        expect(page.locator(".hint-line")).to_have_text(hint)
+        in_french(page, shot, "table")
+        # Offline, the table says so in French; back online, it says that too.
+        page.context.set_offline(True)
+        expect(page.locator(".banner", has_text="Vous êtes hors ligne.")).to_be_visible()
+        in_french(page, shot, "table-offline")
+        page.context.set_offline(False)
+        expect(page.locator(".banner")).to_have_count(0, timeout=20000)
+        expect(page.locator("#toast")).to_contain_text("De retour en ligne")
+    play_to_the_end(page)
+    expect(page.locator(".celebrate h1")).to_contain_text(re.compile("gagne|Égalité"))
+    in_french(page, shot, "finished")
+
+    page.click(".sticky-actions a[href^='/matches/']")
+    expect(page.locator(".verdict.good").first).to_have_text(
+        "✓ Cette donne était fixée avant le début de la manche."
+    )
+    expect(page.locator(".replay-what")).to_contain_text("Coup 0 sur")
+    page.locator(".replay-steps button").nth(2).click()
+    expect(page.locator(".replay-what")).to_contain_text("Coup 1 sur")
+    in_french(page, shot, "match")
+
+    for path, name, heading in [
+        ("/players/Zo%C3%A9", "player", "Zoé"),
+        ("/history", "history", "Historique"),
+        ("/calculator?cards=1-circle-red,2-circle-red,3-star-violet", "calculator", "Calculateur"),
+    ]:
+        page = pages.open(path, locale="fr-FR")
+        expect(page.locator("h1")).to_contain_text(heading)
+        expect(page.locator(".spinner")).to_have_count(0)
+        in_french(page, shot, name)
+    expect(page.locator(".answer")).to_have_text("Choisissez encore 2 cartes.")
+
+    page = pages.open("/rules", locale="fr-FR")
+    expect(page.locator(".prose h3")).to_have_text("Les mains qui marquent, en cartes")
+    expect(page.locator(".prose a.btn")).to_have_text(
+        "Essayer des mains dans le calculateur de score"
+    )
+    in_french(page, shot, "rules")
+    page = pages.open("/r/NOPE", locale="fr-FR")
+    expect(page.locator("h1")).to_have_text(f"Ce n{APOSTROPHE}est pas un code de salle")
+    page = pages.open("/no/such/page", locale="fr-FR")
+    expect(page.locator("h1")).to_have_text("Page introuvable")
+    in_french(page, shot, "not-found")
+
+
+def test_an_english_browser_gets_english(pages: Pages) -> None:
+    page = pages.open("/", locale="en-US")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator("h2").first).to_have_text("New room")
+    expect(page.locator("#lang")).to_have_text("Français")
+    expect(page.locator("#lang")).to_have_attribute("lang", "fr")
+    page = pages.open("/calculator", locale="de-DE")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator("h1")).to_have_text("Score calculator")
+
+
+def test_the_switch_changes_the_language_at_once_and_is_remembered(pages: Pages) -> None:
+    page = pages.open("/", locale="fr-FR")
+    expect(page.locator("h2").first).to_have_text("Nouvelle salle")
+    page.fill("#name", "Léa")
+    page.locator("[data-submit=create] button.primary").click()
+    expect(page.locator(".panel h2").first).to_contain_text("Joueurs")
+    page.click("#lang")
+    # The lobby is drawn again in English, its seat kept.
+    expect(page.locator(".panel h2").first).to_contain_text("Players")
+    expect(page.locator("html")).to_have_attribute("lang", "en")
+    expect(page.locator("nav a").first).to_have_text("Play")
+    expect(page.locator(".seatlist")).to_contain_text("Léa")
+    expect(page.locator("#theme")).to_have_text("Dark theme")
+    assert page.evaluate("localStorage.getItem('spectrum.lang')") == "en"
+    page.reload()
+    expect(page.locator(".panel h2").first).to_contain_text("Players")
+    page.goto(pages.server.url + "/")
+    expect(page.locator("h2").first).to_have_text("New room")
+    # Back to the browser's own language: nothing left to remember.
+    page.click("#lang")
+    expect(page.locator("h2").first).to_have_text("Nouvelle salle")
+    expect(page.locator("#theme")).to_have_text("Thème sombre")
+    assert page.evaluate("localStorage.getItem('spectrum.lang')") is None
+    page.reload()
+    expect(page.locator("h2").first).to_have_text("Nouvelle salle")
+
+
+def test_the_lesson_teaches_in_french(pages: Pages, shot: Shot) -> None:
+    page = pages.open("/", locale="fr-FR")
+    page.fill("#name", "Élève")
+    page.click("[data-submit=learn] button")
+    coach = page.locator(".coach")
+    expect(page.locator(".pile")).to_have_count(5)
+    expect(coach).to_contain_text("Nombres")
+    expect(coach).to_contain_text("sur 5 valeurs")
+    expect(page.locator(".status.mine")).to_be_visible()
+    expect(page.locator(".pile.hinted, [data-act=knock].hinted").first).to_be_visible()
+    expect(coach).to_contain_text(re.compile("prenez la carte qui brille|frappez pour finir"))
+    in_french(page, shot, "lesson")
