@@ -127,13 +127,18 @@ class Pages:
             context.close()
 
 
-@pytest.fixture
-def pages(browser: Any, e2e_server: Server) -> Iterator[Pages]:
-    """Browser pages against the shared server; any uncaught JS error fails the test."""
-    opened = Pages(browser, e2e_server)
+def pages_on(browser: Any, server: Server) -> Iterator[Pages]:
+    """Browser pages against ``server``, closed after; any uncaught JS error fails the test."""
+    opened = Pages(browser, server)
     yield opened
     opened.close()
     assert opened.errors == [], "JavaScript errors:\n" + "\n".join(opened.errors)
+
+
+@pytest.fixture
+def pages(browser: Any, e2e_server: Server) -> Iterator[Pages]:
+    """Browser pages against the shared server."""
+    yield from pages_on(browser, e2e_server)
 
 
 @pytest.fixture

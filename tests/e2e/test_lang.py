@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.api.test_words import PARAM, table
-from tests.e2e.conftest import DESKTOP, E2E_SETTINGS, PHONE, Pages, scroll_width
+from tests.e2e.conftest import DESKTOP, E2E_SETTINGS, PHONE, Pages, pages_on, scroll_width
 from tests.e2e.test_access import resize
 from tests.e2e.ui import expect
 from tests.server import Server, running_server
@@ -48,10 +48,8 @@ def server() -> Iterator[Server]:
 
 @pytest.fixture
 def pages(browser: Any, server: Server) -> Iterator[Pages]:
-    opened = Pages(browser, server)
-    yield opened
-    opened.close()
-    assert opened.errors == [], "JavaScript errors:\n" + "\n".join(opened.errors)
+    """Browser pages against this module's server."""
+    yield from pages_on(browser, server)
 
 
 def visible_text(page: Any) -> str:
