@@ -61,8 +61,8 @@ def languages() -> list[str]:
 @cache
 def service_worker(language: str) -> bytes:
     """frontend/sw.js with the shell it keeps: the page, every client file but the other
-    languages' words, and a version that changes with any client file (so a new client
-    replaces the old copy at the next visit)."""
+    languages' words, and a version that changes with any client file and with the language
+    (so a new client, or another language, replaces the old copy once no page uses it)."""
     files = sorted(path for path in FRONTEND.rglob("*") if path.is_file())
     digest = hashlib.sha256()
     for path in files:
@@ -75,7 +75,8 @@ def service_worker(language: str) -> bytes:
     ]
     shell = ["/", "/manifest.webmanifest"]
     shell += [f"/static/{path.relative_to(FRONTEND).as_posix()}" for path in kept]
-    head = f"const SHELL = {json.dumps(shell)};\nconst VERSION = '{digest.hexdigest()[:16]}';\n"
+    version = f"{digest.hexdigest()[:16]}-{language}"
+    head = f"const SHELL = {json.dumps(shell)};\nconst VERSION = '{version}';\n"
     return head.encode() + (FRONTEND / "sw.js").read_bytes()
 
 

@@ -229,6 +229,52 @@ def test_the_switch_changes_the_language_at_once_and_is_remembered(pages: Pages)
     expect(page.locator("h2").first).to_have_text("Nouvelle salle")
 
 
+KEPT = """() => caches.keys().then((names) => Promise.all(names.map((name) =>
+  caches.open(name).then((cache) => cache.keys()).then((requests) =>
+    [name, requests.map((r) => new URL(r.url).pathname).filter((p) => p.includes('/lang/'))])))
+)"""
+# The active and the waiting worker's scripts, once one waits (null if none has in 20 s).
+WORKERS = """async () => {
+  for (const until = Date.now() + 20000; Date.now() < until; ) {
+    const found = await navigator.serviceWorker.getRegistration();
+    if (found?.waiting) return [found.active.scriptURL, found.waiting.scriptURL];
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  return null;
+}"""
+
+
+def test_after_a_switch_the_offline_copy_changes_language_once_no_page_uses_it(
+    pages: Pages,
+) -> None:
+    page = pages.open("/", locale="fr-FR")
+    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    assert page.evaluate("navigator.serviceWorker.controller.scriptURL").endswith("?lang=fr")
+    [(french, words)] = page.evaluate(KEPT)
+    assert words == ["/static/js/lang/fr.js"]
+    page.click("#lang")
+    expect(page.locator("h2").first).to_have_text("New room")
+    # The English worker waits while this page is open; the page still works, in English.
+    workers = page.evaluate(WORKERS)
+    assert workers is not None, "no English worker came to wait"
+    assert workers[0].endswith("?lang=fr")
+    assert workers[1].endswith("?lang=en")
+    page.reload()
+    expect(page.locator("h2").first).to_have_text("New room")
+    context = page.context
+    page.close()
+    # With no page left, the English copy takes over and the French one is dropped.
+    page = context.new_page()
+    page.goto(pages.server.url + "/")
+    page.wait_for_function(
+        "navigator.serviceWorker.controller?.scriptURL.endsWith('?lang=en')", timeout=20000
+    )
+    [(english, words)] = page.evaluate(KEPT)
+    assert english != french
+    assert words == ["/static/js/lang/en.js"]
+    expect(page.locator("h2").first).to_have_text("New room")
+
+
 def test_the_lesson_teaches_in_french(pages: Pages, shot: Shot) -> None:
     page = pages.open("/", locale="fr-FR")
     page.fill("#name", "Élève")
