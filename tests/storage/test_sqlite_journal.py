@@ -7,14 +7,17 @@ from __future__ import annotations
 import asyncio
 import shutil
 import sqlite3
+import threading
 import time
 from pathlib import Path
 
 from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
+from app.storage.backends.sqlite import SqliteJournal
 from app.storage.db import make_engine
 from app.storage.eventlog import folder_for
+from app.storage.journal import Batch, Events, NewRoom
 from app.storage.store import DatabaseStore
 from tests.server import migrate
 
@@ -226,3 +229,55 @@ async def test_a_damaged_line_inside_a_segment_is_skipped_and_the_rest_folded(
         assert again.event_count == 61
     finally:
         await close_store(store)
+
+
+async def test_a_fold_asked_for_while_one_runs_does_not_outlive_the_close(tmp_path: Path) -> None:
+    """A second segment fills while the first is being folded; the journal is closed then. No
+    fold may run after the close, beside the next journal opened on the same file; the next
+    one folds what is left, every event once."""
+    path = tmp_path / "spectrum.db"
+    url = f"sqlite+aiosqlite:///{path}"
+    migrate(url)
+    engine = make_engine(url)
+    journal = SqliteJournal(engine, segment_bytes=256)
+    loop = asyncio.get_running_loop()
+    gate = threading.Event()
+    held = loop.run_in_executor(journal.thread, gate.wait, 60)  # the fold's thread, busy
+    events = [{"type": "left", "seat": 0}] * 8
+    written = 0
+
+    async def fill(closed: int) -> None:
+        nonlocal written
+        while len(journal.log.closed()) < closed:
+            await journal.write(Batch([Events("AAAA-AAAA", 1, written, events)]))
+            written += len(events)
+
+    try:
+        await journal.write(Batch([NewRoom("AAAA-AAAA", {}, 1)]))
+        await fill(1)
+        assert journal.folding is not None  # the first segment's fold, queued behind the gate
+        await fill(2)
+        assert journal.fold_again  # the second's, asked for while the first is under way
+        closing = asyncio.create_task(journal.close())
+        await asyncio.sleep(0)
+        gate.set()
+        await closing
+        left = journal.log.segments()
+        # Whatever was queued on the fold's thread has run once this has.
+        await loop.run_in_executor(journal.thread, lambda: None)
+        assert journal.log.segments() == left
+        assert left  # the second segment, for the next start
+    finally:
+        gate.set()
+        await held
+
+    again = SqliteJournal(engine, segment_bytes=256)
+    try:
+        await again.write(Batch([Events("AAAA-AAAA", 1, written, events[:1])]))
+        assert again.folding is not None  # a start's first write folds what is left
+        await again.folding
+        assert again.log.closed() == []
+        assert events_in(path, "AAAA-AAAA") == written
+    finally:
+        await again.close()
+        await engine.dispose()

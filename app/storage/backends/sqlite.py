@@ -129,6 +129,7 @@ class SqliteJournal:
         self.log = EventLog(folder_for(self.path), segment_bytes)
         self.folding: asyncio.Future[None] | None = None
         self.fold_again = False
+        self.closing = False
         # The fold and the journal's writes take turns here rather than at SQLite's lock,
         # which queues nobody: a writer polls for it and gives up after its busy timeout.
         self.turn = threading.Lock()
@@ -179,7 +180,10 @@ class SqliteJournal:
             self._fold_soon()
 
     def _fold_soon(self) -> None:
-        """Fold the closed segments now, or as soon as the fold under way is over."""
+        """Fold the closed segments now, or as soon as the fold under way is over (not once
+        the journal is closing: the next start folds them)."""
+        if self.closing:
+            return
         if self.folding is not None and not self.folding.done():
             self.fold_again = True
             return
@@ -208,7 +212,7 @@ class SqliteJournal:
                     for lines in segment_chunks(data):
                         self._fold_chunk(connection, lines)
                         time.sleep(FOLD_PAUSE_SECONDS)
-                    segment.unlink()
+                    segment.unlink(missing_ok=True)
             self._checkpoint()
         except Exception:
             log.exception("event log segments could not be folded into the database yet")
@@ -270,8 +274,10 @@ class SqliteJournal:
             yield connection
 
     async def close(self) -> None:
-        """Wait for a running checkpoint or fold; drop the connection (rolling back a
-        transaction); close the event log's segment."""
+        """Wait for a running checkpoint or fold, and begin no other (one asked for meanwhile
+        would go on after the close, beside the next journal opened on the file); drop the
+        connection (rolling back a transaction); close the event log's segment."""
+        self.closing = True
         for job in (self.checkpoint, self.folding):
             if job is not None:
                 with contextlib.suppress(Exception):
