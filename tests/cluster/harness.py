@@ -333,7 +333,9 @@ class ClusterClient(Client):
                     f"{self.front.ws_url}{path}",
                     compression=None,
                     max_size=2**22,
-                    open_timeout=10,
+                    # A node that is paused accepts and never answers: a try given up soon
+                    # is tried again (a slow answer only costs another try).
+                    open_timeout=3,
                 )
             except (InvalidHandshake, InvalidStatus, OSError):
                 path = f"/ws/rooms/{self.code}"
