@@ -6,8 +6,9 @@ BIN := $(VENV)/bin
 # server starts once, in the order collected (longest suites first), except the tests of modules
 # that share nothing, taken one by one (tests/conftest.py). Test servers are forked from one
 # process per test process that has imported the server already (tests/zygote.py).
+# Three on two cores: most tests spend their time waiting on a server, a browser or Docker.
 # WORKERS=0 runs the suite in this process alone.
-WORKERS ?= 2
+WORKERS ?= 3
 
 .PHONY: run test lint typecheck unit bench clean
 
