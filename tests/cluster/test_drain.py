@@ -50,7 +50,9 @@ def cluster_with_a_node_behind_a_proxy(grace: int = 60) -> Iterator[tuple[Cluste
             proxies.append(proxy)
             return {0: {"DATABASE_URL": proxy.url_for(url), "OUTBOX_PATH": f"{folder}/outbox"}}
 
-        cluster = stack.enter_context(running_cluster(2, behind_proxy, SHUTDOWN_GRACE_SECONDS=str(grace)))
+        cluster = stack.enter_context(
+            running_cluster(2, behind_proxy, SHUTDOWN_GRACE_SECONDS=str(grace))
+        )
         yield cluster, proxies[0]
 
 
