@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import json
 import random
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
@@ -28,10 +28,7 @@ SLOW = {
 }
 
 
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    yield
-    await close_all()
+pytestmark = pytest.mark.usefixtures("closing_clients")
 
 
 @pytest.fixture(scope="module")

@@ -5,38 +5,27 @@ from __future__ import annotations
 
 import random
 import signal
-from collections.abc import AsyncIterator, Iterator
 
 import httpx
 import pytest
 
 from tests.play import play_until
-from tests.rooms.client import Client, Refused, close_all, create_room, join_room
-from tests.server import FAST, Server, running_server
+from tests.rooms.client import Client, Refused, create_room, join_room
+from tests.server import Server
 
 MARKUP = "<img src=x onerror=alert(1)><b>hi</b>"
 
 
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    yield
-    await close_all()
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    """A server on an SQLite file."""
-    with running_server(**FAST, STANDIN_SECONDS="600") as started:
-        yield started
+pytestmark = pytest.mark.usefixtures("closing_clients")
 
 
 async def test_the_chat_survives_a_killed_server_and_stays_out_of_the_history(
-    server: Server,
+    own_server: Server,
 ) -> None:
-    room = create_room(server, "Ann", rounds=1, turn_seconds=0)
-    seats = [room, join_room(server, room["code"], "Bob")]
-    ann, bob = (Client(server, room["code"], seat["token"]) for seat in seats)
-    watcher = Client(server, room["code"])
+    room = create_room(own_server, "Ann", rounds=1, turn_seconds=0)
+    seats = [room, join_room(own_server, room["code"], "Bob")]
+    ann, bob = (Client(own_server, room["code"], seat["token"]) for seat in seats)
+    watcher = Client(own_server, room["code"])
     for client in (ann, bob, watcher):
         await client.connect()
     await ann.act("spectator_chat", allowed=True)
@@ -59,13 +48,13 @@ async def test_the_chat_survives_a_killed_server_and_stays_out_of_the_history(
     await play_until([ann, bob], random.Random(3), lambda s: s["status"] == "finished")
     match_id = ann.view["match_id"]
 
-    server.stop(signal.SIGKILL)
+    own_server.stop(signal.SIGKILL)
     for client in (ann, bob, watcher):
         assert (await client.wait_closed())[0] == 1006
-    server.start()
+    own_server.start()
 
-    ann, bob = (Client(server, room["code"], seat["token"]) for seat in seats)
-    watcher = Client(server, room["code"])
+    ann, bob = (Client(own_server, room["code"], seat["token"]) for seat in seats)
+    watcher = Client(own_server, room["code"])
     for client in (ann, bob, watcher):
         await client.connect()
         assert client.view["chat"] == before
@@ -76,7 +65,7 @@ async def test_the_chat_survives_a_killed_server_and_stays_out_of_the_history(
     await ann.wait_for(lambda s: s["chat"]["lines"][-1]["text"] == "after the restart")
     assert [line["n"] for line in ann.view["chat"]["lines"]] == [0, 1, 2, 3]
 
-    stored = httpx.get(f"{server.url}/api/matches/{match_id}")
+    stored = httpx.get(f"{own_server.url}/api/matches/{match_id}")
     assert stored.status_code == 200
     assert stored.json()["status"] == "finished"
     for words in ("onerror", "good luck", "after the restart", "🎉", '"chat"'):

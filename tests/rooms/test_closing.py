@@ -9,7 +9,7 @@ import select
 import socket
 import sys
 import termios
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -21,15 +21,10 @@ from websockets.frames import Close, Opcode
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
-from tests.rooms.client import Client, close_all, closed_with, create_room, join_room, try_connect
+from tests.rooms.client import Client, closed_with, create_room, join_room, try_connect
 from tests.server import FAST, Server, running_server
 
-
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    """Close every connection a test opened, even when it failed."""
-    yield
-    await close_all()
+pytestmark = pytest.mark.usefixtures("closing_clients")
 
 
 @pytest.mark.parametrize(

@@ -4,21 +4,16 @@ from __future__ import annotations
 
 import base64
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.rooms.client import Client, api, close_all, create_room, join_room
+from tests.rooms.client import Client, api, create_room, join_room
 from tests.server import FAST, Server, running_server
 
-
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    """Close every connection a test opened, even when it failed."""
-    yield
-    await close_all()
+pytestmark = pytest.mark.usefixtures("closing_clients")
 
 
 CODE = re.compile(r"[23456789ABCDEFGHJKMNPQRSTWXYZ]{4}-[23456789ABCDEFGHJKMNPQRSTWXYZ]{4}")

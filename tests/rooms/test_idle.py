@@ -6,21 +6,16 @@ which dropped, in this process with a clock moved by hand."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import pytest
 
 from app.rooms.live import RoomConfig
-from tests.rooms.client import api, close_all, closed_with, create_room, join_room
+from tests.rooms.client import api, closed_with, create_room, join_room
 from tests.rooms.local import Host, LocalClient
 from tests.server import FAST, Server, running_server
 
-
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    """Close every connection a test opened, even when it failed."""
-    yield
-    await close_all()
+pytestmark = pytest.mark.usefixtures("closing_clients")
 
 
 @pytest.fixture(scope="module")

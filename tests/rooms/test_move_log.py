@@ -4,18 +4,13 @@ after a reconnect as the patches built it."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.rooms.client import Client, close_all, open_table
+from tests.rooms.client import Client, open_table
 from tests.server import Server
 
-
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    yield
-    await close_all()
+pytestmark = pytest.mark.usefixtures("closing_clients")
 
 
 async def test_the_log_holds_every_public_move_and_survives_a_reconnect(

@@ -5,20 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from app.rooms.replies import KEPT_PER_SEAT
-from tests.rooms.client import Client, Table, close_all, open_table
+from tests.rooms.client import Client, Table, open_table
 from tests.server import Server
 
-
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    yield
-    await close_all()
+pytestmark = pytest.mark.usefixtures("closing_clients")
 
 
 async def answer(client: Client, message: dict[str, Any], key: object) -> dict[str, Any]:

@@ -4,25 +4,13 @@ from __future__ import annotations
 
 import random
 import signal
-from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
-from tests.rooms.client import Client, close_all, create_room, join_room
-from tests.server import FAST, Server, running_server
+from tests.rooms.client import Client, create_room, join_room
+from tests.server import Server
 
-
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    yield
-    await close_all()
-
-
-@pytest.fixture
-def server() -> Iterator[Server]:
-    """A server on an SQLite file; no stand-in plays for a player who is away."""
-    with running_server(**FAST, STANDIN_SECONDS="600") as started:
-        yield started
+pytestmark = pytest.mark.usefixtures("closing_clients")
 
 
 def host_seat(client: Client) -> int:
@@ -31,11 +19,11 @@ def host_seat(client: Client) -> int:
 
 
 async def test_the_creator_stays_host_across_a_restart_until_a_host_is_needed(
-    server: Server,
+    own_server: Server,
 ) -> None:
-    room = create_room(server, "Ann", rounds=1, turn_seconds=0)
-    seats = [room] + [join_room(server, room["code"], name) for name in ("Bob", "Cy")]
-    clients = [Client(server, room["code"], seat["token"]) for seat in seats]
+    room = create_room(own_server, "Ann", rounds=1, turn_seconds=0)
+    seats = [room] + [join_room(own_server, room["code"], name) for name in ("Bob", "Cy")]
+    clients = [Client(own_server, room["code"], seat["token"]) for seat in seats]
     for client in clients:
         await client.connect()
     await clients[0].act("start")
@@ -48,12 +36,12 @@ async def test_the_creator_stays_host_across_a_restart_until_a_host_is_needed(
     mover_seat = mover.seat
     assert mover_seat is not None
 
-    server.stop(signal.SIGKILL)
-    server.start()
+    own_server.stop(signal.SIGKILL)
+    own_server.start()
 
     # Everyone but the creator comes back, the mover first.
     order = [mover_seat] + [seat for seat in (1, 2) if seat != mover_seat]
-    back = {seat: Client(server, room["code"], seats[seat]["token"]) for seat in order if seat}
+    back = {seat: Client(own_server, room["code"], seats[seat]["token"]) for seat in order if seat}
     for seat in order:
         if seat:
             await back[seat].connect()
@@ -72,7 +60,7 @@ async def test_the_creator_stays_host_across_a_restart_until_a_host_is_needed(
         assert retried.answers[acked_id]["code"] == "wrong_step"
 
     # The creator comes back last and is still host.
-    ann = Client(server, room["code"], seats[0]["token"])
+    ann = Client(own_server, room["code"], seats[0]["token"])
     await ann.connect()
     assert host_seat(ann) == 0
     everyone = [ann, back[1], back[2]]
@@ -99,7 +87,7 @@ async def test_the_creator_stays_host_across_a_restart_until_a_host_is_needed(
     for client in everyone[1:]:
         await client.wait_for(lambda s: s["status"] == "finished")
         await client.wait_for(lambda s: s["players"][1]["host"])
-    ann = Client(server, room["code"], seats[0]["token"])
+    ann = Client(own_server, room["code"], seats[0]["token"])
     await ann.connect()
     assert host_seat(ann) == 1
     await back[1].act("rematch")

@@ -8,22 +8,19 @@ from __future__ import annotations
 
 import random
 import signal
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
 from tests.play import play_until
-from tests.rooms.client import Client, close_all, create_room, join_room
+from tests.rooms.client import Client, create_room, join_room
 from tests.server import FAST, Server, free_port, migrate, server_env
 
 State = dict[str, Any]
 
 
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    yield
-    await close_all()
+pytestmark = pytest.mark.usefixtures("closing_clients")
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ from tests.rooms.client import (
     ANY_ID,
     Client,
     Table,
-    close_all,
     create_room,
     open_table,
     plays_on,
@@ -25,12 +24,7 @@ from tests.rooms.client import (
 )
 from tests.server import FAST, Server, running_server
 
-
-@pytest.fixture(autouse=True)
-async def _close_clients() -> AsyncIterator[None]:
-    """Close every connection a test opened, even when it failed."""
-    yield
-    await close_all()
+pytestmark = pytest.mark.usefixtures("closing_clients")
 
 
 @pytest.fixture
