@@ -17,10 +17,12 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("live_rooms") as table:
-        table.add_column(sa.Column("epoch", sa.BigInteger(), server_default="0", nullable=False))
+    # In place (SQLite adds and drops columns since 3.35): a table copied anew by a batch
+    # operation would take the rooms' events with it (ON DELETE CASCADE).
+    op.add_column(
+        "live_rooms", sa.Column("epoch", sa.BigInteger(), server_default="0", nullable=False)
+    )
 
 
 def downgrade() -> None:
-    with op.batch_alter_table("live_rooms") as table:
-        table.drop_column("epoch")
+    op.drop_column("live_rooms", "epoch")

@@ -114,6 +114,45 @@ def test_snapshots_come_and_go_without_touching_the_rooms(database_url: str) -> 
     assert asyncio.run(revision(database_url)) == head_revision()
 
 
+async def _live_rows(url: str) -> tuple[int, int]:
+    """How many live rooms, and events of theirs, the database holds."""
+    engine = make_engine(url)
+    async with engine.connect() as connection:
+        rooms = (await connection.execute(text("SELECT count(*) FROM live_rooms"))).scalar_one()
+        events = await connection.execute(text("SELECT count(*) FROM live_room_events"))
+        counted = events.scalar_one()
+    await engine.dispose()
+    return int(rooms), int(counted)
+
+
+async def _add_live_room(url: str) -> None:
+    engine = make_engine(url)
+    async with engine.begin() as connection:
+        await connection.execute(
+            text("INSERT INTO live_rooms (code, settings, created_at) VALUES (:c, '{}', 1)"),
+            {"c": "AAAA-AAAA"},
+        )
+        await connection.execute(
+            text("INSERT INTO live_room_events (code, seq, event) VALUES ('AAAA-AAAA', :n, '{}')"),
+            [{"n": n} for n in range(5)],
+        )
+    await engine.dispose()
+
+
+def test_the_epoch_comes_and_goes_without_touching_the_live_rooms(database_url: str) -> None:
+    """Adding and dropping the rooms' epoch leaves their events in place (a table copied anew
+    would take them with it)."""
+    config = alembic_config(database_url)
+    command.upgrade(config, "0001")
+    asyncio.run(_add_live_room(database_url))
+    command.upgrade(config, "0002")
+    assert asyncio.run(_live_rows(database_url)) == (1, 5)
+    command.downgrade(config, "0001")
+    assert asyncio.run(_live_rows(database_url)) == (1, 5)
+    command.upgrade(config, "head")
+    assert asyncio.run(_live_rows(database_url)) == (1, 5)
+
+
 def _old_match(match_id: str) -> tuple[dict[str, list[dict[str, Any]]], Match]:
     """Rows of a finished one-round match as revision 0003 stored them (no moves, no keys):
     Ann against a bot."""
