@@ -1,6 +1,5 @@
 // Keeps the shell (SHELL, VERSION: set by the server) to open offline; online, the network's files.
-// A new worker (a new client, or another language) takes over once no page uses the old one:
-// replacing a worker under a page that is navigating can leave that navigation hanging.
+// A new worker waits for the old one's pages to close: taking over a navigating page can hang it.
 const CACHE = `shell-${VERSION}`;
 addEventListener('install', (event) => event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL))));
 addEventListener('activate', (event) =>
