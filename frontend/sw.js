@@ -1,5 +1,4 @@
 // Keeps the shell (SHELL, VERSION: set by the server) to open offline; online, the network's files.
-// A new worker waits for the old one's pages to close: taking over a navigating page can hang it.
 const CACHE = `shell-${VERSION}`;
 addEventListener('install', (event) => event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL))));
 addEventListener('activate', (event) =>

@@ -1,7 +1,8 @@
 // The score calculator: pick 5 or 10 of the 125 cards and see their best score.
 
 import { api } from './api.js';
-import { ALL_CARDS, COLOURS, NUMBERS, SHAPES, cardFace, cardName, cardRow, minus, scoreDetail, scoreLine } from './cards.js';
+import { cardFace, cardName, cardRow, minus, scoreDetail, scoreLine } from './cards.js';
+import { ALL_CARDS, COLOURS, NUMBERS, SHAPES } from './deck.js';
 import { delegate, html, render } from './dom.js';
 import { t } from './i18n.js';
 import { toggle } from './views.js';

@@ -1,12 +1,7 @@
-// The 125 TIC cards: ids, names, and their faces drawn in SVG.
+// The cards' names, and their faces drawn in SVG.
 
 import { html, raw } from './dom.js';
 import { t } from './i18n.js';
-
-export const NUMBERS = [1, 2, 3, 4, 5];
-export const SHAPES = ['circle', 'crescent', 'triangle', 'square', 'star'];
-export const COLOURS = ['violet', 'cyan', 'yellow', 'orange', 'red'];
-export const ALL_CARDS = NUMBERS.flatMap((n) => SHAPES.flatMap((s) => COLOURS.map((c) => `${n}-${s}-${c}`)));
 
 const FILL = { violet: '#8b5cf6', cyan: '#22b8cf', yellow: '#f7cd1e', orange: '#fb8a2e', red: '#e8474c' };
 

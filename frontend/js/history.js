@@ -2,7 +2,8 @@
 
 import { api, hex } from './api.js';
 import { navigate } from './app.js';
-import { ALL_CARDS, cardRow, minus, scoreLine, signed } from './cards.js';
+import { cardRow, minus, scoreLine, signed } from './cards.js';
+import { ALL_CARDS } from './deck.js';
 import { delegate, html, render } from './dom.js';
 import { lang, t } from './i18n.js';
 import { settingsSummary } from './settings.js';

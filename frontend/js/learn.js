@@ -2,7 +2,8 @@
 
 import { NAME_KEY } from './api.js';
 import { navigate } from './app.js';
-import { COLOURS, NUMBERS, SHAPES, parseCard } from './cards.js';
+import { parseCard } from './cards.js';
+import { COLOURS, NUMBERS, SHAPES } from './deck.js';
 import { html, store, toast } from './dom.js';
 import { t } from './i18n.js';
 import { newRoom } from './home.js';

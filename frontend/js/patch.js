@@ -1,7 +1,7 @@
 // RFC 6902 JSON Patch (add, remove, replace) with RFC 6901 JSON Pointers, applied in place; and
 // the compact encoding's operations turned back into them (docs/protocol.md).
 
-import { ALL_CARDS } from './cards.js';
+import { ALL_CARDS } from './deck.js';
 
 export class PatchError extends Error {}
 

@@ -44,6 +44,28 @@ def test_the_client_fetches_nothing_from_elsewhere() -> None:
             assert not remote.search(path.read_text()), path
 
 
+IMPORT = re.compile(r"^import .* from '\./([\w/.]+)';$", re.M)
+
+
+def imported_by(module: str) -> set[str]:
+    """The client modules ``module`` (a path under js/) needs, itself included."""
+    needed, waiting = set(), [module]
+    while waiting:
+        name = waiting.pop()
+        if name not in needed:
+            needed.add(name)
+            waiting += IMPORT.findall((FRONTEND / "js" / name).read_text())
+    return needed
+
+
+def test_the_patch_module_needs_no_page() -> None:
+    """patch.js (the patches and the compact decoder) needs neither the page nor the words: the
+    load generator (bench/peers/harness/load.mjs) runs it outside a browser."""
+    assert imported_by("patch.js") == {"patch.js", "deck.js"}
+    # What the card faces need, found the same way: the page and the words.
+    assert {"dom.js", "i18n.js"} <= imported_by("cards.js")
+
+
 CLIENT_PATHS = ["/", "/r/ABCD-EFGH", "/history", "/matches/x1", "/players/Ann", "/calculator"]
 
 
