@@ -138,11 +138,20 @@ class ClusterNode:
                 await self.ownership.release(code)
                 self.counts.handovers += 1
                 log.info("room %s handed over: its journal was written at the stop", code)
+        # A cancel that lands as a Redis read times out can be taken for the timeout (Python
+        # 3.11's asyncio.timeout), and a loop that catches timeouts then goes on: it is
+        # cancelled again until it ends, or the stop would wait for it forever.
+        pending = list(self._tasks)
+        while pending:
+            for task in pending:
+                task.cancel()
+            await asyncio.wait(pending, timeout=1)
+            pending = [task for task in pending if not task.done()]
+            if pending:
+                log.warning("%d of the node's loops went on when cancelled; again", len(pending))
         for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            if not task.cancelled() and task.exception() is not None:
+                log.error("a loop of the node had failed", exc_info=task.exception())
         with contextlib.suppress(RedisError, OSError):
             await self.directory.leave()
         await self.redis.aclose()
