@@ -17,6 +17,7 @@ import httpx
 from alembic import command
 from alembic.config import Config
 
+from app.rooms.patch import diff
 from tests.rooms.client import Client, Refused, create_room, join_room
 from tests.server import FAST, ROOT, Server, free_port, server_env
 
@@ -40,23 +41,6 @@ def point(state: State) -> tuple[Any, ...]:
 def unready(state: State) -> State:
     """A view without who said they were ready."""
     return {**state, "players": [{**player, "ready": None} for player in state["players"]]}
-
-
-def differences(before: Any, now: Any, path: str = "") -> list[str]:
-    """Where two views differ, as paths with the values before and now."""
-    if isinstance(before, dict) and isinstance(now, dict):
-        return [
-            found
-            for key in sorted(before.keys() | now.keys(), key=str)
-            for found in differences(before.get(key), now.get(key), f"{path}/{key}")
-        ]
-    if isinstance(before, list) and isinstance(now, list) and len(before) == len(now):
-        return [
-            found
-            for index, (old, new) in enumerate(zip(before, now, strict=True))
-            for found in differences(old, new, f"{path}/{index}")
-        ]
-    return [] if before == now else [f"{path}: {before!r} -> {now!r}"]
 
 
 def told_held(client: Client) -> bool:
@@ -210,9 +194,9 @@ class Table:
                 assert not any(
                     was["ready"] and not is_["ready"]
                     for was, is_ in zip(before["players"], now["players"], strict=True)
-                ), f"a ready shown was lost: {differences(before, now)}"
+                ), f"a ready shown was lost: {diff(before, now)}"
                 assert unready(now) == unready(before), (
-                    f"a different state at the same point of the round: {differences(before, now)}"
+                    f"a different state at the same point of the round: {diff(before, now)}"
                 )
 
     async def play_until(self, done: Any, steps: int = 10_000) -> None:
