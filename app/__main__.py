@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import gc
+
+# No collection while the start imports: what importing makes lives as long as the process,
+# and the serving process takes up collecting with its own policy (app.collection).
+gc.disable()
+
 import asyncio
 import contextlib
 import logging

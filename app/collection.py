@@ -122,4 +122,5 @@ def start_collecting(connections: Connections) -> asyncio.Task[None]:
     """Apply the policy to this process (at start-up); the task that carries it out."""
     gc.freeze()  # what importing created lives as long as the process
     gc.set_threshold(YOUNG_COLLECTION_THRESHOLD, MIDDLE_COLLECTION_THRESHOLD, 1_000_000_000)
+    gc.enable()  # the start's entry points import with collection off
     return asyncio.create_task(collect_garbage_now_and_then(Collector(connections)))

@@ -6,10 +6,10 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
-from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
 from app.api import health, history, pages, rooms, score, sockets
@@ -22,8 +22,6 @@ from app.api.errors import (
 )
 from app.api.middleware import install_middleware
 from app.api.placement import Moved, cluster_error_handler, moved_handler
-from app.cluster.metrics import ClusterCollector
-from app.cluster.node import ClusterNode
 from app.collection import start_collecting
 from app.config import Settings, get_settings
 from app.metrics import Metrics
@@ -32,6 +30,9 @@ from app.rooms.registry import RoomRegistry, WindowLimiter
 from app.rooms.thinking import Thinker
 from app.storage.db import make_engine, make_sessions
 from app.storage.store import DatabaseStore
+
+if TYPE_CHECKING:
+    from app.cluster.node import ClusterNode
 
 CLOSE_RESTART = 1012
 log = logging.getLogger(__name__)
@@ -61,8 +62,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     metrics = Metrics(registry, store)
     registry.on_action = metrics.observe_action
-    cluster = ClusterNode(settings, registry, store) if settings.cluster else None
-    if cluster is not None:
+    cluster: ClusterNode | None = None
+    if settings.cluster:  # only a cluster's node loads the cluster's modules and Redis
+        from app.cluster.metrics import ClusterCollector
+        from app.cluster.node import ClusterNode
+
+        cluster = ClusterNode(settings, registry, store)
         registry.claim_code = cluster.claim_new
         registry.on_dropped = cluster.dropped
         metrics.registry.register(ClusterCollector(cluster))
@@ -115,7 +120,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         cluster=cluster,
     ).install(application)
     application.add_exception_handler(Moved, moved_handler)
-    application.add_exception_handler(RedisError, cluster_error_handler)
+    if cluster is not None:
+        from redis.exceptions import RedisError
+
+        application.add_exception_handler(RedisError, cluster_error_handler)
     application.add_exception_handler(ApiError, api_error_handler)
     application.add_exception_handler(RequestValidationError, validation_error_handler)
     for failure in (SQLAlchemyError, OSError, TimeoutError):

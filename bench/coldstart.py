@@ -14,10 +14,15 @@ load than the wall-clock time does. Reported: the median (and the lowest and hig
 of each, and the load average. With --imports, also the total that
 `python -X importtime -c "import app.main"` reports.
 
+The project's own modules are compiled to bytecode first, as the image ships them and as any
+start after the first finds them (Python writes it on a first import); with --no-bytecode their
+bytecode is deleted and never written, so every start compiles them from source (as with
+PYTHONDONTWRITEBYTECODE=1 set and nothing compiled).
+
 With --against DIR, a second copy of the project is started in turn with this one (each run of
 one followed by a run of the other), so that a change can be measured on a loaded machine.
 
-Run: .venv/bin/python -m bench.coldstart [--runs 7] [--imports] [--against DIR]
+Run: .venv/bin/python -m bench.coldstart [--runs 7] [--imports] [--against DIR] [--no-bytecode]
 """
 
 from __future__ import annotations
@@ -61,6 +66,15 @@ def environment(folder: Path, port: int) -> dict[str, str]:
         "DATABASE_URL": f"sqlite+aiosqlite:///{folder}/spectrum.db",
         "LOG_LEVEL": "warning",
     }
+
+
+def prepare_bytecode(root: Path, compiled: bool) -> None:
+    """Compile the project's modules under ``root`` to bytecode, or delete their bytecode."""
+    if compiled:
+        subprocess.run([sys.executable, "-m", "compileall", "-q", "app"], cwd=root, check=True)
+        return
+    for cache in (root / "app").rglob("__pycache__"):
+        shutil.rmtree(cache)
 
 
 def first_socket(base: str, deadline: float) -> tuple[float, float]:
@@ -166,12 +180,21 @@ def main() -> None:
         help="another copy of the project (e.g. `git archive main | tar -x -C DIR`), started "
         "in turn with this one, so that both see the same load",
     )
+    parser.add_argument(
+        "--no-bytecode",
+        action="store_true",
+        help="start from source: the project's bytecode deleted and never written",
+    )
     arguments = parser.parse_args()
+    if arguments.no_bytecode:
+        os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
     roots = (
         {"": ROOT}
         if arguments.against is None
         else {"this: ": ROOT, "against: ": arguments.against}
     )
+    for root in roots.values():
+        prepare_bytecode(root, not arguments.no_bytecode)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     with tempfile.TemporaryDirectory() as name:
         at_head = migrated_database(Path(name))

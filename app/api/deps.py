@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, FastAPI
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -13,12 +13,15 @@ from starlette.requests import HTTPConnection
 
 from app.api.errors import ApiError
 from app.api.placement import Moved, locate, there
-from app.cluster.node import ClusterNode, Elsewhere
+from app.cluster.moved import Elsewhere
 from app.config import Settings
 from app.metrics import Metrics
 from app.rooms.live import LiveRoom
 from app.rooms.registry import RoomRegistry, WindowLimiter
 from app.storage.store import DatabaseStore
+
+if TYPE_CHECKING:  # a server of one node never loads the cluster's modules (nor Redis)
+    from app.cluster.node import ClusterNode
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +80,7 @@ MetricsDep = Annotated[Metrics, _part(lambda services: services.metrics)]
 RoomCreationsDep = Annotated[WindowLimiter, _part(lambda services: services.room_creations)]
 RoomMissesDep = Annotated[WindowLimiter, _part(lambda services: services.room_misses)]
 # This node of a cluster; None for a server of one node.
-ClusterDep = Annotated[ClusterNode | None, _part(lambda services: services.cluster)]
+ClusterDep = Annotated["ClusterNode | None", _part(lambda services: services.cluster)]
 SessionDep = Annotated[AsyncSession, Depends(get_session)]
 AddressDep = Annotated[str, Depends(get_address)]
 

@@ -8,15 +8,18 @@ known to hold it yet) the answer is 503 with Retry-After.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from fastapi import Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
-from redis.exceptions import RedisError
 from starlette.requests import HTTPConnection
 
-from app.cluster.node import ClusterNode, Elsewhere
+from app.cluster.moved import Elsewhere
 from app.rooms.live import LiveRoom
 from app.rooms.registry import normalise_code
+
+if TYPE_CHECKING:
+    from app.cluster.node import ClusterNode
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +53,8 @@ def there(node_path: str, connection: HTTPConnection) -> str:
 async def locate(cluster: ClusterNode, code: str) -> LiveRoom | Elsewhere | None:
     """The room if this node serves it (claiming it if nobody does), where it is, or None.
     Without Redis only rooms held here are found; the others are "moving" until it is back."""
+    from redis.exceptions import RedisError  # a cluster's only: Redis is not loaded without
+
     normal = normalise_code(code)
     if normal is None:
         return None

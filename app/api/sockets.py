@@ -20,7 +20,7 @@ from app.api.deps import (
     find_room_anywhere,
 )
 from app.api.middleware import raw_receive, raw_send
-from app.cluster.node import CLOSE_MOVED, Elsewhere
+from app.cluster.moved import CLOSE_MOVED, Elsewhere
 from app.config import Settings
 from app.rooms import protocol
 from app.rooms.compact import CompactConnection

@@ -22,6 +22,7 @@ from redis.exceptions import RedisError
 
 from app.cluster.epochs import claim_in_database, raise_epoch, stored_epoch
 from app.cluster.lease import Lease, Leases, Taken
+from app.cluster.moved import CLOSE_MOVED, Elsewhere
 from app.cluster.nodes import Directory, NodeInfo, connect
 from app.cluster.ownership import Ownership
 from app.config import Settings
@@ -31,17 +32,6 @@ from app.storage.journal import Tenure
 from app.storage.store import DatabaseStore
 
 log = logging.getLogger(__name__)
-
-# The "room moved" close code: reconnect, at the path the reason gives if it gives one.
-CLOSE_MOVED = 4012
-
-
-@dataclass(frozen=True, slots=True)
-class Elsewhere:
-    """The room is held by another node, reached at ``path`` (empty: not known yet)."""
-
-    node: str
-    path: str
 
 
 @dataclass(slots=True)

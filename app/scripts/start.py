@@ -9,6 +9,12 @@ database it does not understand (one migrated by a newer version is left as it i
 
 from __future__ import annotations
 
+import gc
+
+# No collection while the start imports: what importing makes lives as long as the process,
+# and the serving process takes up collecting with its own policy (app.collection).
+gc.disable()
+
 import asyncio
 import logging
 import os

@@ -2,6 +2,8 @@
 often, on a schedule if any ended; never while it only fills up."""
 
 import gc
+import subprocess
+import sys
 import weakref
 
 from app.collection import (
@@ -9,9 +11,13 @@ from app.collection import (
     FULL_COLLECTION_SECONDS,
     LEAST_ENDED,
     LEAST_SECONDS_BETWEEN,
+    MIDDLE_COLLECTION_THRESHOLD,
+    YOUNG_COLLECTION_THRESHOLD,
     Collector,
     Connections,
+    start_collecting,
 )
+from tests.server import ROOT
 
 
 def _opened(connections: Connections, count: int) -> None:
@@ -80,3 +86,28 @@ def test_a_collection_frees_the_cycles_ended_connections_left() -> None:
     finally:
         if enabled:
             gc.enable()
+
+
+def test_the_start_imports_with_collection_off() -> None:
+    run = subprocess.run(
+        [sys.executable, "-c", "import gc, app.scripts.start; print(gc.isenabled())"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert run.stdout.strip() == "False"
+
+
+async def test_serving_takes_up_collecting_with_the_policy_whatever_the_start_left() -> None:
+    before = gc.get_threshold()
+    gc.disable()
+    task = start_collecting(Connections())
+    try:
+        assert gc.isenabled()
+        assert gc.get_threshold()[:2] == (YOUNG_COLLECTION_THRESHOLD, MIDDLE_COLLECTION_THRESHOLD)
+    finally:
+        task.cancel()
+        gc.unfreeze()
+        gc.set_threshold(*before)
+        gc.enable()

@@ -1,0 +1,16 @@
+"""A room held by another node of a cluster: the answer that says where, and the close code."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# The "room moved" close code: reconnect, at the path the reason gives if it gives one.
+CLOSE_MOVED = 4012
+
+
+@dataclass(frozen=True, slots=True)
+class Elsewhere:
+    """The room is held by another node, reached at ``path`` (empty: not known yet)."""
+
+    node: str
+    path: str
