@@ -2,8 +2,6 @@
 often, on a schedule if any ended; never while it only fills up."""
 
 import gc
-import subprocess
-import sys
 import weakref
 
 from app.collection import (
@@ -17,7 +15,6 @@ from app.collection import (
     Connections,
     start_collecting,
 )
-from tests.server import ROOT
 
 
 def _opened(connections: Connections, count: int) -> None:
@@ -87,17 +84,6 @@ def test_a_collection_frees_the_cycles_ended_connections_left() -> None:
     finally:
         if enabled:
             gc.enable()
-
-
-def test_the_start_imports_with_collection_off() -> None:
-    run = subprocess.run(
-        [sys.executable, "-c", "import gc, app.scripts.start; print(gc.isenabled())"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    assert run.stdout.strip() == "False"
 
 
 async def test_serving_takes_up_collecting_with_the_policy_whatever_the_start_left() -> None:
