@@ -61,7 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         thinker=Thinker(settings.bot_workers),
     )
     metrics = Metrics(registry, store)
-    registry.on_action = metrics.observe_action
+    registry.on_action = metrics.actions.observe
     cluster: ClusterNode | None = None
     if settings.cluster:  # only a cluster's node loads the cluster's modules and Redis
         from app.cluster.metrics import ClusterCollector

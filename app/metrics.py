@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Iterator
 
-from prometheus_client import CollectorRegistry, Counter, Histogram
-from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client import CollectorRegistry
+from prometheus_client.core import (
+    CounterMetricFamily,
+    GaugeMetricFamily,
+    HistogramMetricFamily,
+    Metric,
+)
 from prometheus_client.registry import Collector
 
 from app.rooms.registry import RoomRegistry
@@ -56,28 +62,51 @@ class _Live(Collector):
         )
 
 
+class Actions(Collector):
+    """Actions handled, by outcome, and their latency: plain counts, kept by the event loop's
+    thread alone (a client library's metric takes a lock and checks its labels every time)."""
+
+    def __init__(self, buckets: tuple[float, ...] = LATENCY_BUCKETS) -> None:
+        self.buckets = buckets
+        self.accepted = 0
+        self.refused = 0
+        self.counts = [0] * (len(buckets) + 1)  # the last: over the highest bound
+        self.seconds = 0.0
+
+    def observe(self, seconds: float, accepted: bool) -> None:
+        """Count one handled action and its latency."""
+        if accepted:
+            self.accepted += 1
+        else:
+            self.refused += 1
+        self.counts[bisect_left(self.buckets, seconds)] += 1
+        self.seconds += seconds
+
+    def collect(self) -> Iterator[Metric]:
+        actions = CounterMetricFamily(
+            "spectrum_actions", "Client actions handled, by outcome.", labels=["outcome"]
+        )
+        actions.add_metric(["accepted"], self.accepted)
+        actions.add_metric(["refused"], self.refused)
+        yield actions
+        cumulative = []
+        total = 0
+        for bound, count in zip([*map(str, self.buckets), "+Inf"], self.counts, strict=True):
+            total += count
+            cumulative.append((bound, total))
+        yield HistogramMetricFamily(
+            "spectrum_action_seconds",
+            "Time from an action's arrival until every connection has its update queued.",
+            buckets=cumulative,
+            sum_value=self.seconds,
+        )
+
+
 class Metrics:
     """The metrics of one application, in a registry of its own."""
 
     def __init__(self, rooms: RoomRegistry, store: DatabaseStore) -> None:
         self.registry = CollectorRegistry()
-        self.actions = Counter(
-            "spectrum_actions",
-            "Client actions handled, by outcome.",
-            ["outcome"],
-            registry=self.registry,
-        )
-        self.accepted = self.actions.labels("accepted")
-        self.refused = self.actions.labels("refused")
-        self.latency = Histogram(
-            "spectrum_action_seconds",
-            "Time from an action's arrival until every connection has its update queued.",
-            buckets=LATENCY_BUCKETS,
-            registry=self.registry,
-        )
+        self.actions = Actions()
+        self.registry.register(self.actions)
         self.registry.register(_Live(rooms, store))
-
-    def observe_action(self, seconds: float, accepted: bool) -> None:
-        """Count one handled action and its latency."""
-        (self.accepted if accepted else self.refused).inc()
-        self.latency.observe(seconds)

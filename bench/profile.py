@@ -63,8 +63,14 @@ def summarise(path: Path, top: int) -> None:
     own: Counter[str] = Counter()
     inclusive: Counter[str] = Counter()
     total = 0
+    pending = ""
     for line in path.read_text().splitlines():
-        stack, _, count = line.rpartition(" ")
+        # A frame's name can hold a line break; its stack then goes on on the next line.
+        stack, _, count = (pending + line).rpartition(" ")
+        if not count.isdigit():
+            pending += line + "\n"
+            continue
+        pending = ""
         samples = int(count)
         total += samples
         frames = stack.split(";")
@@ -87,10 +93,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=12)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--native", action="store_true", help="show C frames too")
+    parser.add_argument("--keep", type=Path, help="keep py-spy's raw stacks in this file")
     arguments = parser.parse_args()
     os.sched_setaffinity(0, {load.CLIENT_CORE})
     with tempfile.TemporaryDirectory() as folder:
-        output = Path(folder) / "profile.txt"
+        output = arguments.keep or Path(folder) / "profile.txt"
         per_action = asyncio.run(
             record(arguments.rooms, arguments.players, arguments.seconds, output, arguments.native)
         )

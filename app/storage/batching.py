@@ -172,14 +172,16 @@ class BatchWriter:
         written = self._enqueue(ops)
         if written.done():
             return True
-        self._wakeup.set()
         if self.failing:
+            self._wakeup.set()
             return False  # the database is away: say so now rather than after a wait
         if self.backend.inline and not self.flush_seconds and not self._writing:
-            # Written in this thread: handing the write to the writer task and waiting for it
-            # would cost more than the write.
+            # Written in this thread (with whatever else is queued): handing the write to the
+            # writer task and waiting for it would cost more than the write, and the task is
+            # not woken, since nothing is left for it (a failed write wakes it to retry).
             await self._write()
             return written.done() and not written.cancelled()
+        self._wakeup.set()
         if self._failure is None or self._failure.done():
             self._failure = asyncio.get_running_loop().create_future()
         await asyncio.wait(

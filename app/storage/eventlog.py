@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
@@ -25,6 +25,15 @@ log = logging.getLogger(__name__)
 
 SEGMENT_BYTES = 8 << 20
 _SUFFIX = ".jsonl"
+
+
+class Logged(Protocol):
+    """Events of one room to append: a dataclass with ``LoggedEvents``' fields, in its order."""
+
+    code: str
+    created_at: int
+    first: int
+    events: list[dict[str, Any]]
 
 
 @dataclass(slots=True)
@@ -62,19 +71,14 @@ class EventLog:
         """Segments no longer written to, oldest first."""
         return [path for path in self.segments() if path != self._path]
 
-    def append(self, batch: list[LoggedEvents]) -> bool:
+    def append(self, batch: Sequence[Logged]) -> bool:
         """Write the batch at the end of the open segment (beginning one if there is none).
 
         Returns True when the segment is full and has been closed. After a failed write the
         segment is closed too, so a line cut short there is never continued by the next one.
         """
-        data = b"".join(
-            orjson.dumps(
-                {"code": e.code, "created_at": e.created_at, "first": e.first, "events": e.events},
-                option=orjson.OPT_APPEND_NEWLINE,
-            )
-            for e in batch
-        )
+        # A dataclass is written as the object of its fields, in their order.
+        data = b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in batch)
         if self._fd is None:
             self._open()
         assert self._fd is not None

@@ -27,8 +27,8 @@ from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from app.storage.eventlog import EventLog, LoggedEvents, folder_for, read_segment
-from app.storage.journal import Batch, Events, JournalRoom, Snapshot
+from app.storage.eventlog import EventLog, folder_for, read_segment
+from app.storage.journal import Batch, Events, JournalRoom, Op, Snapshot
 from app.storage.statements import EVENTS, ROOMS, SNAPSHOTS, Plan, Statements, ping, read_rooms
 
 log = logging.getLogger(__name__)
@@ -138,9 +138,16 @@ class SqliteJournal:
         """Commit everything but the events and snapshots, then append the events to the event
         log, then commit the snapshots: a room's first events never reach the log before the
         room reaches the database, and a snapshot never before the events after it."""
-        events = [op for op in batch.ops if isinstance(op, Events)]
-        snapshots = [op for op in batch.ops if isinstance(op, Snapshot)]
-        rest = [op for op in batch.ops if not isinstance(op, Events | Snapshot)]
+        events: list[Events] = []
+        snapshots: list[Op] = []
+        rest: list[Op] = []
+        for op in batch.ops:
+            if type(op) is Events:
+                events.append(op)
+            elif type(op) is Snapshot:
+                snapshots.append(op)
+            else:
+                rest.append(op)
         if rest:
             self._commit(self.statements.plan(rest))
         if events:
@@ -173,9 +180,7 @@ class SqliteJournal:
         """Append events to the log; fold what is in closed segments when one fills up, and
         on the first append (segments a previous run left)."""
         first = self.folding is None
-        full = self.log.append(
-            [LoggedEvents(op.code, op.created_at, op.first, op.events) for op in batch]
-        )
+        full = self.log.append(batch)
         if full or first:
             self._fold_soon()
 
