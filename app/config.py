@@ -8,20 +8,15 @@ from __future__ import annotations
 
 import logging
 import os
-import re
 import sys
 from functools import lru_cache
 from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
 
+from app import settings_checks as checks
 from app.logs import configure_logging
-
-DATABASE_SCHEMES = ("sqlite+aiosqlite://", "postgresql+asyncpg://")
-NODE_ID_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
 
 class Settings(BaseSettings):
@@ -213,7 +208,7 @@ class Settings(BaseSettings):
     )
     cluster_name: str = Field(
         "spectrum",
-        pattern=r"^[a-z0-9][a-z0-9_-]{0,31}$",
+        pattern=checks.NAME_PATTERN,
         description="Name of the cluster, the same on each of its nodes; its keys in Redis "
         "begin with it, so that several clusters can share one Redis.",
     )
@@ -235,87 +230,31 @@ class Settings(BaseSettings):
     @field_validator("allowed_origins", mode="before")
     @classmethod
     def _split_origins(cls, value: object) -> object:
-        if isinstance(value, str):
-            return [origin.strip().rstrip("/") for origin in value.split(",") if origin.strip()]
-        return value
+        return checks.split_origins(value)
 
     @field_validator("allowed_origins")
     @classmethod
     def _check_origins(cls, value: list[str]) -> list[str]:
-        for origin in value:
-            if origin != "*" and not origin.startswith(("http://", "https://")):
-                raise ValueError(f"{origin!r} is not an origin such as https://example.org")
-        return value
+        return checks.origins(value)
 
     @field_validator("public_url")
     @classmethod
     def _check_public_url(cls, value: str) -> str:
-        if value and not value.startswith(("http://", "https://")):
-            raise ValueError("must start with http:// or https://")
-        return value.rstrip("/")
+        return checks.public_url(value)
 
     @field_validator("database_url")
     @classmethod
     def _check_database_url(cls, value: str) -> str:
-        if not value.startswith(DATABASE_SCHEMES):
-            raise ValueError(f"must start with {' or '.join(DATABASE_SCHEMES)}")
-        try:
-            url = make_url(value)
-        except (ArgumentError, ValueError):
-            raise ValueError("is not a database URL") from None
-        if url.get_backend_name() == "sqlite" and (
-            url.database in (None, "", ":memory:") or "mode=memory" in value
-        ):
-            raise ValueError(
-                "an in-memory SQLite database loses every round when the server stops; "
-                "name a file, as in sqlite+aiosqlite:///./spectrum.db"
-            )
-        return value
+        return checks.database_url(value)
 
     @model_validator(mode="after")
     def _check_consistency(self) -> Settings:
-        if self.message_burst < self.messages_per_second:
-            raise ValueError(
-                "MESSAGE_BURST must be at least MESSAGES_PER_SECOND, or a connection could "
-                "never send its allowed rate"
-            )
-        self._check_cluster()
-        if self.journal_flush_ms >= self.shutdown_grace_seconds * 1000:
-            raise ValueError("JOURNAL_FLUSH_MS must be shorter than SHUTDOWN_GRACE_SECONDS")
+        checks.consistency(self)
         if self.database_password is not None:
-            url = make_url(self.database_url)
-            if url.get_backend_name() == "sqlite":
-                raise ValueError("DATABASE_PASSWORD is for PostgreSQL; an SQLite file has none")
-            password = self.database_password.get_secret_value()
             # The URL everything connects with carries the password, escaped.
-            merged = url.set(password=password).render_as_string(hide_password=False)
+            merged = checks.with_password(self.database_url, self.database_password)
             object.__setattr__(self, "database_url", merged)
         return self
-
-    def _check_cluster(self) -> None:
-        if not self.redis_url:
-            if self.node_id:
-                raise ValueError("NODE_ID is for cluster mode: set REDIS_URL too, or unset it")
-            return
-        if not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
-            raise ValueError("REDIS_URL must start with redis://, rediss:// or unix://")
-        if make_url(self.database_url).get_backend_name() != "postgresql":
-            raise ValueError(
-                "cluster mode (REDIS_URL set) needs PostgreSQL, which every node shares: an "
-                "SQLite file belongs to one process. Set DATABASE_URL to "
-                "postgresql+asyncpg://user@host/db"
-            )
-        if not self.node_id:
-            raise ValueError(
-                "cluster mode (REDIS_URL set) needs NODE_ID, this node's own id, such as node-1"
-            )
-        if not re.fullmatch(NODE_ID_PATTERN, self.node_id):
-            raise ValueError(
-                f"NODE_ID {self.node_id!r} must be 1 to 32 lower-case letters, digits, '-' or "
-                "'_', starting with a letter or digit"
-            )
-        if self.node_path and not re.fullmatch(r"(/[A-Za-z0-9._~-]+)+", self.node_path):
-            raise ValueError("NODE_PATH must be a path such as /n/node-1, without a trailing /")
 
     @property
     def cluster(self) -> bool:
@@ -328,18 +267,6 @@ class Settings(BaseSettings):
         return self.node_path or f"/n/{self.node_id}"
 
 
-def settings_problems(error: ValidationError) -> list[str]:
-    """The problems of refused settings, one line each, named by environment variable."""
-    lines = []
-    for item in error.errors(include_url=False):
-        name = ".".join(str(part) for part in item["loc"]).upper() or "settings"
-        message = str(item["msg"]).removeprefix("Value error, ")
-        if item["loc"] and "input" in item:
-            message += f" (got {item['input']!r})"
-        lines.append(f"{name}: {message}")
-    return lines
-
-
 def load_settings() -> Settings:
     """The environment's settings, or exit 2 with one line naming every refused setting."""
     try:
@@ -348,7 +275,7 @@ def load_settings() -> Settings:
         wanted = os.environ.get("LOG_JSON", "").strip().lower() in ("1", "true", "yes", "on")
         configure_logging("info", json_lines=wanted)
         logging.getLogger("app.start").error(
-            "cannot start; fix these settings: %s", "; ".join(settings_problems(error))
+            "cannot start; fix these settings: %s", "; ".join(checks.problems(error))
         )
         sys.exit(2)
 

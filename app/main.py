@@ -62,15 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     metrics = Metrics(registry, store)
     registry.on_action = metrics.actions.observe
-    cluster: ClusterNode | None = None
-    if settings.cluster:  # only a cluster's node loads the cluster's modules and Redis
-        from app.cluster.metrics import ClusterCollector
-        from app.cluster.node import ClusterNode
-
-        cluster = ClusterNode(settings, registry, store)
-        registry.claim_code = cluster.claim_new
-        registry.on_dropped = cluster.dropped
-        metrics.registry.register(ClusterCollector(cluster))
+    cluster: ClusterNode | None = None  # set below on a cluster's node
 
     @asynccontextmanager
     async def lifespan(application: FastAPI) -> AsyncIterator[None]:
@@ -109,6 +101,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="0.1.0",
         lifespan=lifespan,
     )
+    if settings.cluster:  # only a cluster's node loads the cluster's modules and Redis
+        from redis.exceptions import RedisError
+
+        from app.cluster.metrics import ClusterCollector
+        from app.cluster.node import ClusterNode
+
+        cluster = ClusterNode(settings, registry, store)
+        registry.claim_code = cluster.claim_new
+        registry.on_dropped = cluster.dropped
+        metrics.registry.register(ClusterCollector(cluster))
+        application.add_exception_handler(RedisError, cluster_error_handler)
     Services(
         settings=settings,
         store=store,
@@ -120,10 +123,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         cluster=cluster,
     ).install(application)
     application.add_exception_handler(Moved, moved_handler)
-    if cluster is not None:
-        from redis.exceptions import RedisError
-
-        application.add_exception_handler(RedisError, cluster_error_handler)
     application.add_exception_handler(ApiError, api_error_handler)
     application.add_exception_handler(RequestValidationError, validation_error_handler)
     for failure in (SQLAlchemyError, OSError, TimeoutError):

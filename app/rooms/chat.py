@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.engine.errors import IllegalAction
 
@@ -37,6 +37,22 @@ class ChatLine:
     text: str | None
     reaction: str | None
     at: int
+
+
+def renumbered(lines: deque[ChatLine], left: int) -> deque[ChatLine]:
+    """The chat after seat ``left`` left: its lines keep the name but no seat, later seats'
+    lines move up one."""
+    if not any(line.seat is not None and line.seat >= left for line in lines):
+        return lines
+    return deque(
+        (
+            line
+            if line.seat is None or line.seat < left
+            else replace(line, seat=None if line.seat == left else line.seat - 1)
+            for line in lines
+        ),
+        maxlen=CHAT_KEPT,
+    )
 
 
 def clean_text(text: str) -> str:

@@ -8,13 +8,12 @@ room's events through it rebuilds the room exactly, which is how rooms survive a
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import replace
 from enum import StrEnum
 
 from app.engine.actions import Action
 from app.engine.errors import IllegalAction
 from app.engine.match import Match, RoundResult
-from app.rooms.chat import CHAT_KEPT, ChatLine, check_reaction, clean_text
+from app.rooms.chat import CHAT_KEPT, ChatLine, check_reaction, clean_text, renumbered
 from app.rooms.events import (
     BotAdded,
     BotRemoved,
@@ -140,8 +139,7 @@ class RoomState:
         """The host removes a player from the lobby."""
         self._check_host(by, "kick players")
         self._check_lobby("kick")
-        if type(seat) is not int or not 0 <= seat < len(self.seats):
-            raise IllegalAction("no_such_seat", f"there is no seat {seat!r}")
+        seat = self._seat(seat)
         if seat == by:
             raise IllegalAction("bad_kick", "the host cannot kick themselves; leave instead")
         if self.is_bot(seat):
@@ -211,8 +209,7 @@ class RoomState:
     def mute(self, by: int | None, seat: object, muted: bool) -> None:
         """The host mutes or unmutes a player's chat."""
         self._check_host(by, "mute players")
-        if type(seat) is not int or not 0 <= seat < len(self.seats):
-            raise IllegalAction("no_such_seat", f"there is no seat {seat!r}")
+        seat = self._seat(seat)
         if seat == by:
             raise IllegalAction("bad_mute", "the host cannot mute themselves")
         if self.is_bot(seat):
@@ -238,6 +235,12 @@ class RoomState:
         """Make ``seat`` the host."""
         if seat != self.host:
             self.record(HostPassed(seat))
+
+    def _seat(self, seat: object) -> int:
+        """``seat`` if it is the number of a seat (from a message: anything), else refused."""
+        if type(seat) is not int or not 0 <= seat < len(self.seats):
+            raise IllegalAction("no_such_seat", f"there is no seat {seat!r}")
+        return seat
 
     def _check_host(self, by: int | None, what: str) -> None:
         if by is None or by != self.host:
@@ -275,7 +278,8 @@ class RoomState:
                 self.seats.append(Seat(name, "", bot=level))
             case Left(seat=seat):  # and Kicked, BotRemoved
                 del self.seats[seat]
-                self._renumber_chat(seat)
+                self.chat = renumbered(self.chat, seat)
+                self.chat_version += 1
                 if seat < self.host:
                     self.host -= 1
                 elif self.host >= len(self.seats):
@@ -303,20 +307,6 @@ class RoomState:
             case SpectatorChat(allowed=allowed):
                 self.spectator_chat = allowed
                 self.chat_version += 1
-
-    def _renumber_chat(self, left: int) -> None:
-        """A seat left: its lines keep the name but no seat; later seats' lines move up one."""
-        if any(line.seat is not None and line.seat >= left for line in self.chat):
-            self.chat = deque(
-                (
-                    line
-                    if line.seat is None or line.seat < left
-                    else replace(line, seat=None if line.seat == left else line.seat - 1)
-                    for line in self.chat
-                ),
-                maxlen=CHAT_KEPT,
-            )
-        self.chat_version += 1
 
     def _start_match(self, match_id: str, seed: str, at: int) -> None:
         if self.match is not None:

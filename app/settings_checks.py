@@ -1,0 +1,118 @@
+"""What makes the server's settings refusable: each value's checks, the checks of settings
+taken together, and the problems of refused settings named by environment variable."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from pydantic import SecretStr, ValidationError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+if TYPE_CHECKING:
+    from app.config import Settings
+
+DATABASE_SCHEMES = ("sqlite+aiosqlite://", "postgresql+asyncpg://")
+# A node's id and a cluster's name: they are parts of paths and of Redis keys.
+NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
+
+
+def split_origins(value: object) -> object:
+    """ALLOWED_ORIGINS as a list: comma-separated, blanks and trailing slashes dropped."""
+    if isinstance(value, str):
+        return [origin.strip().rstrip("/") for origin in value.split(",") if origin.strip()]
+    return value
+
+
+def origins(value: list[str]) -> list[str]:
+    """Each an origin such as https://example.org, or '*'."""
+    for origin in value:
+        if origin != "*" and not origin.startswith(("http://", "https://")):
+            raise ValueError(f"{origin!r} is not an origin such as https://example.org")
+    return value
+
+
+def public_url(value: str) -> str:
+    """Empty, or an http(s) URL, without its trailing slash."""
+    if value and not value.startswith(("http://", "https://")):
+        raise ValueError("must start with http:// or https://")
+    return value.rstrip("/")
+
+
+def database_url(value: str) -> str:
+    """An SQLite file or a PostgreSQL database, through their asynchronous drivers."""
+    if not value.startswith(DATABASE_SCHEMES):
+        raise ValueError(f"must start with {' or '.join(DATABASE_SCHEMES)}")
+    try:
+        url = make_url(value)
+    except (ArgumentError, ValueError):
+        raise ValueError("is not a database URL") from None
+    if url.get_backend_name() == "sqlite" and (
+        url.database in (None, "", ":memory:") or "mode=memory" in value
+    ):
+        raise ValueError(
+            "an in-memory SQLite database loses every round when the server stops; "
+            "name a file, as in sqlite+aiosqlite:///./spectrum.db"
+        )
+    return value
+
+
+def with_password(url: str, password: SecretStr) -> str:
+    """The PostgreSQL URL with DATABASE_PASSWORD in it, escaped."""
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        raise ValueError("DATABASE_PASSWORD is for PostgreSQL; an SQLite file has none")
+    merged = parsed.set(password=password.get_secret_value())
+    return merged.render_as_string(hide_password=False)
+
+
+def consistency(settings: Settings) -> None:
+    """Settings that are each valid but cannot go together."""
+    if settings.message_burst < settings.messages_per_second:
+        raise ValueError(
+            "MESSAGE_BURST must be at least MESSAGES_PER_SECOND, or a connection could "
+            "never send its allowed rate"
+        )
+    cluster(settings)
+    if settings.journal_flush_ms >= settings.shutdown_grace_seconds * 1000:
+        raise ValueError("JOURNAL_FLUSH_MS must be shorter than SHUTDOWN_GRACE_SECONDS")
+
+
+def cluster(settings: Settings) -> None:
+    """Cluster mode (REDIS_URL set) needs PostgreSQL and a NODE_ID; one node needs neither."""
+    if not settings.redis_url:
+        if settings.node_id:
+            raise ValueError("NODE_ID is for cluster mode: set REDIS_URL too, or unset it")
+        return
+    if not settings.redis_url.startswith(("redis://", "rediss://", "unix://")):
+        raise ValueError("REDIS_URL must start with redis://, rediss:// or unix://")
+    if make_url(settings.database_url).get_backend_name() != "postgresql":
+        raise ValueError(
+            "cluster mode (REDIS_URL set) needs PostgreSQL, which every node shares: an "
+            "SQLite file belongs to one process. Set DATABASE_URL to "
+            "postgresql+asyncpg://user@host/db"
+        )
+    if not settings.node_id:
+        raise ValueError(
+            "cluster mode (REDIS_URL set) needs NODE_ID, this node's own id, such as node-1"
+        )
+    if not re.fullmatch(NAME_PATTERN, settings.node_id):
+        raise ValueError(
+            f"NODE_ID {settings.node_id!r} must be 1 to 32 lower-case letters, digits, '-' or "
+            "'_', starting with a letter or digit"
+        )
+    if settings.node_path and not re.fullmatch(r"(/[A-Za-z0-9._~-]+)+", settings.node_path):
+        raise ValueError("NODE_PATH must be a path such as /n/node-1, without a trailing /")
+
+
+def problems(error: ValidationError) -> list[str]:
+    """The problems of refused settings, one line each, named by environment variable."""
+    lines = []
+    for item in error.errors(include_url=False):
+        name = ".".join(str(part) for part in item["loc"]).upper() or "settings"
+        message = str(item["msg"]).removeprefix("Value error, ")
+        if item["loc"] and "input" in item:
+            message += f" (got {item['input']!r})"
+        lines.append(f"{name}: {message}")
+    return lines
