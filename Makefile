@@ -6,9 +6,10 @@ BIN := $(VENV)/bin
 # server starts once, in the order collected (longest suites first), except the tests of modules
 # that share nothing, taken one by one (tests/conftest.py). Test servers are forked from one
 # process per test process that has imported the server already (tests/zygote.py).
-# Three on two cores: most tests spend their time waiting on a server, a browser or Docker.
+# Four on two cores: most tests spend their time waiting on a server, a browser or Docker (five
+# were slower than four: the browsers and containers then compete for the cores).
 # WORKERS=0 runs the suite in this process alone.
-WORKERS ?= 3
+WORKERS ?= 4
 
 .PHONY: run test lint typecheck unit bench clean
 

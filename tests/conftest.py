@@ -25,10 +25,28 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         yield url
 
 
-# Suites whose tests run longest (a browser, or servers started and stopped for each test),
-# collected first: test processes side by side (make test) then take them up at the start,
-# instead of one process being left with a long module at the end while the other waits.
-LONG_FIRST = ("tests/e2e/", "tests/ops/", "tests/storage/", "tests/api/test_schema.py")
+# Suites by how long they run, longest first (the longest single modules, then those that
+# start a browser, Docker or servers for each test), the rest after: test processes side by
+# side (make test) take the longest up at the start, instead of one process being left with a
+# long module at the end while the others wait.
+LONG_FIRST = (
+    "tests/cluster/test_compose_up.py",
+    "tests/ops/test_image.py",
+    "tests/e2e/test_lang.py",
+    "tests/e2e/test_connection.py",
+    "tests/cluster/test_failover.py",
+    "tests/e2e/test_access.py",
+    "tests/cluster/test_drain.py",
+    "tests/e2e/test_shell.py",
+    "tests/e2e/test_screens.py",
+    "tests/e2e/test_play.py",
+    "tests/e2e/",
+    "tests/faults/",
+    "tests/ops/",
+    "tests/cluster/",
+    "tests/storage/",
+    "tests/api/test_schema.py",
+)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -44,21 +62,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 # longest modules are not played end to end by one process while the other has finished.
 EACH_TEST_APART = (
     "tests/cluster/test_failover.py",
+    "tests/cluster/test_drain.py",
+    "tests/e2e/test_connection.py",
+    "tests/e2e/test_access.py",
     "tests/rooms/test_restarted_standin.py",
     "tests/faults/",
     "tests/storage/test_restart.py",
 )
 
+# Modules that build the image and run containers of it: one after the other in one test
+# process, so that the image is built once and the Docker engine runs one stack at a time.
+DOCKER = ("tests/cluster/test_compose_up.py", "tests/ops/test_image.py")
+
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """Whole modules to each test process (--dist loadscope), but the tests of the modules in
-    EACH_TEST_APART one by one."""
+    EACH_TEST_APART one by one, and the DOCKER modules together."""
     if config.getvalue("dist") != "loadscope":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
     class Scheduling(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
+            if nodeid.startswith(DOCKER):
+                return "docker"
             if nodeid.startswith(EACH_TEST_APART):
                 return nodeid
             scope: str = super()._split_scope(nodeid)

@@ -31,26 +31,33 @@ COMPOSE = ROOT / "docker-compose.cluster.yml"
 NODES = ("node-1", "node-2", "node-3")
 STAND_INS = ("redis:7", "nginx:1.27")
 
+# The nodes', the database's and Redis's health is probed every second or two rather than at the
+# image's 15 s, so that the upgrade's waits are the nodes' own, not the probe's period.
 OVERRIDE = """services:
   db:
     network_mode: none
+    healthcheck: {{interval: 1s}}
     extra_hosts: ["db:127.0.0.1", "redis:127.0.0.1", "node-1:127.0.0.1", "node-2:127.0.0.1",
                   "node-3:127.0.0.1"]
   redis:
     network_mode: "service:db"
+    healthcheck: {{interval: 1s}}
   node-1:
     image: {image}
     network_mode: "service:db"
+    healthcheck: {{interval: 2s}}
     environment: {{PORT: "8001", LEASE_MS: "3000", MESSAGES_PER_SECOND: "1000",
                    MESSAGE_BURST: "1000"}}
   node-2:
     image: {image}
     network_mode: "service:db"
+    healthcheck: {{interval: 2s}}
     environment: {{PORT: "8002", LEASE_MS: "3000", MESSAGES_PER_SECOND: "1000",
                    MESSAGE_BURST: "1000"}}
   node-3:
     image: {image}
     network_mode: "service:db"
+    healthcheck: {{interval: 2s}}
     environment: {{PORT: "8003", LEASE_MS: "3000", MESSAGES_PER_SECOND: "1000",
                    MESSAGE_BURST: "1000"}}
   nginx:

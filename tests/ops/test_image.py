@@ -226,10 +226,12 @@ def test_a_database_from_a_newer_version_is_left_alone(image: str) -> None:
 
 
 # The compose stack, kept off Docker's networks: the database gets a namespace holding only
-# "lo" and the app joins it; the tests reach it from inside that namespace.
+# "lo" and the app joins it; the tests reach it from inside that namespace. The database's health
+# is probed every second, so that the app, which waits for it, starts once it is up.
 LOOPBACK = """services:
   db:
     network_mode: none
+    healthcheck: {{interval: 1s}}
     extra_hosts: ["db:127.0.0.1"]
   app:
     image: {image}
