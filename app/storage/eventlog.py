@@ -15,35 +15,16 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
 
 import orjson
+
+from app.storage.journal import Events
 
 log = logging.getLogger(__name__)
 
 SEGMENT_BYTES = 8 << 20
 _SUFFIX = ".jsonl"
-
-
-class Logged(Protocol):
-    """Events of one room to append: a dataclass with ``LoggedEvents``' fields, in its order."""
-
-    code: str
-    created_at: int
-    first: int
-    events: list[dict[str, Any]]
-
-
-@dataclass(slots=True)
-class LoggedEvents:
-    """Events of one room as a segment holds them, numbered from ``first``."""
-
-    code: str
-    created_at: int
-    first: int
-    events: list[dict[str, Any]]
 
 
 def folder_for(database: str) -> Path:
@@ -71,13 +52,13 @@ class EventLog:
         """Segments no longer written to, oldest first."""
         return [path for path in self.segments() if path != self._path]
 
-    def append(self, batch: Sequence[Logged]) -> bool:
+    def append(self, batch: Sequence[Events]) -> bool:
         """Write the batch at the end of the open segment (beginning one if there is none).
 
         Returns True when the segment is full and has been closed. After a failed write the
         segment is closed too, so a line cut short there is never continued by the next one.
         """
-        # A dataclass is written as the object of its fields, in their order.
+        # orjson writes a dataclass as the object of its fields, in their order.
         data = b"".join(orjson.dumps(e, option=orjson.OPT_APPEND_NEWLINE) for e in batch)
         if self._fd is None:
             self._open()
@@ -110,7 +91,7 @@ class EventLog:
             os.close(fd)
 
 
-def read_segment(path: Path) -> Iterator[LoggedEvents]:
+def read_segment(path: Path) -> Iterator[Events]:
     """The batches a segment holds; a line that is not whole (cut short when the server was
     killed mid-write, or by a full disk) is skipped."""
     try:
@@ -118,7 +99,7 @@ def read_segment(path: Path) -> Iterator[LoggedEvents]:
             for number, line in enumerate(file, 1):
                 try:
                     record = orjson.loads(line)
-                    yield LoggedEvents(
+                    yield Events(
                         record["code"], record["created_at"], record["first"], record["events"]
                     )
                 except (orjson.JSONDecodeError, KeyError, TypeError):

@@ -139,7 +139,7 @@ class SqliteJournal:
         log, then commit the snapshots: a room's first events never reach the log before the
         room reaches the database, and a snapshot never before the events after it."""
         events: list[Events] = []
-        snapshots: list[Op] = []
+        snapshots: list[Snapshot] = []
         rest: list[Op] = []
         for op in batch.ops:
             if type(op) is Events:
