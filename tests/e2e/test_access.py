@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -49,15 +50,23 @@ def resize(page: Any, size: dict[str, int]) -> None:
     )
 
 
-def axe_clean(page: Any, what: str) -> None:
-    """axe-core finds nothing wrong with ``page`` at each of the three sizes."""
+@functools.cache
+def axe_script() -> str:
+    """axe-core itself, as axe-playwright-python ships it."""
     require_playwright()
     from axe_playwright_python.sync_playwright import Axe
 
-    axe = Axe()
+    return str(Axe().axe_script)
+
+
+def axe_clean(page: Any, what: str) -> None:
+    """axe-core finds nothing wrong with ``page`` at each of the three sizes (axe-core is put
+    into the document once, not once a size: it is half a megabyte of script to compile)."""
+    if not page.evaluate("typeof window.axe === 'object' && typeof window.axe.run === 'function'"):
+        page.evaluate(axe_script())
     for size in AXE_SIZES:
         resize(page, size)
-        found = axe.run(page, options=AXE_OPTIONS).response["violations"]
+        found = page.evaluate("options => axe.run(document, options)", AXE_OPTIONS)["violations"]
         problems = [
             f"{rule['id']} ({rule['impact']}): {rule['help']} at "
             f"{[node['target'] for node in rule['nodes']][:5]}"
