@@ -41,8 +41,8 @@ async def record(
                     "raw",
                     "-o",
                     str(output),
-                    "--nonblocking",
-                    *(["--native"] if native else []),
+                    # py-spy reads native stacks only with the process stopped for a sample.
+                    *(["--native"] if native else ["--nonblocking"]),
                 ],
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

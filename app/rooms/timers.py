@@ -45,6 +45,7 @@ class LoopClock:
 
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[None]] = set()
+        self._running_loop: asyncio.AbstractEventLoop | None = None
 
     def now(self) -> float:
         """Seconds since the epoch."""
@@ -52,10 +53,18 @@ class LoopClock:
 
     def call_later(self, delay: float, job: Job) -> Handle:
         """Start ``job`` as a task after ``delay`` seconds; a failure is logged."""
-        return asyncio.get_running_loop().call_later(delay, self._spawn, job)
+        return self._loop().call_later(delay, self._spawn, job)
+
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        # Asked for once: on Python 3.11 each get_running_loop is a getpid system call, and a
+        # room sets a timer on nearly every move.
+        loop = self._running_loop
+        if loop is None:
+            loop = self._running_loop = asyncio.get_running_loop()
+        return loop
 
     def _spawn(self, job: Job) -> None:
-        task = asyncio.get_running_loop().create_task(_run(job))
+        task = self._loop().create_task(_run(job))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 

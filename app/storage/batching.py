@@ -62,6 +62,7 @@ class BatchWriter:
         self._failure: asyncio.Future[None] | None = None
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._running_loop: asyncio.AbstractEventLoop | None = None
         self._last_write = float("-inf")
         self._attempt = 0
         self._retry_at = float("-inf")
@@ -77,12 +78,21 @@ class BatchWriter:
 
     def start(self) -> None:
         """Start writing in the background."""
+        self._running_loop = asyncio.get_running_loop()
         self._task = asyncio.create_task(self._run())
+
+    def _loop(self) -> asyncio.AbstractEventLoop:
+        """The loop the writer runs on, asked for once: on Python 3.11 each
+        ``get_running_loop`` is a ``getpid`` system call, and a write needs the loop twice."""
+        loop = self._running_loop
+        if loop is None:
+            loop = self._running_loop = asyncio.get_running_loop()
+        return loop
 
     async def stop(self, grace: float = 5.0) -> None:
         """Write what is pending (within ``grace`` seconds), keep in the outbox what could not
         be written, then stop and close the backend."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop()
         deadline = loop.time() + grace
         self._retry_at = float("-inf")  # one more try at once, not after the retry pause
         while (self._queue or self._writing) and loop.time() < deadline:
@@ -150,7 +160,7 @@ class BatchWriter:
     async def settle(self, rooms: set[str], seconds: float) -> set[str]:
         """Wait at most ``seconds`` for every operation of ``rooms`` to be written (failed
         writes are retried as always); the rooms whose journal is still not complete then."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop()
         deadline = loop.time() + seconds
         while True:
             left = rooms & self.unsaved_rooms()
@@ -164,7 +174,7 @@ class BatchWriter:
         waiting = self._writing or self._queue
         if not waiting:
             return 0.0
-        return asyncio.get_running_loop().time() - waiting[0].since
+        return self._loop().time() - waiting[0].since
 
     async def write(self, ops: Sequence[Op]) -> bool:
         """Queue the operations; True once they and those before are written, False if that
@@ -183,7 +193,7 @@ class BatchWriter:
             return written.done() and not written.cancelled()
         self._wakeup.set()
         if self._failure is None or self._failure.done():
-            self._failure = asyncio.get_running_loop().create_future()
+            self._failure = self._loop().create_future()
         await asyncio.wait(
             [written, self._failure], timeout=self.wait_seconds, return_when=FIRST_COMPLETED
         )
@@ -200,7 +210,7 @@ class BatchWriter:
         self._wakeup.set()
 
     def _enqueue(self, ops: Sequence[Op], first: bool = False) -> asyncio.Future[None]:
-        loop = asyncio.get_running_loop()
+        loop = self._loop()
         written: asyncio.Future[None] = loop.create_future()
         if not ops:
             written.set_result(None)
@@ -216,7 +226,7 @@ class BatchWriter:
         return written
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
+        loop = self._loop()
         while True:
             await self._wakeup.wait()
             self._wakeup.clear()
@@ -227,7 +237,7 @@ class BatchWriter:
 
     async def _write(self) -> None:
         """Write everything queued as one batch."""
-        self._last_write = asyncio.get_running_loop().time()
+        self._last_write = self._loop().time()
         entries, self._queue = self._queue, []
         if not entries:
             return
@@ -278,7 +288,7 @@ class BatchWriter:
         log.warning("database write failed, will retry: %s", self.last_error)
         pause = RETRY_SECONDS[min(self._attempt, len(RETRY_SECONDS) - 1)]
         self._attempt += 1
-        self._retry_at = asyncio.get_running_loop().time() + pause
+        self._retry_at = self._loop().time() + pause
         self._wakeup.set()
         if self._failure is not None and not self._failure.done():
             self._failure.set_result(None)
