@@ -17,6 +17,7 @@ from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from app.engine.options import Step
 from app.rooms.state import RoomState, Status
+from app.running_loop import RunningLoop
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ class LoopClock:
 
     def __init__(self) -> None:
         self._tasks: set[asyncio.Task[None]] = set()
-        self._running_loop: asyncio.AbstractEventLoop | None = None
+        self._loop = RunningLoop()
 
     def now(self) -> float:
         """Seconds since the epoch."""
@@ -54,14 +55,6 @@ class LoopClock:
     def call_later(self, delay: float, job: Job) -> Handle:
         """Start ``job`` as a task after ``delay`` seconds; a failure is logged."""
         return self._loop().call_later(delay, self._spawn, job)
-
-    def _loop(self) -> asyncio.AbstractEventLoop:
-        # Asked for once: on Python 3.11 each get_running_loop is a getpid system call, and a
-        # room sets a timer on nearly every move.
-        loop = self._running_loop
-        if loop is None:
-            loop = self._running_loop = asyncio.get_running_loop()
-        return loop
 
     def _spawn(self, job: Job) -> None:
         task = self._loop().create_task(_run(job))

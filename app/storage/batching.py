@@ -22,6 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from app.rooms.store import FinishedRound
+from app.running_loop import RunningLoop
 from app.storage.journal import Batch, Fenced, JournalBackend, Op
 from app.storage.outbox import Outbox
 
@@ -62,7 +63,7 @@ class BatchWriter:
         self._failure: asyncio.Future[None] | None = None
         self._wakeup = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
-        self._running_loop: asyncio.AbstractEventLoop | None = None
+        self._loop = RunningLoop()
         self._last_write = float("-inf")
         self._attempt = 0
         self._retry_at = float("-inf")
@@ -78,16 +79,7 @@ class BatchWriter:
 
     def start(self) -> None:
         """Start writing in the background."""
-        self._running_loop = asyncio.get_running_loop()
         self._task = asyncio.create_task(self._run())
-
-    def _loop(self) -> asyncio.AbstractEventLoop:
-        """The loop the writer runs on, asked for once: on Python 3.11 each
-        ``get_running_loop`` is a ``getpid`` system call, and a write needs the loop twice."""
-        loop = self._running_loop
-        if loop is None:
-            loop = self._running_loop = asyncio.get_running_loop()
-        return loop
 
     async def stop(self, grace: float = 5.0) -> None:
         """Write what is pending (within ``grace`` seconds), keep in the outbox what could not
