@@ -39,20 +39,44 @@ class ChatLine:
     at: int
 
 
-def renumbered(lines: deque[ChatLine], left: int) -> deque[ChatLine]:
-    """The chat after seat ``left`` left: its lines keep the name but no seat, later seats'
-    lines move up one."""
-    if not any(line.seat is not None and line.seat >= left for line in lines):
-        return lines
-    return deque(
-        (
-            line
-            if line.seat is None or line.seat < left
-            else replace(line, seat=None if line.seat == left else line.seat - 1)
-            for line in lines
-        ),
-        maxlen=CHAT_KEPT,
-    )
+class RoomChat:
+    """A room's recent lines, whether spectators may chat, and a version that changes with
+    either (or with who is muted)."""
+
+    __slots__ = ("count", "lines", "spectators", "version")
+
+    def __init__(self) -> None:
+        self.lines: deque[ChatLine] = deque(maxlen=CHAT_KEPT)
+        self.count = 0  # lines ever said: the next line's number
+        self.spectators = False
+        self.version = 0
+
+    def add(
+        self, seat: int | None, name: str | None, text: str | None, reaction: str | None, at: int
+    ) -> None:
+        """Keep a new line (the oldest goes past ``CHAT_KEPT``)."""
+        self.lines.append(ChatLine(self.count, seat, name, text, reaction, at))
+        self.count += 1
+        self.version += 1
+
+    def seat_left(self, left: int) -> None:
+        """Seat ``left`` left: its lines keep the name but no seat, later seats' lines move up
+        one."""
+        self.version += 1
+        if any(line.seat is not None and line.seat >= left for line in self.lines):
+            self.lines = deque(
+                (
+                    line
+                    if line.seat is None or line.seat < left
+                    else replace(line, seat=None if line.seat == left else line.seat - 1)
+                    for line in self.lines
+                ),
+                maxlen=CHAT_KEPT,
+            )
+
+    def oldest(self) -> int:
+        """The number of the oldest line kept (the next line's when none is)."""
+        return self.lines[0].n if self.lines else self.count
 
 
 def clean_text(text: str) -> str:

@@ -216,24 +216,24 @@ class ViewBuilder:
     def chat(self, state: RoomState) -> View:
         """The recent chat, who is muted, and whether spectators may chat; the same object
         until one of them changes (a move never rebuilds it)."""
-        if self._chat[0] == state.chat_version:
+        if self._chat[0] == state.chat.version:
             return self._chat[1]
         lines = self._lines
         views = []
-        for line in state.chat:
+        for line in state.chat.lines:
             kept = lines.get(line.n)
             if kept is None or kept[0] != line:
                 kept = lines[line.n] = (line, line_view(line))
             views.append(kept[1])
-        oldest = state.chat[0].n if state.chat else state.chat_lines
+        oldest = state.chat.oldest()
         for n in [n for n in lines if n < oldest]:
             del lines[n]
         view = {
             "lines": views,
             "muted": [index for index, seat in enumerate(state.seats) if seat.muted],
-            "spectators": state.spectator_chat,
+            "spectators": state.chat.spectators,
         }
-        self._chat = (state.chat_version, view)
+        self._chat = (state.chat.version, view)
         return view
 
     def round(self, state: RoomState, deadline: int | None) -> View | None:

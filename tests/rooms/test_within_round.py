@@ -16,8 +16,8 @@ import orjson
 import pytest
 
 from app.engine.actions import action_to_dict
+from app.rooms import chat as chat_module
 from app.rooms import protocol
-from app.rooms import state as state_module
 from app.rooms.chat import REACTIONS
 from app.rooms.connection import Connection
 from app.rooms.live import LiveRoom, RoomConfig
@@ -85,7 +85,7 @@ def _on_turn(room: LiveRoom) -> int:
 async def test_the_view_after_every_move_equals_one_built_from_scratch(
     players: int, multi_pickup: bool, ten_card: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(state_module, "CHAT_KEPT", SHORT_CHAT)  # so that it fills up
+    monkeypatch.setattr(chat_module, "CHAT_KEPT", SHORT_CHAT)  # so that it fills up
     settings = RoomSettings(rounds=3, turn_seconds=60, multi_pickup=multi_pickup, ten_card=ten_card)
     state = RoomState("ABCD-EFGH", settings, 0)
     for seat in range(players):
@@ -131,4 +131,4 @@ async def test_the_view_after_every_move_equals_one_built_from_scratch(
         for follower, connection in zip(followers, connections, strict=True):
             assert follower.document == {**fresh, "you": connection.you}
     assert stood_in > 0
-    assert room.state.chat_lines > SHORT_CHAT, "the chat filled up and dropped its oldest lines"
+    assert room.state.chat.count > SHORT_CHAT, "the chat filled up and dropped its oldest lines"
