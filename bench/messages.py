@@ -8,7 +8,13 @@ reports the bytes actually sent in each encoding, against Colyseus's for the sam
 prices further reductions of the standard patches by rewriting them (docs/performance.md,
 "Message size").
 
-Run: .venv/bin/python -m bench.messages [--players 2,4,6] [--actions 6000] [--price]
+With ``--content`` it plays the matches the load generator plays against every server
+(bench/peers/harness: 2 rounds, a knock chance of 0.1 at each take, no ids) on the compact
+encoding and says what the bytes carry: the envelope and each kind of operation, and the mean
+frame without what the Colyseus room of bench/peers sends none of (the move log, the round's
+results, deadlines, the round's commitment and seed).
+
+Run: .venv/bin/python -m bench.messages [--players 2,4,6] [--actions 6000] [--price] [--content]
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 import orjson
 
 from app.engine.cards import CARD_IDS
+from app.rooms.compact import PATHS
 from bench.room import SteppedClock, played, started_room
 
 Frame = dict[str, Any]
@@ -50,8 +57,9 @@ SHORT_KEYS = {
 }
 
 
-# Colyseus's bytes per message for the same game (docs/performance.md, "Against other servers").
-COLYSEUS = {2: 58, 4: 48}
+# Colyseus's bytes per frame for the same game, in the load generator's side-by-side runs
+# (bench.compare, docs/performance.md "Against other servers", 2026-12-02): 500 x 2 and 1,000 x 4.
+COLYSEUS = {2: 37, 4: 33}
 
 
 async def play(players: int, actions: int) -> list[tuple[str, Frame]]:
@@ -98,6 +106,138 @@ def measured(players: int, actions: int) -> None:
             )
         )
     print(f"  compact / standard: {means['compact'] / means['standard']:.2f}")
+
+
+# What a compact operation carries, by the start of its path (first match wins).
+PARTS = (
+    ("/round/log", "move log"),
+    ("/results", "round results"),
+    ("/ready_deadline", "deadlines"),
+    ("/round/turn", "turn"),
+    ("/round/piles", "piles"),
+    ("/round/discard", "piles"),
+    ("/round/", "round: knock, ending"),
+    ("/round", "new round"),
+    ("/you", "own hand and evaluation"),
+    ("/players", "players' totals and flags"),
+    ("", "status, match"),
+)
+# What the Colyseus room sends none of: whole operations, and members of a new round's object.
+LEFT_OUT = ("move log", "round results", "deadlines")
+LEFT_OUT_MEMBERS = ("cw", "sd", "l")  # the compact names of commitment, seed and log
+
+
+def part_of(op: Any) -> tuple[str, Any]:
+    """What a compact operation carries, and its value."""
+    if isinstance(op, list):
+        path, value = PATHS[op[0]][1], op[1]
+    else:
+        path, value = op["path"], op.get("value")
+    return next(name for start, name in PARTS if path.startswith(start)), value
+
+
+def without_left_out(op: Any) -> Any:
+    """The operation without what the Colyseus room sends none of (None: nothing of it)."""
+    part, value = part_of(op)
+    if part in LEFT_OUT:
+        return None
+    if part == "turn" and isinstance(value, list) and len(value) == 3:
+        return [op[0], value[:2]]  # seat and pending, no deadline
+    if part == "new round" and isinstance(value, dict):
+        return [op[0], {key: item for key, item in value.items() if key not in LEFT_OUT_MEMBERS}]
+    return op
+
+
+async def compact_frames(players: int, actions: int) -> list[str]:
+    """Every frame every player received over ``actions`` actions of the load generator's
+    matches, compact encoding."""
+    clock = SteppedClock()
+    room, recorders, connections = await started_room(
+        players, 60, clock, "compact", rounds=2, keep=True
+    )
+    start = [len(recorder.texts or []) for recorder in recorders]
+    async for _ in played(room, recorders, connections, clock, actions, 0.1, ids=False):
+        pass
+    return [
+        text
+        for recorder, first in zip(recorders, start, strict=True)
+        for text in (recorder.texts or [])[first:]
+    ]
+
+
+# Further cuts to compact frames, priced by rewriting their text: each would need new tables
+# that a client reads (and a client that asks for them at hello).
+MOVE_TYPES = {'"take"': "0", '"discard"': "1", '"knock"': "2"}
+WORDS = re.compile(r'"(colour|shape|number|playing|round_over|finished|lobby)"')
+DEADLINE = re.compile(r"(?<![0-9])1[0-9]{12}(?![0-9])")
+HEX = re.compile(r'"[0-9a-f]{64}"')
+
+
+def priced_compact(text: str, cuts: tuple[str, ...], start_ms: int) -> int:
+    """The bytes of a compact frame with ``cuts`` made."""
+    if "types" in cuts:
+        for word, number in MOVE_TYPES.items():
+            text = text.replace(word, number)
+    if "words" in cuts:
+        text = WORDS.sub("0", text)
+    if "deadlines" in cuts:  # a time in ms as ms since the room's start
+        text = DEADLINE.sub(lambda match: str(int(match.group()) - start_ms), text)
+    if "seeds" in cuts:  # 32 bytes in base64 instead of hex
+        text = HEX.sub('"' + "A" * 43 + '"', text)
+    return len(text.encode())
+
+
+def content(players: int, actions: int) -> None:
+    """What the bytes of compact frames carry, and the mean without what Colyseus's room
+    leaves out."""
+    texts = asyncio.run(compact_frames(players, actions))
+    parts: dict[str, int] = {}
+    total = envelope = kept = 0
+    for text in texts:
+        frame = orjson.loads(text)
+        size = len(text.encode())
+        total += size
+        carried = 0
+        trimmed = []
+        for op in frame[1]:
+            bytes_ = len(orjson.dumps(op)) + 1  # and its comma
+            part, value = part_of(op)
+            if part == "turn" and isinstance(value, list) and len(value) == 3:
+                deadline = len(orjson.dumps(value[2])) + 1
+                parts["deadlines"] = parts.get("deadlines", 0) + deadline
+                bytes_ -= deadline
+            parts[part] = parts.get(part, 0) + bytes_
+            carried += bytes_
+            if (left := without_left_out(op)) is not None:
+                trimmed.append(left)
+        envelope += size - carried
+        kept += len(orjson.dumps([frame[0], trimmed, *frame[2:]]))
+    frames = len(texts)
+    peer = COLYSEUS.get(players)
+
+    def against(mean: float) -> str:
+        return f" ({mean / peer:.2f}x Colyseus's {peer} B)" if peer else ""
+
+    print(
+        f"{players} players, compact, {frames} frames over {actions} actions (2 rounds a "
+        f"match, knock chance 0.1): mean {total / frames:.1f} B{against(total / frames)}"
+    )
+    for name, value in sorted([("envelope", envelope), *parts.items()], key=lambda kv: -kv[1]):
+        print(f"  {name:28s} {value / frames:6.1f} B a frame ({value / total:.0%})")
+    print(
+        f"  without the move log, results, deadlines, commitment and seed: mean "
+        f"{kept / frames:.1f} B{against(kept / frames)}"
+    )
+    start_ms = int(SteppedClock().now() * 1000)
+    for name, cuts in (
+        ("move types as numbers", ("types",)),
+        ("deadlines from the room's start", ("deadlines",)),
+        ("words as numbers (ending, status, evaluation)", ("words",)),
+        ("commitment and seed in base64", ("seeds",)),
+        ("all four", ("types", "deadlines", "words", "seeds")),
+    ):
+        mean = sum(priced_compact(text, cuts, start_ms) for text in texts) / frames
+        print(f"  priced: {name:46s} mean {mean:6.1f} B{against(mean)}")
 
 
 # The reductions: each takes a patch frame and gives the frame as it would be sent.
@@ -279,7 +419,16 @@ def main() -> None:
     parser.add_argument(
         "--price", action="store_true", help="also price further cuts to the standard patches"
     )
+    parser.add_argument(
+        "--content",
+        action="store_true",
+        help="only what compact frames carry, in the load generator's matches",
+    )
     arguments = parser.parse_args()
+    if arguments.content:
+        for players in arguments.players:
+            content(players, arguments.actions)
+        return
     for players in arguments.players:
         measured(players, arguments.actions)
     if arguments.price:

@@ -38,7 +38,9 @@ async def _discard(message: dict[str, Any]) -> None:
     return None
 
 
-def next_message(room: LiveRoom, rng: random.Random) -> tuple[int, bytes]:
+def next_message(
+    room: LiveRoom, rng: random.Random, knock_chance: float = 0.03
+) -> tuple[int, bytes]:
     """The seat that acts next and its message, as a client would send it."""
     state = room.state
     if state.status.value == "round_over":
@@ -48,7 +50,7 @@ def next_message(room: LiveRoom, rng: random.Random) -> tuple[int, bytes]:
         return 0, b'{"type":"rematch"}'
     current = state.match.round  # type: ignore[union-attr]
     seat = current.turn
-    action = current.random_action(rng, knock_chance=0.03)
+    action = current.random_action(rng, knock_chance=knock_chance)
     message = {"take": lambda: {"type": "take", "piles": list(getattr(action, "piles", []))}}
     kind = type(action).__name__.lower()
     if kind == "take":
@@ -100,16 +102,20 @@ async def run(players: int, actions: int, profile: bool, encoding: str = "standa
 
 
 class Recorder:
-    """A send that keeps the size of every frame and the text of the last one."""
+    """A send that keeps the size of every frame and the text of the last one (of every one
+    when ``keep``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, keep: bool = False) -> None:
         self.sizes: list[int] = []
         self.last = ""
+        self.texts: list[str] | None = [] if keep else None
 
     async def __call__(self, message: dict[str, Any]) -> None:
         text = message.get("text", "")
         self.sizes.append(len(text.encode()))
         self.last = text
+        if self.texts is not None:
+            self.texts.append(text)
 
 
 class SteppedClock(LoopClock):
@@ -124,14 +130,20 @@ class SteppedClock(LoopClock):
 
 
 async def started_room(
-    players: int, turn_seconds: int, clock: SteppedClock, encoding: str = "standard"
+    players: int,
+    turn_seconds: int,
+    clock: SteppedClock,
+    encoding: str = "standard",
+    rounds: int = RoomSettings().rounds,
+    keep: bool = False,
 ) -> tuple[LiveRoom, list[Recorder], list[Connection]]:
-    """A room of ``players`` recorded connections (in ``encoding``) whose match has begun."""
-    state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=turn_seconds), 0)
+    """A room of ``players`` recorded connections (in ``encoding``, keeping every frame when
+    ``keep``) whose match of ``rounds`` has begun."""
+    state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=turn_seconds, rounds=rounds), 0)
     for seat in range(players):
         state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
     room = LiveRoom(state, RoomConfig(), lambda room: None, clock=clock)
-    recorders = [Recorder() for _ in range(players)]
+    recorders = [Recorder(keep) for _ in range(players)]
     kind = ENCODINGS[encoding]
     connections = [kind(recorders[seat], seat, 1 << 20) for seat in range(players)]
     for connection in connections:
@@ -146,14 +158,18 @@ async def played(
     connections: list[Connection],
     clock: SteppedClock,
     actions: int,
+    knock_chance: float = 0.03,
+    ids: bool = True,
 ) -> AsyncIterator[tuple[str, int]]:
-    """Play ``actions`` random moves, each with an id, the clock moved 1 to 8 s before each;
-    after each, (the move's type, a player's index) for every player a frame was sent to."""
+    """Play ``actions`` random moves, each with an id unless not ``ids``, the clock moved 1 to
+    8 s before each; after each, (the move's type, a player's index) for every player a frame
+    was sent to."""
     rng = random.Random(1)
     for number in range(actions):
-        seat, raw = next_message(room, rng)
+        seat, raw = next_message(room, rng, knock_chance)
         kind = orjson.loads(raw)["type"]
-        raw = raw[:-1] + b',"id":%d}' % (number % 1000)
+        if ids:
+            raw = raw[:-1] + b',"id":%d}' % (number % 1000)
         clock.time += rng.randrange(1000, 8000) / 1000
         before = [len(recorder.sizes) for recorder in recorders]
         await room.handle(connections[seat], protocol.parse_message(raw))
