@@ -74,6 +74,15 @@ class RoomChat:
                 maxlen=CHAT_KEPT,
             )
 
+    def let_spectators(self, allowed: bool) -> None:
+        """Let spectators chat, or stop them."""
+        self.spectators = allowed
+        self.version += 1
+
+    def mutes_changed(self) -> None:
+        """Who is muted changed (the seats hold it; the chat's view shows it)."""
+        self.version += 1
+
     def oldest(self) -> int:
         """The number of the oldest line kept (the next line's when none is)."""
         return self.lines[0].n if self.lines else self.count

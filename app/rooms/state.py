@@ -128,10 +128,9 @@ class RoomState(RoomCommands):
                 self.chat.add(seat, said, text, reaction, at)
             case Muted(seat=seat, muted=muted):
                 self.seats[seat].muted = muted
-                self.chat.version += 1
+                self.chat.mutes_changed()
             case SpectatorChat(allowed=allowed):
-                self.chat.spectators = allowed
-                self.chat.version += 1
+                self.chat.let_spectators(allowed)
 
     def _start_match(self, match_id: str, seed: str, at: int) -> None:
         if self.match is not None:
