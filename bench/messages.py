@@ -136,9 +136,9 @@ def part_of(op: Any) -> tuple[str, Any]:
     return next(name for start, name in PARTS if path.startswith(start)), value
 
 
-def without_left_out(op: Any) -> Any:
-    """The operation without what the Colyseus room sends none of (None: nothing of it)."""
-    part, value = part_of(op)
+def without_left_out(op: Any, part: str, value: Any) -> Any:
+    """The operation (carrying ``part``, of ``value``) without what the Colyseus room sends none
+    of (None: nothing of it)."""
     if part in LEFT_OUT:
         return None
     if part == "turn" and isinstance(value, list) and len(value) == 3:
@@ -208,7 +208,7 @@ def content(players: int, actions: int) -> None:
                 bytes_ -= deadline
             parts[part] = parts.get(part, 0) + bytes_
             carried += bytes_
-            if (left := without_left_out(op)) is not None:
+            if (left := without_left_out(op, part, value)) is not None:
                 trimmed.append(left)
         envelope += size - carried
         kept += len(orjson.dumps([frame[0], trimmed, *frame[2:]]))
