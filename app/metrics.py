@@ -14,6 +14,7 @@ from prometheus_client.core import (
 )
 from prometheus_client.registry import Collector
 
+from app.rooms.inbound import KEEPALIVE
 from app.rooms.registry import RoomRegistry
 from app.storage.store import DatabaseStore
 
@@ -46,6 +47,16 @@ class _Live(Collector):
             "spectrum_sockets_ended",
             "WebSocket connections that ended (full garbage collections follow them).",
             value=sockets.ended,
+        )
+        yield CounterMetricFamily(
+            "spectrum_keepalive_pings",
+            "Keepalive pings sent to quiet WebSocket connections.",
+            value=KEEPALIVE.pings,
+        )
+        yield CounterMetricFamily(
+            "spectrum_keepalive_pings_deferred",
+            "Keepalive pings put off because the client had just sent something.",
+            value=KEEPALIVE.deferred,
         )
         yield CounterMetricFamily(
             "spectrum_rounds_saved", "Finished rounds written.", value=self.store.rounds_saved

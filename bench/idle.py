@@ -7,6 +7,8 @@ measurement (fresh SQLite file, pinned to core 0, the generator on core 1), then
 server's CPU over a quiet window twice: with the server's own WebSocket pings only (every
 HEARTBEAT_SECONDS), and with every client also sending the browser's application heartbeat
 (``{"type":"ping"}`` every 2 s, answered by a pong), spread evenly over the 2 s.
+Each phase also gives the server's keepalive pings a second, from /metrics: a connection that
+sends something is not pinged.
 """
 
 from __future__ import annotations
@@ -54,6 +56,14 @@ async def open_lobbies(url: str, rooms: int, players: int) -> list[ClientConnect
     return sockets
 
 
+def keepalive_pings(url: str) -> float:
+    """The server's count of keepalive pings sent, from /metrics."""
+    for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
+        if line.startswith("spectrum_keepalive_pings_total "):
+            return float(line.split()[1])
+    raise RuntimeError("/metrics has no spectrum_keepalive_pings_total")
+
+
 async def drain(ws: ClientConnection) -> None:
     """Read (and drop) what the server sends, so pongs and updates never back up."""
     try:
@@ -79,26 +89,35 @@ async def measure(rooms: int, players: int, seconds: float) -> None:
             readers = [asyncio.create_task(drain(ws)) for ws in sockets]
             await asyncio.sleep(2)
             pid = server.process.pid
-            figures = {}
+            figures, pings = {}, {}
             for label, pinging in (("server pings only", False), ("with client pings", True)):
                 until = time.perf_counter() + seconds
+                sent = await asyncio.to_thread(keepalive_pings, server.url)
                 cpu, started = cpu_seconds(pid), time.perf_counter()
                 if pinging:
                     await asyncio.gather(*(heartbeat(ws, until) for ws in sockets))
                 else:
                     await asyncio.sleep(seconds)
                 used = cpu_seconds(pid) - cpu
-                figures[label] = used / (time.perf_counter() - started)
+                elapsed = time.perf_counter() - started
+                figures[label] = used / elapsed
+                after = await asyncio.to_thread(keepalive_pings, server.url)
+                pings[label] = (after - sent) / elapsed
             count = len(sockets)
             for label, share in figures.items():
                 print(
                     f"{count} quiet sockets, {label}: server CPU {share * 100:.1f}% of a core, "
-                    f"{share / count * 1e6:.1f} µs a second per socket",
+                    f"{share / count * 1e6:.1f} µs a second per socket, "
+                    f"{pings[label]:.0f} server pings a second",
                     flush=True,
                 )
             extra = figures["with client pings"] - figures["server pings only"]
             per_ping = extra / (count / PING_EVERY) * 1e6
-            print(f"client heartbeat: {per_ping:.1f} µs of server CPU a ping", flush=True)
+            print(
+                f"client heartbeat: {per_ping:.1f} µs of server CPU a ping, net of the server's "
+                "own pings it spares",
+                flush=True,
+            )
             for ws in sockets:
                 await ws.close()
             for reader in readers:

@@ -11,6 +11,10 @@ which then reads the rest of the connection: the parser only ever sees data that
 frame's start, so it answers such frames (and refuses bad ones with their close codes) as it
 always did. It leans on uvicorn's handlers as the versions in ``eager.CHECKED_WITH`` have them
 (tests/rooms/test_eager.py and test_inbound.py check both).
+
+Whatever the client sends shows the link alive as a pong does: a keepalive ping falls due only
+once the connection has been quiet for most of a ping interval, so a player who plays is not
+pinged between moves. A dead link is still seen within two intervals of the last thing heard.
 """
 
 from __future__ import annotations
@@ -34,6 +38,21 @@ RESERVED = 0x70
 MASKED = 0x80
 CONTROL_LIMIT = 125
 CONTROLS = (PING, PONG)
+QUIET_SHARE = 0.75  # of the ping interval: quiet this long, a connection is pinged
+
+
+class Keepalive:
+    """How many keepalive pings this process's connections rang: sent, and put off because the
+    client had just been heard from (read by /metrics)."""
+
+    __slots__ = ("deferred", "pings")
+
+    def __init__(self) -> None:
+        self.pings = 0
+        self.deferred = 0
+
+
+KEEPALIVE = Keepalive()
 
 
 class Reading(enum.Enum):
@@ -58,6 +77,7 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         super().__init__(config, server_state, app_state, _loop)
         self.reading = Reading.REQUEST
         self.leftover = b""
+        self.heard_at = 0.0  # the loop's time when data last came from the client
 
     def data_received(self, data: bytes) -> None:
         if self.reading is Reading.FRAMES:
@@ -70,7 +90,22 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
             self.reading = Reading.HANDSHAKE if self.reading is Reading.REQUEST else Reading.PARSER
             super().data_received(data)
 
+    def send_keepalive_ping(self) -> None:
+        interval = self.ping_interval
+        if interval and self.reading is Reading.FRAMES:
+            quiet = self.loop.time() - self.heard_at
+            # Heard from lately: the link was alive then. (Not to the last millisecond: a ring
+            # due a moment from now, on a loop whose clock moves in milliseconds, would
+            # come round again and again until the clock moved.)
+            if quiet < interval * QUIET_SHARE:
+                self.ping_timer = self.loop.call_later(interval - quiet, self.send_keepalive_ping)
+                KEEPALIVE.deferred += 1
+                return
+        KEEPALIVE.pings += 1
+        super().send_keepalive_ping()
+
     def _read_frames(self, data: bytes) -> None:
+        self.heard_at = self.loop.time()
         buffer = self.leftover + data if self.leftover else data
         end = len(buffer)
         offset = 0

@@ -24,7 +24,7 @@ from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
 from websockets.uri import parse_uri
 
-from app.rooms.inbound import FrameReadingProtocol, Reading
+from app.rooms.inbound import KEEPALIVE, FrameReadingProtocol, Reading
 
 PROTOCOLS: dict[str, str | type[WebSocketsSansIOProtocol]] = {
     "uvicorn": "websockets-sansio",
@@ -302,6 +302,65 @@ async def test_messages_arrive_whole_and_in_order_however_the_bytes_are_cut(ws: 
 @pytest.mark.parametrize("ws", PROTOCOLS)
 async def test_pongs_answer_pings_pings_are_answered_and_a_close_ends_it(ws: str) -> None:
     await pongs_and_pings(PROTOCOLS[ws])
+
+
+async def unanswered_pings(ws: str | type[WebSocketsSansIOProtocol]) -> tuple[list[Frame], Close]:
+    """A message, then keepalive on a short interval and a client that never answers: the
+    frames it gets, and the close they end with."""
+    async with server(ws) as (port, seen):
+        client = await Client.connect(port)
+        try:
+            await client.send(text("hello"))
+            await seen.count(1)
+            protocol = seen.protocol
+            assert protocol is not None
+            protocol.ping_interval = protocol.ping_timeout = 0.05
+            protocol.start_keepalive()
+            frames = await client.frames(until=Opcode.CLOSE)
+            assert frames[-1].opcode is Opcode.CLOSE
+            assert (await seen.count(2))[-1]["type"] == "websocket.disconnect"
+            return frames[:-1], Close.parse(frames[-1].data)
+        finally:
+            client.close()
+
+
+@pytest.mark.parametrize("ws", PROTOCOLS)
+async def test_a_ping_left_unanswered_closes_the_connection_1011(ws: str) -> None:
+    pings, close = await unanswered_pings(PROTOCOLS[ws])
+    assert [frame.opcode for frame in pings] == [Opcode.PING]
+    assert len(pings[0].data) == 4
+    assert (close.code, close.reason) == (1011, "keepalive ping timeout")
+
+
+async def test_a_client_heard_from_within_the_interval_is_not_pinged_yet() -> None:
+    async with server(FrameReadingProtocol) as (port, seen):
+        client = await Client.connect(port)
+        try:
+            await client.send(text("a move"))
+            await seen.count(1)
+            protocol = seen.protocol
+            assert isinstance(protocol, FrameReadingProtocol)
+            protocol.ping_interval = protocol.ping_timeout = 600.0  # rung by hand here
+            pings, put_off = KEEPALIVE.pings, KEEPALIVE.deferred
+            protocol.send_keepalive_ping()
+            assert protocol.pending_ping_payload is None  # no ping: it was heard from just now
+            assert (KEEPALIVE.pings, KEEPALIVE.deferred) == (pings, put_off + 1)
+            deferred = protocol.ping_timer
+            assert deferred is not None
+            # Quiet for longer than the interval: the ring pings.
+            protocol.heard_at -= 601.0
+            protocol.send_keepalive_ping()
+            (ping,) = await client.frames(until=Opcode.PING)
+            assert protocol.pending_ping_payload == ping.data
+            assert protocol.pong_timer is not None
+            assert (KEEPALIVE.pings, KEEPALIVE.deferred) == (pings + 1, put_off + 1)
+            await client.send(frame(Opcode.PONG, ping.data) + text("after the pong"))
+            await seen.count(2)
+            assert protocol.pending_ping_payload is None
+            assert protocol.pong_timer is None
+            assert protocol.ping_timer is not deferred  # the next ring is the pong's
+        finally:
+            client.close()
 
 
 @pytest.mark.parametrize("ws", PROTOCOLS)
