@@ -24,7 +24,7 @@ import httpx
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
-from bench.load import Server, cpu_seconds, free_port
+from bench.load import Server, cpu_seconds, free_port, keepalive_pings
 
 PING = orjson.dumps({"type": "ping"}).decode()
 PING_EVERY = 2.0  # seconds, as frontend/js/conn.js sends when it has heard nothing
@@ -54,14 +54,6 @@ async def open_lobbies(url: str, rooms: int, players: int) -> list[ClientConnect
     for start in range(0, len(tokens), 100):
         sockets += await asyncio.gather(*(one(*pair) for pair in tokens[start : start + 100]))
     return sockets
-
-
-def keepalive_pings(url: str) -> float:
-    """The server's count of keepalive pings sent, from /metrics."""
-    for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
-        if line.startswith("spectrum_keepalive_pings_total "):
-            return float(line.split()[1])
-    raise RuntimeError("/metrics has no spectrum_keepalive_pings_total")
 
 
 async def drain(ws: ClientConnection) -> None:

@@ -415,6 +415,14 @@ def _pin_server() -> None:
     os.sched_setaffinity(0, {SERVER_CORE})
 
 
+def keepalive_pings(url: str) -> float:
+    """The game server's count of keepalive pings sent, from /metrics."""
+    for line in httpx.get(f"{url}/metrics", timeout=10).text.splitlines():
+        if line.startswith("spectrum_keepalive_pings_total "):
+            return float(line.split()[1])
+    raise RuntimeError("/metrics has no spectrum_keepalive_pings_total")
+
+
 def cpu_seconds(pid: int) -> float:
     """User plus system CPU time of a process so far."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -598,6 +606,7 @@ class Result:
     checked: int = 0  # players whose document was compared with a fresh state after the window
     mismatched: int = 0
     players: int = 0
+    pings_per_second: float = 0.0  # the game server's keepalive pings in the window
 
     @property
     def valid(self) -> bool:
@@ -661,11 +670,14 @@ async def measure_server(
                 else 0.0
             )
             bench.stats = Stats()
+            pinged = keepalive_pings(server.url) if game else 0.0
             cpu = cpu_seconds(server.process.pid)
             own_cpu, started = time.process_time(), time.perf_counter()
             await bench.run(seconds, rate)
             used = cpu_seconds(server.process.pid) - cpu
-            generator_cpu = (time.process_time() - own_cpu) / (time.perf_counter() - started)
+            elapsed = time.perf_counter() - started
+            generator_cpu = (time.process_time() - own_cpu) / elapsed
+            pings_per_second = (keepalive_pings(server.url) - pinged) / elapsed if game else 0.0
             stats = bench.stats
             if game:
                 stats.state_bytes = [
@@ -707,6 +719,7 @@ async def measure_server(
         checked=bench.checked,
         mismatched=bench.mismatched,
         players=rooms * players if game else 0,
+        pings_per_second=pings_per_second,
     )
 
 
@@ -734,6 +747,7 @@ def describe(rooms: int, players: int, game: Result, floor: Result, encoding: st
         f"errors {game.errors} refused {game.refused} lost {game.lost} skipped {game.late} "
         f"closed {game.closed} unreadable {game.unreadable} "
         f"documents equal to a fresh state {game.checked - game.mismatched}/{game.players} "
+        f"| keepalive pings {game.pings_per_second:.0f}/s "
         f"| generator CPU {game.generator_cpu:.0%}/{floor.generator_cpu:.0%}, late ticks "
         f"{game.late_ticks}/{floor.late_ticks}"
         + (
@@ -768,6 +782,7 @@ def median_result(results: list[Result]) -> Result:
                 "state_bytes",
                 "generator_cpu",
                 "past_first_round",
+                "pings_per_second",
             )
         },
         **{
