@@ -141,9 +141,9 @@ class Settings(BaseSettings):
         4.0,
         gt=0,
         le=60,
-        description="Seconds between the server's pings on a quiet WebSocket (one that sends "
-        "something pings none); a connection that has not answered within as long again is "
-        "closed, and its player shown as away.",
+        description="Seconds between the server's pings on a WebSocket that sends nothing "
+        "meanwhile (whatever it sends counts as an answer); a connection that has not "
+        "answered within as long again is closed, and its player shown as away.",
     )
     max_rooms: int = Field(10_000, ge=1, description="Rooms held in memory at most.")
     rooms_per_address_per_minute: int = Field(
