@@ -304,24 +304,33 @@ async def test_pongs_answer_pings_pings_are_answered_and_a_close_ends_it(ws: str
     await pongs_and_pings(PROTOCOLS[ws])
 
 
-async def unanswered_pings(ws: str | type[WebSocketsSansIOProtocol]) -> tuple[list[Frame], Close]:
-    """A message, then keepalive on a short interval and a client that never answers: the
-    frames it gets, and the close they end with."""
+@asynccontextmanager
+async def after_a_message(
+    ws: str | type[WebSocketsSansIOProtocol], interval: float
+) -> AsyncIterator[tuple[Client, Seen, WebSocketsSansIOProtocol]]:
+    """A connection whose client has sent one message, its keepalive set to ``interval``."""
     async with server(ws) as (port, seen):
         client = await Client.connect(port)
         try:
-            await client.send(text("hello"))
+            await client.send(text("a move"))
             await seen.count(1)
             protocol = seen.protocol
             assert protocol is not None
-            protocol.ping_interval = protocol.ping_timeout = 0.05
-            protocol.start_keepalive()
-            frames = await client.frames(until=Opcode.CLOSE)
-            assert frames[-1].opcode is Opcode.CLOSE
-            assert (await seen.count(2))[-1]["type"] == "websocket.disconnect"
-            return frames[:-1], Close.parse(frames[-1].data)
+            protocol.ping_interval = protocol.ping_timeout = interval
+            yield client, seen, protocol
         finally:
             client.close()
+
+
+async def unanswered_pings(ws: str | type[WebSocketsSansIOProtocol]) -> tuple[list[Frame], Close]:
+    """Keepalive on a short interval after a message, and a client that never answers: the
+    frames it gets, and the close they end with."""
+    async with after_a_message(ws, 0.05) as (client, seen, protocol):
+        protocol.start_keepalive()
+        frames = await client.frames(until=Opcode.CLOSE)
+        assert frames[-1].opcode is Opcode.CLOSE
+        assert (await seen.count(2))[-1]["type"] == "websocket.disconnect"
+        return frames[:-1], Close.parse(frames[-1].data)
 
 
 @pytest.mark.parametrize("ws", PROTOCOLS)
@@ -333,34 +342,27 @@ async def test_a_ping_left_unanswered_closes_the_connection_1011(ws: str) -> Non
 
 
 async def test_a_client_heard_from_within_the_interval_is_not_pinged_yet() -> None:
-    async with server(FrameReadingProtocol) as (port, seen):
-        client = await Client.connect(port)
-        try:
-            await client.send(text("a move"))
-            await seen.count(1)
-            protocol = seen.protocol
-            assert isinstance(protocol, FrameReadingProtocol)
-            protocol.ping_interval = protocol.ping_timeout = 600.0  # rung by hand here
-            pings, put_off = KEEPALIVE.pings, KEEPALIVE.deferred
-            protocol.send_keepalive_ping()
-            assert protocol.pending_ping_payload is None  # no ping: it was heard from just now
-            assert (KEEPALIVE.pings, KEEPALIVE.deferred) == (pings, put_off + 1)
-            deferred = protocol.ping_timer
-            assert deferred is not None
-            # Quiet for three quarters of the interval (450 s) and more: the ring pings.
-            protocol.heard_at -= 460.0
-            protocol.send_keepalive_ping()
-            (ping,) = await client.frames(until=Opcode.PING)
-            assert protocol.pending_ping_payload == ping.data
-            assert protocol.pong_timer is not None
-            assert (KEEPALIVE.pings, KEEPALIVE.deferred) == (pings + 1, put_off + 1)
-            await client.send(frame(Opcode.PONG, ping.data) + text("after the pong"))
-            await seen.count(2)
-            assert protocol.pending_ping_payload is None
-            assert protocol.pong_timer is None
-            assert protocol.ping_timer is not deferred  # the next ring is the pong's
-        finally:
-            client.close()
+    # Rung by hand here: the timers it arms are far off.
+    async with after_a_message(FrameReadingProtocol, 600.0) as (client, seen, protocol):
+        assert isinstance(protocol, FrameReadingProtocol)
+        pings, put_off = KEEPALIVE.pings, KEEPALIVE.deferred
+        protocol.send_keepalive_ping()
+        assert protocol.pending_ping_payload is None  # no ping: it was heard from just now
+        assert (KEEPALIVE.pings, KEEPALIVE.deferred) == (pings, put_off + 1)
+        deferred = protocol.ping_timer
+        assert deferred is not None
+        # Quiet for three quarters of the interval (450 s) and more: the ring pings.
+        protocol.heard_at -= 460.0
+        protocol.send_keepalive_ping()
+        (ping,) = await client.frames(until=Opcode.PING)
+        assert protocol.pending_ping_payload == ping.data
+        assert protocol.pong_timer is not None
+        assert (KEEPALIVE.pings, KEEPALIVE.deferred) == (pings + 1, put_off + 1)
+        await client.send(frame(Opcode.PONG, ping.data) + text("after the pong"))
+        await seen.count(2)
+        assert protocol.pending_ping_payload is None
+        assert protocol.pong_timer is None
+        assert protocol.ping_timer is not deferred  # the next ring is the pong's
 
 
 @pytest.mark.parametrize("ws", PROTOCOLS)
