@@ -195,6 +195,8 @@ def test_the_dark_theme_follows_the_system_has_a_switch_and_shows_on_every_page(
     light.goto(pages.server.url + "/")
     assert light.evaluate("document.documentElement.dataset.theme") == "light"
     light.click("#theme")
+    expect(light.locator("#theme")).to_have_attribute("aria-pressed", "true")
+    assert light.evaluate("localStorage.getItem('spectrum.theme')") == "dark"
     light.reload()
     assert light.evaluate("document.documentElement.dataset.theme") == "dark"
 
