@@ -101,8 +101,9 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
                 self.ping_timer = self.loop.call_later(interval - quiet, self.send_keepalive_ping)
                 KEEPALIVE.deferred += 1
                 return
-        KEEPALIVE.pings += 1
         super().send_keepalive_ping()
+        if self.pending_ping_payload is not None:  # sent (not on a connection already closing)
+            KEEPALIVE.pings += 1
 
     def _read_frames(self, data: bytes) -> None:
         self.heard_at = self.loop.time()
