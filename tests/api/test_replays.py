@@ -214,16 +214,20 @@ def test_a_stand_in_s_moves_replay_too_and_the_seat_stays_a_person_s(
 ) -> None:
     settings = {"BOT_DELAY_SECONDS": "0", "STANDIN_SECONDS": "0.05"}
     with running_server(f"sqlite+aiosqlite:///{tmp_path}/s.db", **FAST, **settings) as server:
-        rules = {"rounds": 1, "turn_seconds": 0, **flags}
+        rules = {"rounds": 2, "turn_seconds": 0, **flags}
         keys: list[str | None] = [new_key(7), new_key(8)]
-        match_id = asyncio.run(play_match(server, ["Cy", "Dee"], rules, keys=keys, away=[1]))
-        match = get(server, f"/api/matches/{match_id}").json()
+        # Cy knocks on her first turn of each round. In the second round she plays first (the
+        # dealer moves on a seat), so the stand-in's last turn there is a take and a discard,
+        # whatever its own choices: nobody knocks after a knock.
+        played = play_match(server, ["Cy", "Dee"], rules, keys=keys, away=[1], knock_chance=1.0)
+        match = get(server, f"/api/matches/{asyncio.run(played)}").json()
         assert [seat["bot"] for seat in match["players"]] == [None, None]
-        (stored,) = match["rounds"]
-        moves = stored["moves"]
-        assert {"take", "discard"} <= {move["type"] for move in moves if move["seat"] == 1}
+        first, second = match["rounds"]
+        assert [move["type"] for move in second["moves"]] == ["knock", "take", "discard"]
+        assert [move["seat"] for move in second["moves"]] == [0, 1, 1]
         size = Variant.from_flags(flags).hand_size
-        hands = replayed_hands(stored["seed"], stored["dealer"], 2, size, moves)
-        assert hands == [hand["cards"] for hand in stored["hands"]]
+        for stored in (first, second):
+            hands = replayed_hands(stored["seed"], stored["dealer"], 2, size, stored["moves"])
+            assert hands == [hand["cards"] for hand in stored["hands"]]
         board = get(server, "/api/leaderboard").json()["players"]
         assert sorted(line["name"] for line in board) == ["Cy", "Dee"]
