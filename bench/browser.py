@@ -1,4 +1,4 @@
-"""What the browser tests' Chromium costs in CPU: a fresh context, a page load, an offline socket.
+"""What the browser tests' Chromium costs: a fresh context, a page load, an offline socket, a draw.
 
 Starts a server the way the tests do (tests.server.running_server) and Debian's Chromium with
 the tests' own flags (tests/e2e/conftest.py), then counts the CPU time of every process the
@@ -28,6 +28,7 @@ from typing import Any
 from playwright.sync_api import sync_playwright
 
 from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, DESKTOP, E2E_SETTINGS
+from tests.e2e.ui import create_room
 from tests.server import running_server
 
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -116,9 +117,7 @@ def main() -> None:
         room = browser.new_context(**options)
         player = room.new_page()
         player.goto(server.url + "/")
-        player.fill("#name", "Ann")
-        player.click("button:has-text('Create a room')")
-        player.wait_for_selector(".code")
+        create_room(player, "Ann")
 
         def offline() -> None:
             # Connected again (after the run before): no banner saying otherwise.
@@ -132,8 +131,7 @@ def main() -> None:
 
         table = browser.new_context(**options).new_page()
         table.goto(server.url + "/")
-        table.fill("#name", "Ann")
-        table.click("button:has-text('Create a room')")
+        create_room(table, "Bea")
         for _ in range(3):
             table.click("[data-act=add-bot][data-level=easy]")
         table.wait_for_selector(".seatlist li:nth-child(4)")
