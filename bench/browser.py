@@ -3,7 +3,7 @@
 Starts a server the way the tests do (tests.server.running_server) and Debian's Chromium with
 the tests' own flags (tests/e2e/conftest.py), then counts the CPU time of every process the
 browser started, by kind (the browser, renderers, the GPU process, the network service, other
-utilities), over each of these steps, N times each:
+utilities), over each of these steps, --runs times each (the offline step a fifth as often):
 
 - context: a new browser context with one blank page, closed again (each test page's is new);
 - home: the home page loaded again in one page, until the network is quiet;
@@ -23,6 +23,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import sync_playwright
@@ -46,30 +47,32 @@ def kind(command: str) -> str:
     return "browser"
 
 
+def descendants(pid: int) -> list[int]:
+    """The processes ``pid`` started, and theirs, from any of its threads."""
+    found: list[int] = []
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            started = [int(child) for child in children.read_text().split()]
+        except OSError:
+            continue
+        for child in started:
+            found += [child, *descendants(child)]
+    return found
+
+
 def browser_cpu() -> Counter[str]:
     """CPU seconds used so far by each live Chromium process this benchmark started and by the
     children it has reaped, by kind (of the live process)."""
-    processes: dict[int, tuple[int, str, float]] = {}
-    for pid in filter(str.isdigit, os.listdir("/proc")):
+    used: Counter[str] = Counter()
+    for pid in descendants(os.getpid()):
         try:
-            with open(f"/proc/{pid}/cmdline", "rb") as file:
-                command = file.read().replace(b"\0", b" ").decode(errors="replace")
-            with open(f"/proc/{pid}/stat") as file:
-                fields = file.read().rsplit(")", 1)[1].split()
+            command = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        # Its own time and its reaped children's: a renderer that has ended counts too.
-        seconds = sum(int(field) for field in fields[11:15]) / TICKS
-        processes[int(pid)] = (int(fields[1]), command, seconds)
-    used: Counter[str] = Counter()
-    for pid, (_, command, seconds) in processes.items():
-        if os.path.basename(command.split(" ", 1)[0]) != CHROMIUM.name:
-            continue
-        parent = pid
-        while parent > 1 and parent != os.getpid():
-            parent = processes[parent][0] if parent in processes else 0
-        if parent == os.getpid():
-            used[kind(command)] += seconds
+        if os.path.basename(command.split(" ", 1)[0]) == CHROMIUM.name:
+            # Its own time and its reaped children's: a renderer that has ended counts too.
+            used[kind(command)] += sum(int(field) for field in fields[11:15]) / TICKS
     return used
 
 
