@@ -33,6 +33,13 @@ def fit_close_reason(reason: str) -> str:
     return encoded[: CLOSE_REASON_BYTES - 3].decode(errors="ignore") + "..."
 
 
+def _message(frame: bytes, binary: bool) -> dict[str, Any]:
+    """The ASGI message that sends ``frame``."""
+    if binary:
+        return {"type": "websocket.send", "bytes": frame}
+    return {"type": "websocket.send", "text": frame.decode()}
+
+
 class TokenBucket:
     """Allows ``rate`` messages a second on average and bursts of ``burst``."""
 
@@ -91,17 +98,18 @@ class Connection:
         self.gone = False
         self.serial = next(_serials)  # tells this connection from later ones of the same seat
 
-    def push(self, frame: bytes) -> None:
-        """Send a frame, or queue it behind a send that is waiting; too far behind: close."""
+    def push(self, frame: bytes, binary: bool = False) -> None:
+        """Send a frame (UTF-8 text, or ``binary``), or queue it behind a send that is waiting;
+        too far behind: close."""
         if self.closing is not None or self.gone:
             return
         if self.writer is None:
-            if self.direct is None or not self.direct(frame):
-                self._start({"type": "websocket.send", "text": frame.decode()})
+            if self.direct is None or not self.direct(frame, binary):
+                self._start(_message(frame, binary))
         elif len(self.queue) >= self.max_queue:
             self.close(CLOSE_BEHIND, "fell too far behind; reconnect to resync")
         else:
-            self.queue.append({"type": "websocket.send", "text": frame.decode()})
+            self.queue.append(_message(frame, binary))
 
     def close(self, code: int, reason: str) -> None:
         """Drop what is queued and send a close frame (after a send under way, if any)."""

@@ -63,21 +63,26 @@ def send_at_once(send: Send, message: Message) -> Waiting | None:
     return Waiting(coroutine, waiting_on)
 
 
-# A server's text frame: FIN and the text opcode, then the length in 7, 7+16 or 7+64 bits.
+# A server's frame: FIN and the text (1) or binary (2) opcode, then the length in 7, 7+16 or
+# 7+64 bits.
 _HEADERS = [bytes((0x81, length)) for length in range(126)]
+_BINARY_HEADERS = [bytes((0x82, length)) for length in range(126)]
 
 
-def frame_header(length: int) -> bytes:
-    """The header of an unmasked, unfragmented text frame of ``length`` payload bytes."""
+def frame_header(length: int, binary: bool = False) -> bytes:
+    """The header of an unmasked, unfragmented text (or ``binary``) frame of ``length`` payload
+    bytes."""
     if length < 126:
-        return _HEADERS[length]
+        return (_BINARY_HEADERS if binary else _HEADERS)[length]
+    first = b"\x82" if binary else b"\x81"
     if length < 1 << 16:
-        return b"\x81\x7e" + length.to_bytes(2, "big")
-    return b"\x81\x7f" + length.to_bytes(8, "big")
+        return first + b"\x7e" + length.to_bytes(2, "big")
+    return first + b"\x7f" + length.to_bytes(8, "big")
 
 
-def direct_writer(send: Send) -> Callable[[bytes], bool] | None:
-    """A function writing a text frame straight to the socket behind ``send`` (True), or
+def direct_writer(send: Send) -> Callable[[bytes, bool], bool] | None:
+    """A function writing a text frame (or a binary one, when its second argument is true)
+    straight to the socket behind ``send`` (True), or
     declining (False) when uvicorn's own send must do it: the transport is paused, or the
     connection is closing or gone. None when ``send`` is not uvicorn's websockets-sansio
     send on a connection without extensions, or when its frames are traced (debug level)."""
@@ -90,7 +95,7 @@ def direct_writer(send: Send) -> Callable[[bytes], bool] | None:
     writable = protocol.writable
     conn = protocol.conn
 
-    def write(payload: bytes) -> bool:
+    def write(payload: bytes, binary: bool) -> bool:
         if (
             not writable.is_set()
             or protocol.close_sent
@@ -100,7 +105,7 @@ def direct_writer(send: Send) -> Callable[[bytes], bool] | None:
             or transport.is_closing()
         ):
             return False
-        transport.write(frame_header(len(payload)) + payload)
+        transport.write(frame_header(len(payload), binary) + payload)
         return True
 
     return write

@@ -1,8 +1,8 @@
 """The frames a room sends: full states, and patches from what each connection last held.
 
 The public view is diffed once against what everyone holds and serialised once per encoding
-(standard RFC 6902, or compact for the connections that asked for it); each connection then gets
-that plus its own ``you`` changes, queued without awaiting a socket.
+(standard RFC 6902, or compact or binary for the connections that asked for it); each connection
+then gets that plus its own ``you`` changes, queued without awaiting a socket.
 """
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from typing import Any, Literal
 
 import orjson
 
-from app.rooms import compact, protocol
+from app.rooms import compact, packed, protocol
 from app.rooms.compact import CompactConnection
 from app.rooms.connection import Connection
+from app.rooms.packed import BinaryConnection
 from app.rooms.patch import diff
 from app.rooms.state import RoomState
 from app.rooms.table import Table
@@ -78,8 +79,8 @@ class Frames:
         connection.you = you
         connection.version += 1
         document = {**self.public, "you": you}
-        if type(connection) is CompactConnection:
-            # The answer to hello carries the tables that decode the compact patches.
+        if type(connection) is not Connection:
+            # The answer to hello carries the tables that decode the compact (or binary) patches.
             tables = connection.version == 1
             connection.push(compact.state_frame(connection.version, document, now, tables))
         else:
@@ -153,7 +154,9 @@ class Frames:
         patch carries ``ack`` (even when nothing changed). The shared ops are serialised once
         per encoding, when a connection first needs them."""
         shared: bytes | None = None
+        encoded: list[Any] | None = None
         short: bytes | None = None
+        binary: packed.Packed | None = None
         for connection in connections:
             if connection.you is None:
                 continue  # its first state is on the way and already holds this change
@@ -164,9 +167,25 @@ class Frames:
             if not ops and not private and not acknowledged:
                 continue
             connection.version += 1
-            if type(connection) is CompactConnection:
+            kind = type(connection)
+            if kind is BinaryConnection:
+                if binary is None:
+                    if encoded is None:
+                        encoded = compact.encode(ops)
+                    binary = packed.pack_ops(encoded)
+                frame = packed.patch_frame(
+                    connection.version,
+                    binary,
+                    compact.encode(private) if private else private,
+                    ack if acknowledged else None,
+                )
+                connection.push(frame, True)
+                continue
+            if kind is CompactConnection:
                 if short is None:
-                    short = orjson.dumps(compact.encode(ops)) if ops else b"[]"
+                    if encoded is None:
+                        encoded = compact.encode(ops)
+                    short = orjson.dumps(encoded) if encoded else b"[]"
                 ops_bytes = join_ops(short, compact.encode(private) if private else private)
                 frame = compact.patch_frame(
                     connection.version, ops_bytes, ack if acknowledged else None

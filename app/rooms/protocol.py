@@ -22,12 +22,13 @@ class _Message(BaseModel):
 
 class Hello(_Message):
     """The first message: a seat's token, or a wish to watch; and how patches are to be written
-    (RFC 6902 JSON Patch unless the client asks for the compact encoding)."""
+    (RFC 6902 JSON Patch unless the client asks for the compact encoding, or for the binary
+    one: compact patches in MessagePack)."""
 
     type: Literal["hello"]
     token: Annotated[str, Field(min_length=1, max_length=128)] | None = None
     spectate: bool = False
-    encoding: Literal["standard", "compact"] = "standard"
+    encoding: Literal["standard", "compact", "binary"] = "standard"
 
 
 class Resync(_Message):

@@ -20,6 +20,7 @@ from typing import Any, Generic, TypeVar
 
 import httpx
 import jsonpatch
+import msgpack
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -92,6 +93,9 @@ class Peer:
         self.resyncs: list[tuple[State, State]] = []
         self.closed: tuple[int, str] | None = None
         self.tables: Tables | None = None  # the compact encoding's, from the first state
+        self.encoding = "standard"  # what the hello asked for
+        self.packed: list[bytes] = []  # the binary encoding's frames
+        self.received: list[str | bytes] = []  # every frame, text or binary, in order
 
     def _take(self, frame: dict[str, Any] | list[Any]) -> None:
         if isinstance(frame, list):
@@ -206,6 +210,7 @@ class Client(Peer):
             )
             if encoding is not None:
                 hello["encoding"] = encoding
+        self.encoding = hello.get("encoding", "standard")
         await self.ws.send(json.dumps(hello))
         self._reader = asyncio.create_task(self._read())
         await self.wait_for(lambda state: True)
@@ -214,9 +219,15 @@ class Client(Peer):
         assert self.ws is not None
         try:
             async for text in self.ws:
-                assert isinstance(text, str), "frames are text"
-                self.frames.append(text)
-                frame = json.loads(text)
+                self.received.append(text)
+                if isinstance(text, bytes):
+                    assert self.encoding == "binary", "binary frames only for the binary encoding"
+                    self.packed.append(text)
+                    frame = msgpack.unpackb(text)
+                    assert isinstance(frame, list), "a binary frame is a patch"
+                else:
+                    self.frames.append(text)
+                    frame = json.loads(text)
                 async with self._changed:
                     self._take(frame)
                     self._changed.notify_all()

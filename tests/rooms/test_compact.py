@@ -16,6 +16,7 @@ import types
 from typing import Any
 
 import jsonpatch
+import msgpack
 import orjson
 import pytest
 
@@ -25,6 +26,7 @@ from app.rooms import compact, dispatch, protocol
 from app.rooms.compact import CompactConnection
 from app.rooms.connection import Connection
 from app.rooms.live import LiveRoom, RoomConfig
+from app.rooms.packed import BinaryConnection
 from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState, Status
@@ -41,11 +43,17 @@ class Follower:
     def __init__(self) -> None:
         self.document: dict[str, Any] | None = None
         self.tables: Tables | None = None
-        self.frames: list[tuple[str, dict[str, Any]]] = []  # (raw text, as a standard frame)
+        # (raw text, or the bytes of a binary frame; as a standard frame)
+        self.frames: list[tuple[str | bytes, dict[str, Any]]] = []
 
     async def __call__(self, message: dict[str, Any]) -> None:
-        text = message["text"]
-        frame = orjson.loads(text)
+        text = message.get("text")
+        if text is None:
+            text = message["bytes"]
+            frame = msgpack.unpackb(text)
+            assert isinstance(frame, list), "a binary frame is a patch"
+        else:
+            frame = orjson.loads(text)
         if isinstance(frame, list):
             assert self.tables is not None
             frame = decode_patch(frame, self.tables)
@@ -131,10 +139,11 @@ async def test_compact_documents_equal_standard_ones_over_whole_matches(
     monkeypatch: pytest.MonkeyPatch, players: int, multi_pickup: bool, ten_card: bool
 ) -> None:
     settings = RoomSettings(rounds=2, turn_seconds=60, multi_pickup=multi_pickup, ten_card=ten_card)
-    seeds = {kind: Seeds() for kind in ("standard", "compact")}
+    seeds = {kind: Seeds() for kind in ("standard", "compact", "binary")}
     rooms = {
         "standard": await _room(players, settings, Connection),
         "compact": await _room(players, settings, CompactConnection),
+        "binary": await _room(players, settings, BinaryConnection),
     }
     rngs = {kind: random.Random(players) for kind in rooms}
     moves = matches = stood_in = 0
@@ -163,7 +172,7 @@ async def test_compact_documents_equal_standard_ones_over_whole_matches(
             await step(kind, away)
         matches += finished
         moves += 1
-        standard, compacted = rooms["standard"], rooms["compact"]
+        standard, compacted, packed = rooms["standard"], rooms["compact"], rooms["binary"]
         fresh = ViewBuilder().public(
             standard[0].state,
             standard[0].presence(),
@@ -172,22 +181,34 @@ async def test_compact_documents_equal_standard_ones_over_whole_matches(
             standard[0].turn_deadline,
             standard[0].ready_deadline,
         )
-        assert standard[0].public == compacted[0].public == fresh
-        for one, other, connection in zip(standard[2], compacted[2], standard[3], strict=True):
+        assert standard[0].public == compacted[0].public == packed[0].public == fresh
+        for one, other, third, connection in zip(
+            standard[2], compacted[2], packed[2], standard[3], strict=True
+        ):
             assert one.document == {**fresh, "you": connection.you}
-            assert other.document == one.document
-            assert len(other.frames) == len(one.frames)
+            assert other.document == third.document == one.document
+            assert len(other.frames) == len(third.frames) == len(one.frames)
             # Frame for frame: the same version, the same ack, the same kind.
             assert [
                 (frame["type"], frame["version"], frame.get("ack")) for _, frame in other.frames
             ] == [(frame["type"], frame["version"], frame.get("ack")) for _, frame in one.frames]
     assert stood_in > 0
+    for compact_one, binary_one in zip(compacted[2], packed[2], strict=True):
+        # A binary patch is the compact one in MessagePack; every other frame is the same text.
+        for (text, _), (raw, _) in zip(compact_one.frames, binary_one.frames, strict=True):
+            if isinstance(text, str) and text.startswith("["):
+                assert isinstance(raw, bytes)
+                assert msgpack.unpackb(raw) == orjson.loads(text)
+                assert len(raw) < len(text)
+            else:
+                assert raw == text
     for follower in rooms["compact"][2]:
         document = None
         for text, frame in follower.frames:
             if frame["type"] == "state":
                 document = frame["state"]
             else:
+                assert isinstance(text, str)
                 assert text.startswith("["), "a compact connection got a standard patch"
                 document = jsonpatch.apply_patch(document, frame["ops"])
                 # No card in a frame that its recipient may not see (another player's hand).
@@ -261,7 +282,7 @@ async def test_hello_with_an_unknown_encoding_is_refused_and_changes_nothing(
     watcher = Client(rooms_server, room["code"])
     await watcher.connect()
     before = json.dumps(watcher.view)
-    for encoding in ("zip", "", 1, None, "COMPACT"):
+    for encoding in ("zip", "", 1, None, "COMPACT", "msgpack", "binary "):
         code, reason = await closed_with(
             rooms_server,
             room["code"],
@@ -275,16 +296,21 @@ async def test_hello_with_an_unknown_encoding_is_refused_and_changes_nothing(
     await close_all()
 
 
-async def test_a_compact_client_plays_a_round_over_a_real_socket(rooms_server: Server) -> None:
+async def test_compact_and_binary_clients_play_a_round_over_a_real_socket(
+    rooms_server: Server,
+) -> None:
     room = create_room(rooms_server, "Ann", rounds=1, turn_seconds=0)
     bob = join_room(rooms_server, room["code"], "Bob")
+    cy = join_room(rooms_server, room["code"], "Cy")
     ann = Client(rooms_server, room["code"], room["token"])
     bob_client = Client(rooms_server, room["code"], bob["token"])
+    cy_client = Client(rooms_server, room["code"], cy["token"])
     await ann.connect(hello={"type": "hello", "token": room["token"], "encoding": "compact"})
     await bob_client.connect(hello={"type": "hello", "token": bob["token"], "encoding": "standard"})
+    await cy_client.connect(hello={"type": "hello", "token": cy["token"], "encoding": "binary"})
     await ann.act("start")
     rng = random.Random(1)
-    clients = [ann, bob_client]
+    clients = [ann, bob_client, cy_client]
     while True:
         state = await ann.wait_for(lambda s: s["status"] != "lobby")
         if state["status"] == "finished":
@@ -295,10 +321,21 @@ async def test_a_compact_client_plays_a_round_over_a_real_socket(rooms_server: S
         await mover.play(mover.random_move(rng))
         before, fresh = await mover.resync()
         assert before == fresh
-    await bob_client.wait_for(lambda s: s["status"] == "finished")
-    assert public(ann.view) == public(bob_client.view)
-    assert ann.frames[0].startswith('{"type":"state"')
-    assert '"encoding"' in ann.frames[0]
+    for client in (bob_client, cy_client):
+        await client.wait_for(lambda s: s["status"] == "finished")
+    assert public(ann.view) == public(bob_client.view) == public(cy_client.view)
+    for client in (ann, cy_client):
+        assert client.frames[0].startswith('{"type":"state"')
+        assert '"encoding"' in client.frames[0]
     assert sum(text.startswith("[") for text in ann.frames) > 10
     assert not any(text.startswith("[") for text in bob_client.frames)
+    # Cy's patches came as binary frames, each smaller than Ann's JSON for the same change.
+    assert not any(text.startswith("[") for text in cy_client.frames)
+    assert len(cy_client.packed) > 10
+    assert not ann.packed
+    assert not bob_client.packed
+    ann_patches = [text.encode() for text in ann.frames if text.startswith("[")]
+    assert sum(map(len, cy_client.packed)) / len(cy_client.packed) < 0.75 * (
+        sum(map(len, ann_patches)) / len(ann_patches)
+    )
     await close_all()

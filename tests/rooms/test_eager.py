@@ -72,16 +72,22 @@ class Peer:
         return peer
 
     async def read_texts(self, count: int) -> list[bytes]:
-        """The next ``count`` text frames."""
-        texts: list[bytes] = []
-        while len(texts) < count:
+        """The next ``count`` text frames (there must be no binary one among them)."""
+        frames = await self.read_frames(count)
+        assert all(kind is Opcode.TEXT for kind, _ in frames)
+        return [data for _, data in frames]
+
+    async def read_frames(self, count: int) -> list[tuple[Opcode, bytes]]:
+        """The next ``count`` data frames, text or binary: their kinds and payloads."""
+        frames: list[tuple[Opcode, bytes]] = []
+        while len(frames) < count:
             data = await self.reader.read(1 << 20)
             assert data, "the server closed the connection"
             self.protocol.receive_data(data)
             for event in self.protocol.events_received():
-                if isinstance(event, Frame) and event.opcode is Opcode.TEXT:
-                    texts.append(bytes(event.data))
-        return texts
+                if isinstance(event, Frame) and event.opcode in (Opcode.TEXT, Opcode.BINARY):
+                    frames.append((event.opcode, bytes(event.data)))
+        return frames
 
     def close(self) -> None:
         self.writer.close()
@@ -189,10 +195,24 @@ async def check_direct_writes(send: Send, peer: Peer) -> None:
         if n % 2:  # every other one through uvicorn's own send: the two interleave in order
             assert send_at_once(send, {"type": "websocket.send", "text": text}) is None
         else:
-            assert direct(text.encode())
+            assert direct(text.encode(), False)
     async with asyncio.timeout(GUARD_SECONDS):
         received = await peer.read_texts(len(texts))
     assert [text.decode() for text in received] == texts
+
+    # Binary frames of the same lengths (bytes that are not UTF-8 among them), text between.
+    payloads = [bytes((n, 0xFF)) * (length // 2) + bytes(length % 2) for n, length in
+                enumerate(LENGTHS)]  # fmt: skip
+    for n, payload in enumerate(payloads):
+        if n % 2:
+            assert send_at_once(send, {"type": "websocket.send", "bytes": payload}) is None
+        else:
+            assert direct(payload, True)
+        assert direct(b"between", False)
+    async with asyncio.timeout(GUARD_SECONDS):
+        got = await peer.read_frames(2 * len(payloads))
+    assert got[1::2] == [(Opcode.TEXT, b"between")] * len(payloads)
+    assert got[::2] == [(Opcode.BINARY, payload) for payload in payloads]
 
     # Backed up: the direct write declines, and uvicorn's send is the one that waits.
     sent = 0
@@ -201,7 +221,8 @@ async def check_direct_writes(send: Send, peer: Peer) -> None:
         assert sent < MAX_FRAMES, "the socket never backed up"
         waiting = send_at_once(send, {"type": "websocket.send", "text": frame(sent)})
         sent += 1
-    assert not direct(b"declined while backed up")
+    assert not direct(b"declined while backed up", False)
+    assert not direct(b"binary or not", True)
 
     async def finish() -> None:
         await waiting
@@ -210,13 +231,13 @@ async def check_direct_writes(send: Send, peer: Peer) -> None:
     async with asyncio.timeout(GUARD_SECONDS):
         assert len(await peer.read_texts(sent)) == sent
         await writer
-    assert direct(b"after")
+    assert direct(b"after", False)
     async with asyncio.timeout(GUARD_SECONDS):
         assert await peer.read_texts(1) == [b"after"]
 
     # Once the close is sent nothing more is written, directly or not.
     assert send_at_once(send, {"type": "websocket.close", "code": 1000}) is None
-    assert not direct(b"after the close")
+    assert not direct(b"after the close", False)
 
 
 @pytest.mark.parametrize("loop", LOOPS)
@@ -233,6 +254,10 @@ def test_a_frame_header_carries_its_length_in_the_form_it_needs() -> None:
     assert frame_header(126) == b"\x81\x7e\x00\x7e"
     assert frame_header(65535) == b"\x81\x7e\xff\xff"
     assert frame_header(65536) == b"\x81\x7f" + (65536).to_bytes(8, "big")
+    assert frame_header(0, binary=True) == b"\x82\x00"
+    assert frame_header(125, binary=True) == b"\x82\x7d"
+    assert frame_header(126, binary=True) == b"\x82\x7e\x00\x7e"
+    assert frame_header(65536, binary=True) == b"\x82\x7f" + (65536).to_bytes(8, "big")
 
 
 async def test_a_send_that_is_not_uvicorns_is_not_written_to_directly() -> None:
