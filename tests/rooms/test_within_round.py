@@ -41,7 +41,7 @@ class Follower:
         if frame["type"] == "state":
             self.document = frame["state"]
         elif frame["type"] == "patch":
-            self.document = jsonpatch.apply_patch(self.document, frame["ops"])
+            self.document = jsonpatch.apply_patch(self.document, frame["ops"], in_place=True)
 
 
 def _message(room: LiveRoom, rng: random.Random) -> tuple[int, bytes]:
