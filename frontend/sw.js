@@ -1,4 +1,4 @@
-// Keeps the shell (SHELL, VERSION: set by the server) to open offline; online, the network's files.
+// Network, else SHELL (set by the server).
 const CACHE = `shell-${VERSION}`;
 addEventListener('install', (event) => event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL))));
 addEventListener('activate', (event) =>

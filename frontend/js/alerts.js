@@ -1,4 +1,4 @@
-// Sounds synthesised with Web Audio, the mute switch, and the turn alert of a page in the background.
+// Sounds and the turn alert.
 
 import { store } from './dom.js';
 
@@ -13,7 +13,7 @@ const SOUNDS = {
 };
 
 let audio = null;
-let heard = false; // browsers let a page make sound only after a click or a key
+let heard = false; // sound needs a click or key first
 
 for (const type of ['pointerdown', 'keydown']) {
   addEventListener(type, () => {

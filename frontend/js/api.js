@@ -1,4 +1,4 @@
-// HTTP calls to the server's JSON API.
+// The JSON API.
 
 import { refusal, t } from './i18n.js';
 
@@ -27,7 +27,7 @@ const JOINS = /^\/api\/rooms(\/[^/]+\/join)?$/;
 
 export const hex = (bytes) => [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, '0')).join('');
 
-// Sent with joins: the history tells people apart by its hash.
+// History knows players by its hash.
 export function playerKey() {
   try {
     if (!/^[\da-f]{64}$/.test(localStorage[KEY])) localStorage[KEY] = hex(crypto.getRandomValues(new Uint8Array(32)));

@@ -1,5 +1,4 @@
-// The one-page app: each path opens its page module; links move with history.pushState. Also
-// the theme and language switches and the service worker.
+// The app: routes, theme, language, worker.
 
 import { html, render, store } from './dom.js';
 import { lang, switchLang, t, th } from './i18n.js';
@@ -70,7 +69,7 @@ document.addEventListener('click', (event) => {
 });
 addEventListener('popstate', route);
 
-// The theme: the system's, unless switched (switching back to the system's follows it again).
+// The system's theme unless switched; switched back, follow it.
 const THEME = 'spectrum.theme';
 const darkSystem = matchMedia('(prefers-color-scheme: dark)');
 const themeButton = document.getElementById('theme');
@@ -88,7 +87,7 @@ themeButton.addEventListener('click', () => {
 });
 darkSystem.addEventListener('change', showTheme);
 showTheme();
-// The service worker keeps the shell in the reader's language (a new language, a new worker).
+// A worker per language keeps its shell.
 const keepShell = () => navigator.serviceWorker?.register(`/sw.js?lang=${lang}`).catch(() => {});
 document.getElementById('lang').addEventListener('click', () => switchLang().then(route).then(keepShell));
 keepShell();

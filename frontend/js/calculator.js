@@ -1,4 +1,4 @@
-// The score calculator: pick 5 or 10 of the 125 cards and see their best score.
+// The score calculator.
 
 import { api } from './api.js';
 import { cardFace, cardName, cardRow, minus, scoreDetail, scoreLine } from './cards.js';

@@ -1,4 +1,4 @@
-// The cards' names, and their faces drawn in SVG.
+// Card names, and faces in SVG.
 
 import { html, raw } from './dom.js';
 import { t } from './i18n.js';
@@ -11,7 +11,7 @@ const starPoints = Array.from({ length: 10 }, (_, i) => {
   return `${(radius * Math.cos(angle)).toFixed(1)} ${(radius * Math.sin(angle) + 1.5).toFixed(1)}`;
 }).join(' ');
 
-// Each shape centred on (0, 0), distinct in outline alone.
+// Centred on 0,0; distinct in outline.
 const SHAPE_SVG = {
   circle: '<circle r="12.5"/>',
   crescent: '<path d="M8-12.4A13 13 0 1 0 8 12.4A14 14 0 0 1 8-12.4z"/>',
@@ -27,8 +27,7 @@ export function parseCard(id) {
 
 export const cardName = (id) => id.replace(/-(\w+)-(\w+)/, (_, shape, colour) => `, ${t(shape)}, ${t(colour)}`);
 
-// A card face, decorative: its words are the sprite's pictures (index.html), not text; the colour's
-// initial tells colours apart without seeing them (large on small cards).
+// The initial aids the colour-blind.
 export function cardFace(id, small = false) {
   const { number, shape, colour } = parseCard(id);
   const label = small

@@ -1,9 +1,8 @@
-// A room's chat: a log under the table, quick reactions, a bubble at the sender's seat. Names
-// and messages only ever become text nodes, never HTML.
+// Chat: text nodes only, never HTML.
 
 import { t } from './i18n.js';
 
-// The server's set (app/rooms/chat.py): any other reaction is refused.
+// Must match app/rooms/chat.py.
 export const REACTIONS = ['👍', '👏', '😂', '😮', '🎉', '😢', '🔥'];
 
 function el(tag, attributes, ...children) {
@@ -129,7 +128,7 @@ export class Chat {
     setTimeout(() => {
       bubble.remove();
       if (this.bubbles.get(seat) === bubble) this.bubbles.delete(seat);
-    }, 4400); // just before its fade ends (with reduced motion it does not fade)
+    }, 4400); // just before the fade (if any) ends
   }
 
   place(seat, bubble) {
@@ -139,7 +138,7 @@ export class Chat {
     const spot = who?.getBoundingClientRect();
     bubble.hidden = !spot;
     if (!spot) return;
-    // The lobby's rows sit close: there the bubble stays in its row, on one line after the name.
+    // Close lobby rows: bubble in the row.
     if (bubble.classList.toggle('inrow', place.matches('.seatlist li'))) {
       const row = place.getBoundingClientRect();
       const range = document.createRange();

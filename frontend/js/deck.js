@@ -1,4 +1,4 @@
-// The 125 TIC cards' ids, in the compact encoding's order.
+// Card ids, in compact order.
 
 export const NUMBERS = [1, 2, 3, 4, 5];
 export const SHAPES = ['circle', 'crescent', 'triangle', 'square', 'star'];

@@ -1,4 +1,4 @@
-// Escaped HTML templates, and a small DOM morph so a page can re-render without losing focus.
+// HTML templates and a focus-keeping morph.
 
 export class Raw {
   constructor(text) {
@@ -36,7 +36,7 @@ function morphNode(from, to) {
     if (from.nodeValue !== to.nodeValue) from.nodeValue = to.nodeValue;
     return;
   }
-  // "open" (a details, a dialog) belongs to the reader.
+  // "open" is the reader's.
   for (const { name } of [...from.attributes]) {
     if (name !== 'open' && !to.hasAttribute(name)) from.removeAttribute(name);
   }
@@ -47,7 +47,7 @@ function morphNode(from, to) {
   else if (/^(INPUT|SELECT|TEXTAREA)$/.test(from.nodeName) && from !== document.activeElement) {
     if (from.value !== to.value) from.value = to.value;
   }
-  // data-own: another module draws its children.
+  // data-own: children drawn elsewhere.
   if (!from.hasAttribute('data-own')) morphChildren(from, to);
 }
 
@@ -55,7 +55,7 @@ export function morphChildren(from, to) {
   const old = [...from.childNodes];
   const keyed = new Map();
   for (const node of old) if (keyOf(node) != null) keyed.set(keyOf(node), node);
-  // Old nodes left over go first, so the rest stay put (moving one restarts its animations).
+  // Leftovers first: moving restarts animations.
   const used = new Set();
   let cursor = 0;
   const pairs = [...to.childNodes].map((node) => {
@@ -90,7 +90,6 @@ export function render(root, content) {
   }
 }
 
-// handler(name, element, event) for events on elements with data-<type>="name".
 export function delegate(root, type, handler) {
   const listener = (event) => {
     const element = event.target.closest?.(`[data-${type}]`);
@@ -114,7 +113,7 @@ export function toast(message, kind = 'info') {
   }, 4200);
 }
 
-/** localStorage that shrugs off private modes and full disks. */
+// Safe localStorage (private modes, full disks).
 export const store = {
   get(key) {
     try {

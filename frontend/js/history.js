@@ -1,4 +1,4 @@
-// Match history: recent matches and the leaderboard, one match round by round, a player's page.
+// History: matches, leaderboard, rounds, players.
 
 import { api, hex } from './api.js';
 import { navigate } from './app.js';
@@ -225,7 +225,7 @@ function playerView(ui) {
   </section>`;
 }
 
-// The fair deal checked and the replay: the deal rebuilt from the seed (docs/rules.md), each move played.
+// Fair deal and replay (docs/rules.md).
 const sha256 = async (text) => hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)));
 const linkTo = (round, move) => `?round=${round}&move=${move}`;
 
@@ -235,7 +235,7 @@ function placeFromUrl() {
   return { round: number('round'), move: number('move') ?? 0 };
 }
 
-// A frame per move (0 the deal) of every hand and pile, and what does not match.
+// Frames per move (0: deal), and mismatches.
 async function rebuild(round, names, size) {
   if (!globalThis.crypto?.subtle) return { frames: [], problems: [t('noCrypto')] };
   const { number: n, seed, dealer } = round;

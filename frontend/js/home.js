@@ -1,4 +1,4 @@
-// Home: your name, a new room with its settings, or joining one by its code.
+// Home: name, new room, join.
 
 import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api.js';
 import { navigate } from './app.js';

@@ -1,4 +1,4 @@
-// The interface's words: the reader's language's table, and t().
+// The words, and t().
 
 import { escape, raw, store } from './dom.js';
 
@@ -10,7 +10,6 @@ export let lang;
 let table;
 let plurals;
 
-/** Load ``next``'s table and redraw the page's fixed words in it. */
 export async function setLang(next) {
   const text = (await import(`./lang/${next}.js`)).default;
   table = Object.fromEntries(text.trim().split('\n').map((line) => line.split(/ (.*)/)));
@@ -32,7 +31,7 @@ export function switchLang() {
   return setLang(next);
 }
 
-// A text with forms for one and for many ("{n} card|{n} cards") takes the one params.n asks for.
+// "{n} card|{n} cards": by params.n.
 function fill(id, params, escaping) {
   let text = `${table[id] ?? id}`;
   if (text.includes('|')) text = text.split('|')[plurals.select(params.n) === 'one' ? 0 : 1];
@@ -41,10 +40,10 @@ function fill(id, params, escaping) {
 
 export const t = (id, params = {}) => fill(id, params, String);
 
-/** The same as HTML, each parameter escaped (or an html`` value kept): for words around markup. */
+// HTML-escaped params.
 export const th = (id, params = {}) => raw(fill(id, params, escape));
 
-/** A server's refusal in words: its code's text, else (the server speaks English) its own. */
+// The server speaks English.
 export function refusal(code, message) {
   return table[`e_${code}`] ?? (lang === 'en' && message ? `${message[0].toUpperCase()}${message.slice(1)}.` : t('refused'));
 }

@@ -1,4 +1,4 @@
-// A first game that teaches: a coach over a lesson's table (a real room of one round against a bot).
+// A coached round vs a bot.
 
 import { NAME_KEY } from './api.js';
 import { navigate } from './app.js';

@@ -1,4 +1,4 @@
-// Cards seen travelling between piles, hands and seats: FLIP animations laid over a state already drawn.
+// FLIP card moves over a drawn state.
 
 import { cardFace } from './cards.js';
 import { turnOf } from './views.js';
@@ -16,7 +16,6 @@ export function snapshot(root) {
 
 const pileFace = (root, index) => root.querySelector(`[data-k="pile-${index}"] :is(.card, .slot)`);
 
-// What another seat's turn moved: [{card, pile, seat, taken}].
 export function othersMoves(was, now, me) {
   const before = turnOf(was);
   const seat = before.seat;

@@ -1,5 +1,5 @@
-// RFC 6902 JSON Patch (add, remove, replace) with RFC 6901 JSON Pointers, applied in place; and
-// the compact encoding's operations turned back into them (docs/protocol.md).
+// RFC 6902 JSON Patch with RFC 6901 pointers, applied in place; compact operations turned back into
+// them (docs/protocol.md).
 
 import { ALL_CARDS } from './deck.js';
 

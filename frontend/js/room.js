@@ -1,4 +1,4 @@
-// A room: the lobby, the table, the results between rounds and the end of the match.
+// A room: lobby, table, results.
 
 import { alertTurn, play, setSound, soundOn } from './alerts.js';
 import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api.js';
@@ -76,7 +76,7 @@ class RoomPage {
   cameOnline() {
     this.offline = false;
     this.rejoining = true;
-    // A socket that outlived the outage may still be open: resync, or drop it.
+    // The socket may outlive the outage.
     if (this.conn.status === 'open') {
       this.conn.resync();
       clearTimeout(this.rejoinTimer);
@@ -158,7 +158,7 @@ class RoomPage {
     this.seen = { match_id: state.match_id, status: state.status, round: round && structuredClone(round) };
   }
 
-  // Back at the table, what was played for this seat meanwhile; and how much of the log was seen.
+  // What was played while away; log seen.
   noteAway(state) {
     const me = state.you.seat;
     const round = state.round;
@@ -208,7 +208,6 @@ class RoomPage {
     return this.conn.state?.players[seat]?.name ?? t('seatN', { n: seat + 1 });
   }
 
-  // The server's state with the moves sent but not yet answered already made.
   viewState() {
     this.guesses = this.guesses.filter((guess) => this.conn.pending.has(guess.id));
     return this.guesses.reduce((state, guess) => predict(state, guess.action), this.conn.state);
@@ -405,7 +404,7 @@ class RoomPage {
     this.update();
   }
 
-  // The hint in the reader's words (the server's are English).
+  // The server's hints are English.
   adviceWords(frame, knock) {
     const round = this.conn.state.round;
     const top = (pile) => (pile > 3 ? round.discard : round.piles[pile]).top;

@@ -1,10 +1,10 @@
-// The rules page: frontend/rules.md (a copy of docs/rules.md, kept equal by a test) as HTML, or its translation.
+// Rules: rules.md (= docs/rules.md) as HTML.
 
 import { cardRow, scoreLine } from './cards.js';
 import { escape, html, raw, render } from './dom.js';
 import { t } from './i18n.js';
 
-// One hand for each line of the scoring table, each in an order that shows its sequences.
+// Ordered to show sequences.
 const HANDS = [
   [1, 'Mono', 2, '1-circle-red 2-circle-red 3-star-violet 4-star-violet 5-square-cyan'],
   [2, 'Mono', 5, '1-triangle-red 2-circle-red 3-star-cyan 4-crescent-cyan 5-square-violet'],

@@ -1,4 +1,4 @@
-// The room settings form, shared by the home page (new room) and the lobby (the host's controls).
+// Room settings (home, lobby).
 
 import { html } from './dom.js';
 import { t } from './i18n.js';

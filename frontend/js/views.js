@@ -1,5 +1,4 @@
-// The room's stages as drawn: the lobby; the table during a round, with the guesses that make a
-// click show at once; and the results between rounds and at the end.
+// Lobby, table and results.
 
 import { NAME_KEY } from './api.js';
 import { cardFace, cardName, cardRow, minus, scoreDetail, scoreLine, signed } from './cards.js';
@@ -20,7 +19,7 @@ export const clock = (ms) => {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, '0')}`;
 };
 
-// The state once ``action`` is accepted: what a click shows at once.
+// So a click shows at once.
 export function predict(state, action) {
   if (action.type === 'settings') {
     const settings = { ...state.settings, ...action.settings };
@@ -39,7 +38,7 @@ export function predict(state, action) {
       const pile = index === 4 ? round.discard : round.piles[index];
       you.hand.push(pile.top);
       pile.count -= 1;
-      pile.top = pile.count ? undefined : null; // undefined: not known yet
+      pile.top = pile.count ? undefined : null; // undefined: unknown
     }
     round.turn = { ...round.turn, pending: action.piles.length };
   } else if (action.type === 'discard') {
@@ -184,7 +183,7 @@ function handView(page, state, mine) {
   const you = state.you;
   const step = mine ? turn.step : null;
   const picking = step === 'discard' && turn.pending > 1;
-  // While holding the cards just taken, the evaluation is still that of the hand before.
+  // Just taken: the evaluation is the old hand's.
   const full = you.hand.length === handSize(state.settings);
   const evaluation = full ? you.evaluation : null;
   const ordered = evaluation && !evaluation.hands ? evaluation.order : displayOrder(you, page.order);
@@ -213,7 +212,7 @@ function handView(page, state, mine) {
       ${evaluation ? html`<p class="detail">${scoreDetail(evaluation)}</p>` : ''}`;
   }
   const seat = seatsStrip(state, [state.players[you.seat]], t('You'), 'mine');
-  // One box: the dock sticks to the screen's foot within it.
+  // One box for the sticky dock.
   return html`<div class="side"><div class="handbox">${seat}${hand}</div><div class="dock">${total}${actions(page, state, mine)}</div></div>`;
 }
 
@@ -269,8 +268,6 @@ export function toggle(list, item, most) {
   return list.length < most ? [...list, item] : list;
 }
 
-// The lobby: the link to share, the seats, the host's controls, a seat for visitors.
-
 export function lobbyView(page, state) {
   const me = state.you.seat;
   const host = me != null && state.players[me]?.host;
@@ -289,7 +286,7 @@ export function lobbyView(page, state) {
             aria-label="${t('removeName', { name: player.name })}">${t('remove')}</button>`
         : ''}</li>`,
   );
-  // A server without computer players sends no "bot" field.
+  // Bot-less servers send no "bot".
   const bots = host && free > 0 && state.players.every((player) => 'bot' in player);
   const addBot = bots
     ? html`<div class="row" style="margin:0 0 12px"><span class="muted small" style="flex-basis:100%">${t('addBot')}</span>
@@ -342,8 +339,6 @@ export function lobbyView(page, state) {
     </div>`;
 }
 
-// Between rounds and at the end: every hand revealed and scored, ready, the final standings.
-
 export function resultsView(page, state) {
   const result = state.results.at(-1);
   if (!result) return page.bar(state);
@@ -374,7 +369,6 @@ export function resultsView(page, state) {
 function readyBox(page, state) {
   const me = state.you.seat;
   const ready = state.players.filter((player) => player.ready);
-  // Computer players are ready at once: never someone to wait for.
   const waiting = state.players.filter((player) => !player.ready && player.connected && !player.bot);
   const mineReady = me != null && state.players[me]?.ready;
   return html`<div class="sticky-actions">
