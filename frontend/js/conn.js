@@ -2,6 +2,7 @@
 // and reconnection with backoff when the network or the server goes away.
 
 import { applyPatch, expandOps } from './patch.js';
+import { unpack } from './unpack.js';
 
 export const FINAL_CLOSES = new Set([4001, 4002, 4003, 4004, 4009, 4010, 4011]);
 const MAX_DELAY_MS = 8000;
@@ -15,6 +16,7 @@ const SEND_EVERY_MS = 5000;
 const DEAD_AFTER_MS = 3500;
 const PONG_WAIT_MS = 1000;
 const PING = JSON.stringify({ type: 'ping' });
+const ENCODINGS = ['binary', 'compact', 'standard'];
 
 export class RoomConnection {
   // onEvent(type, detail) hears "state", "patch", "hint", "error", "status"; then open().
@@ -24,7 +26,9 @@ export class RoomConnection {
     this.onEvent = onEvent;
     this.state = null;
     this.version = 0;
-    this.encoding = new URLSearchParams(location.search).get('encoding') === 'standard' ? 'standard' : 'compact';
+    // Binary patches unless the address asks for compact (JSON) or standard RFC 6902 ones.
+    const asked = new URLSearchParams(location.search).get('encoding');
+    this.encoding = ENCODINGS.includes(asked) ? asked : 'binary';
     this.tables = null;
     this.clockOffset = 0;
     this.status = 'connecting';
@@ -71,6 +75,7 @@ export class RoomConnection {
     const path = this.movedTo ?? `/ws/rooms/${this.code}`;
     this.movedTo = null;
     const ws = new WebSocket(`${scheme}://${location.host}${path}`);
+    ws.binaryType = 'arraybuffer';
     this.ws = ws;
     this.awaitingState = true;
     this.setStatus('connecting');
@@ -86,7 +91,8 @@ export class RoomConnection {
       this.heard = Date.now();
       let frame;
       try {
-        frame = JSON.parse(event.data);
+        // Text frames are JSON; binary ones, the binary encoding's patches.
+        frame = typeof event.data === 'string' ? JSON.parse(event.data) : unpack(event.data);
       } catch {
         return;
       }

@@ -14,9 +14,10 @@ from tests.server import Server
 
 @dataclass
 class Recorded:
-    """What each connection received, and the fresh state each got at the very end."""
+    """What each connection received (text, or the bytes of a binary frame), and the fresh
+    state each got at the very end."""
 
-    frames: list[list[str]]
+    frames: list[list[str | bytes]]
     finals: list[dict[str, Any]]
     code: str
 
@@ -108,7 +109,7 @@ async def record_room(server: Server, seed: int = 11, encoding: str | None = Non
                 finals.append(client.state)
         # The frames up to (not including) each final resync's answer.
         frames = [
-            client.frames[:-1] if client.closed is None else list(client.frames)
+            client.received[:-1] if client.closed is None else list(client.received)
             for client in everyone
         ]
         return Recorded(frames, finals, code)

@@ -8,6 +8,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import msgpack
 import pytest
 
 from tests.e2e.conftest import E2E_SETTINGS, Pages
@@ -57,10 +58,10 @@ class Relay:
         else:
             self.server_side.send(message)
 
-    def _from_server(self, message: str) -> None:
-        # Kept as standard frames: compact patches (the page's default) decoded by the tables
-        # of the connection's first state; the page gets the message as it came.
-        frame = json.loads(message)
+    def _from_server(self, message: str | bytes) -> None:
+        # Kept as standard frames: binary patches (the page's default) unpacked and decoded by
+        # the tables of the connection's first state; the page gets the message as it came.
+        frame = msgpack.unpackb(message) if isinstance(message, bytes) else json.loads(message)
         if isinstance(frame, list):
             assert self.tables is not None, "a compact patch before the tables"
             frame = decode_patch(frame, self.tables)

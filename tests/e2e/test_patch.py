@@ -8,21 +8,24 @@ import json
 from typing import Any
 
 import jsonpatch
+import msgpack
 import pytest
 
 from tests.e2e.conftest import Pages
 from tests.e2e.matches import in_thread, record_room
 
 # Replays frames as the browser client does: a state replaces, a patch must be the next version;
-# a compact patch ([version, ops, ack]) is expanded by the tables of the first state.
+# a compact patch ([version, ops, ack]) is expanded by the tables of the first state, and a
+# binary one (given as its bytes' numbers) is first unpacked.
 REPLAY = """async (recordings) => {
   const { applyPatch, expandOps } = await import('/static/js/patch.js');
+  const { unpack } = await import('/static/js/unpack.js');
   return recordings.map((frames) => {
     let doc = null;
     let version = 0;
     let tables = null;
     for (const text of frames) {
-      let frame = JSON.parse(text);
+      let frame = Array.isArray(text) ? unpack(new Uint8Array(text)) : JSON.parse(text);
       if (Array.isArray(frame)) {
         frame = { type: 'patch', version: frame[0], ops: expandOps(frame[1], tables) };
       }
@@ -68,6 +71,87 @@ def test_replaying_a_compact_recording_gives_the_servers_state(pages: Pages) -> 
     for index, (mine, theirs) in enumerate(zip(replayed, recorded.finals, strict=True)):
         assert mine == theirs, f"connection {index} differs from the server's fresh state"
     assert replayed[0]["status"] == "finished"
+
+
+def test_replaying_a_binary_recording_gives_the_servers_state(pages: Pages) -> None:
+    recorded = in_thread(record_room, pages.server, 13, "binary")
+    frames = [frame for frames in recorded.frames for frame in frames]
+    packed = [frame for frame in frames if isinstance(frame, bytes)]
+    assert len(packed) > 100
+    # Every patch came as a binary frame; states, errors and the rest as JSON text.
+    texts = [json.loads(frame) for frame in frames if isinstance(frame, str)]
+    assert all(isinstance(frame, dict) and frame["type"] != "patch" for frame in texts)
+    page = pages.open("/rules")
+    as_numbers = [
+        [list(frame) if isinstance(frame, bytes) else frame for frame in frames]
+        for frames in recorded.frames
+    ]
+    replayed = page.evaluate(REPLAY, as_numbers)
+    assert len(replayed) == len(recorded.finals) == 6
+    for index, (mine, theirs) in enumerate(zip(replayed, recorded.finals, strict=True)):
+        assert mine == theirs, f"connection {index} differs from the server's fresh state"
+    assert replayed[0]["status"] == "finished"
+
+
+# MessagePack's forms of each kind of value (fixed, 8, 16, 32 and 64 bits), in and past the
+# ranges a patch uses, as the Python package writes them.
+PACKED_VALUES: list[Any] = [
+    0, 1, 127, 128, 255, 256, 65535, 65536, 2**32 - 1, 2**32, 1_780_000_000_000, 2**53 - 1,
+    -1, -32, -33, -128, -129, -32768, -32769, -(2**31), -(2**31) - 1, -(2**53) + 1,
+    0.5, -1.25, 1e300, True, False, None,
+    "", "a", "x" * 31, "x" * 32, "y" * 255, "y" * 256, "z" * 70000, "Zoë, Ли, 日本 🎉",
+    [], [1, [2, [3]]], list(range(15)), list(range(16)), list(range(70000)),
+    {}, {"a": 1, "b": [None, {"c": "d"}]}, {f"k{n}": n for n in range(15)},
+    {f"k{n}": n for n in range(16)}, {"__proto__": {"polluted": True}, "constructor": 1},
+]  # fmt: skip
+
+
+def test_the_browsers_unpacker_reads_every_form_the_server_may_write(pages: Pages) -> None:
+    page = pages.open("/rules")
+    answers = page.evaluate(
+        """async (packed) => {
+          const { unpack } = await import('/static/js/unpack.js');
+          return packed.map((numbers) => {
+            const value = unpack(new Uint8Array(numbers));
+            // As JSON text: an own member named __proto__ survives that, as JSON.parse keeps it.
+            const object = value !== null && typeof value === 'object' && !Array.isArray(value);
+            return {
+              value: JSON.stringify(value),
+              proto: object && Object.getPrototypeOf(value) !== Object.prototype,
+            };
+          });
+        }""",
+        [list(msgpack.packb(value)) for value in PACKED_VALUES],
+    )
+    for value, answer in zip(PACKED_VALUES, answers, strict=True):
+        assert answer["proto"] is False
+        assert json.loads(answer["value"]) == value, str(value)[:80]
+
+
+# Bytes the unpacker refuses: cut short, left over, a binary string, an extension, a non-string
+# key, an integer too large to be exact, invalid UTF-8.
+BAD_PACKED = [
+    b"", b"\x92\x01", b"\xcd\x01", b"\x01\x02", b"\xc4\x01a", b"\xd4\x01\x00",
+    b"\x81\x01\x02", b"\xcf" + (2**53).to_bytes(8, "big"), b"\xa2\xc3\x28", b"\xc1",
+]  # fmt: skip
+
+
+def test_the_browsers_unpacker_refuses_what_is_not_a_value_it_knows(pages: Pages) -> None:
+    page = pages.open("/rules")
+    answers = page.evaluate(
+        """async (cases) => {
+          const { unpack, UnpackError } = await import('/static/js/unpack.js');
+          return cases.map((numbers) => {
+            try {
+              return { value: unpack(new Uint8Array(numbers)) };
+            } catch (error) {
+              return { error: error instanceof UnpackError ? 'UnpackError' : error.name };
+            }
+          });
+        }""",
+        [list(case) for case in BAD_PACKED],
+    )
+    assert answers == [{"error": "UnpackError"}] * len(BAD_PACKED)
 
 
 CASES: list[tuple[Any, list[dict[str, Any]]]] = [
