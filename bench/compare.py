@@ -6,15 +6,16 @@ is the median of the repeats. The server's CPU comes from /proc: first with ever
 connected and no actions for ``--idle`` seconds (its idle cost), then over the measured window,
 so that the marginal CPU per delivered message is (window CPU - idle rate x window) / messages.
 The relays (bench/floor.py on uvicorn, bench/peers/relay on Node ws) send every member a message
-of the size this server's last run sent. This server's players ask for the compact encoding
-(``--encoding compact``, the browser client's) or for standard JSON Patch (``--encoding standard``);
-the generator decodes compact frames with the browser's own decoder (frontend/js/patch.js). A run
+of the size this server's last run sent. This server's players ask for the binary encoding
+(``--encoding binary``, the browser client's), its JSON form (``--encoding compact``) or standard
+JSON Patch (``--encoding standard``); the generator reads the frames with the browser's own
+decoders (frontend/js/patch.js and unpack.js). A run
 whose generator fell behind, or whose documents could not take a frame, is marked invalid.
 
 Install the peers once: .venv/bin/python -m bench.peers install
 Run: .venv/bin/python -m bench.compare [--rooms 20] [--players 4] [--seconds 10] [--idle 5]
      [--repeats 3] [--servers game,colyseus,boardgameio,floor,relay] [--spread 160]
-     [--encoding compact|standard]
+     [--encoding binary|compact|standard]
      [--database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres]
      [--json PATH] [--markdown PATH]
 """
@@ -73,7 +74,7 @@ MEDIANS = (
     "rss_per_player_kb",
     "generator_cpu",
 )
-ENCODINGS = ("compact", "standard")
+ENCODINGS = ("binary", "compact", "standard")
 
 
 def _pin(core: int) -> Any:
@@ -275,8 +276,8 @@ def main() -> None:
     parser.add_argument(
         "--encoding",
         choices=ENCODINGS,
-        default="compact",
-        help="the patch encoding this server's players ask for at hello (default: compact, as "
+        default="binary",
+        help="the patch encoding this server's players ask for at hello (default: binary, as "
         "the browser client does)",
     )
     parser.add_argument("--servers", default="game,colyseus,boardgameio,floor,relay")

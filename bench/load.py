@@ -13,13 +13,14 @@ round ends, rematches and the history written at each round's end, not only firs
 ``--database postgresql+asyncpg://user@host:port/db`` measures the journal on PostgreSQL: each
 run creates a fresh database (``bench_<pid>_<n>``) through that server and drops it after.
 
-The game server's players ask for the compact encoding at hello, as the browser client does
-(``--encoding standard``: RFC 6902 JSON Patch), and decode its frames with the reader of
-docs/protocol.md that the tests use (tests/rooms/decoding.py) into the same documents; the floor
-then sends messages of the size of the frames the game server's last run sent, in that encoding.
+The game server's players ask for the binary encoding at hello, as the browser client does
+(``--encoding compact``: its JSON form; ``--encoding standard``: RFC 6902 JSON Patch), and decode
+its frames with the reader of docs/protocol.md that the tests use (tests/rooms/decoding.py, after
+MessagePack for binary frames) into the same documents; the floor then sends messages of the size
+of the frames the game server's last run sent.
 
 Run: .venv/bin/python -m bench.load [--rooms 10,100,500,1000] [--players 2,4,6]
-     [--seconds 10] [--rate 1.0] [--repeats 2] [--spread 400] [--encoding compact|standard]
+     [--seconds 10] [--rate 1.0] [--repeats 2] [--spread 400] [--encoding binary|compact|standard]
      [--database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres] [--json results.json]
 The servers run on core 0, this generator on core 1.
 """
@@ -42,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import msgpack
 import orjson
 from sqlalchemy.engine import make_url
 from websockets.asyncio.client import ClientConnection, connect
@@ -60,7 +62,7 @@ LATE_TICKS_LIMIT = 0.01
 LOST_SECONDS = 10.0
 # About one whole match of 5 rounds: 360 to 410 actions at 2 to 6 players (bench/room.py).
 MATCH_ACTIONS = 400
-ENCODINGS = ("compact", "standard")
+ENCODINGS = ("binary", "compact", "standard")
 
 
 # Patches, applied the way a client does.
@@ -161,7 +163,8 @@ class Room:
     def frame(self, player: Player, raw: str | bytes) -> None:
         stats = self.bench.stats
         if self.game:
-            message = orjson.loads(raw)
+            # A binary frame is a patch of the binary encoding: the compact one in MessagePack.
+            message = msgpack.unpackb(raw) if isinstance(raw, bytes) else orjson.loads(raw)
             if isinstance(message, list):  # a compact patch: [version, ops] or [version, ops, ack]
                 message = self.decode(player, message)
             kind = message["type"]
@@ -883,8 +886,8 @@ def main() -> None:
     parser.add_argument(
         "--encoding",
         choices=ENCODINGS,
-        default="compact",
-        help="the patch encoding the game server's players ask for at hello (default: compact, "
+        default="binary",
+        help="the patch encoding the game server's players ask for at hello (default: binary, "
         "as the browser client does)",
     )
     parser.add_argument("--json", type=Path, help="write the figures here as JSON")

@@ -1,8 +1,9 @@
-"""Bytes per message in both encodings over whole matches, and what further cuts would save.
+"""Bytes per message in each encoding over whole matches, and what further cuts would save.
 
 Plays whole matches in one process (as `bench.room --sizes` does: 5 rounds, turn timer 60 s,
 rematches, the room's clock moving 1 to 8 s between actions, every message with an id), once
-with every player on the standard encoding (RFC 6902 JSON Patch) and once on the compact one,
+with every player on the standard encoding (RFC 6902 JSON Patch), then on the compact one and
+on the binary one (the compact encoding in MessagePack),
 and keeps every frame each player receives after the match's start (all of them patches). It
 reports the bytes actually sent in each encoding, against Colyseus's for the same game, then
 prices further reductions of the standard patches by rewriting them (docs/performance.md,
@@ -29,6 +30,7 @@ from typing import Any
 import orjson
 
 from app.engine.cards import CARD_IDS
+from app.rooms import packed
 from app.rooms.compact import PATHS
 from bench.room import SteppedClock, played, started_room
 
@@ -80,7 +82,7 @@ async def sent(players: int, actions: int, encoding: str) -> list[tuple[str, int
     clock = SteppedClock()
     room, recorders, connections = await started_room(players, 60, clock, encoding)
     return [
-        (kind, len(recorders[index].last.encode()))
+        (kind, recorders[index].sizes[-1])
         async for kind, index in played(room, recorders, connections, clock, actions)
     ]
 
@@ -88,7 +90,7 @@ async def sent(players: int, actions: int, encoding: str) -> list[tuple[str, int
 def measured(players: int, actions: int) -> None:
     """Bytes per message actually sent in each encoding."""
     means = {}
-    for encoding in ("standard", "compact"):
+    for encoding in ("standard", "compact", "binary"):
         frames = asyncio.run(sent(players, actions, encoding))
         sizes = [size for _, size in frames]
         kinds: dict[str, list[int]] = {}
@@ -105,7 +107,11 @@ def measured(players: int, actions: int) -> None:
                 f"{kind} {statistics.mean(values):.0f} B" for kind, values in sorted(kinds.items())
             )
         )
-    print(f"  compact / standard: {means['compact'] / means['standard']:.2f}")
+    print(
+        f"  compact / standard: {means['compact'] / means['standard']:.2f}, binary / standard: "
+        f"{means['binary'] / means['standard']:.2f}, binary / compact: "
+        f"{means['binary'] / means['compact']:.2f}"
+    )
 
 
 # What a compact operation carries, by the start of its path (first match wins).
@@ -162,6 +168,7 @@ async def compact_frames(players: int, actions: int) -> list[str]:
         text
         for recorder, first in zip(recorders, start, strict=True)
         for text in (recorder.texts or [])[first:]
+        if isinstance(text, str)
     ]
 
 
@@ -192,11 +199,12 @@ def content(players: int, actions: int) -> None:
     leaves out."""
     texts = asyncio.run(compact_frames(players, actions))
     parts: dict[str, int] = {}
-    total = envelope = kept = 0
+    total = envelope = kept = binary = binary_kept = 0
     for text in texts:
         frame = orjson.loads(text)
         size = len(text.encode())
         total += size
+        binary += len(packed.pack(frame))
         carried = 0
         trimmed = []
         for op in frame[1]:
@@ -212,6 +220,7 @@ def content(players: int, actions: int) -> None:
                 trimmed.append(left)
         envelope += size - carried
         kept += len(orjson.dumps([frame[0], trimmed, *frame[2:]]))
+        binary_kept += len(packed.pack([frame[0], trimmed, *frame[2:]]))
     frames = len(texts)
     peer = COLYSEUS.get(players)
 
@@ -227,6 +236,11 @@ def content(players: int, actions: int) -> None:
     print(
         f"  without the move log, results, deadlines, commitment and seed: mean "
         f"{kept / frames:.1f} B{against(kept / frames)}"
+    )
+    print(
+        f"  the same frames in the binary encoding (MessagePack): mean {binary / frames:.1f} B"
+        f"{against(binary / frames)}; without what Colyseus's room leaves out "
+        f"{binary_kept / frames:.1f} B{against(binary_kept / frames)}"
     )
     start_ms = int(SteppedClock().now() * 1000)
     for name, cuts in (

@@ -1,7 +1,7 @@
 """The room's own cost per action, without sockets or a database: parse, apply, views, patches.
 
 Run: .venv/bin/python -m bench.room [--players 4] [--actions 20000] [--profile]
-         [--encoding standard|compact]
+         [--encoding standard|compact|binary]
      .venv/bin/python -m bench.room --sizes [--players 4] [--actions N] [--turn-seconds 60]
 Connections are stand-ins whose send does nothing; storage keeps nothing.
 
@@ -28,6 +28,7 @@ from app.rooms import protocol
 from app.rooms.compact import CompactConnection
 from app.rooms.connection import Connection
 from app.rooms.live import LiveRoom, RoomConfig
+from app.rooms.packed import BinaryConnection
 from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
@@ -64,7 +65,11 @@ def next_message(
     return seat, orjson.dumps(body)
 
 
-ENCODINGS: dict[str, type[Connection]] = {"standard": Connection, "compact": CompactConnection}
+ENCODINGS: dict[str, type[Connection]] = {
+    "standard": Connection,
+    "compact": CompactConnection,
+    "binary": BinaryConnection,
+}
 
 
 async def run(players: int, actions: int, profile: bool, encoding: str = "standard") -> None:
@@ -103,19 +108,20 @@ async def run(players: int, actions: int, profile: bool, encoding: str = "standa
 
 class Recorder:
     """A send that keeps the size of every frame and the text of the last one (of every one
-    when ``keep``)."""
+    when ``keep``); a binary frame is kept as its bytes."""
 
     def __init__(self, keep: bool = False) -> None:
         self.sizes: list[int] = []
-        self.last = ""
-        self.texts: list[str] | None = [] if keep else None
+        self.last: str | bytes = ""
+        self.texts: list[str | bytes] | None = [] if keep else None
 
     async def __call__(self, message: dict[str, Any]) -> None:
-        text = message.get("text", "")
-        self.sizes.append(len(text.encode()))
-        self.last = text
+        text = message.get("text")
+        frame: str | bytes = message.get("bytes", b"") if text is None else text
+        self.sizes.append(len(frame.encode() if isinstance(frame, str) else frame))
+        self.last = frame
         if self.texts is not None:
-            self.texts.append(text)
+            self.texts.append(frame)
 
 
 class SteppedClock(LoopClock):

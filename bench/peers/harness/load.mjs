@@ -1,7 +1,8 @@
 // One load generator for every server of the comparison: R rooms of P players, one action a second.
 //
 // Targets: `game` (this project's server: HTTP rooms, hello with a seat token, patch frames in
-// the encoding --encoding asks for: `compact` by default, or `standard` RFC 6902 JSON Patch),
+// the encoding --encoding asks for: `binary` by default as the browser, `compact` (its JSON
+// form) or `standard` RFC 6902 JSON Patch),
 // `colyseus` (@colyseus/sdk), `boardgameio` (boardgame.io's client over socket.io), and `floor` /
 // `relay` (bare relays: every action makes the server send each member a message of a given
 // size). Every room plays random legal moves of whole matches; an action's latency is from its
@@ -13,7 +14,7 @@
 // After the window, against this server, every player asks for a fresh state (resync) and
 // compares it with the document its patches built: {"event": "checked", checked, mismatched}.
 // Run: node load.mjs --target game --url http://127.0.0.1:8000 --rooms 20 --players 4 --seconds 10
-//      [--encoding compact|standard]
+//      [--encoding binary|compact|standard]
 
 import { createRequire } from "node:module";
 import { isDeepStrictEqual, parseArgs } from "node:util";
@@ -21,8 +22,10 @@ import { isDeepStrictEqual, parseArgs } from "node:util";
 import { Client as ColyseusClient } from "@colyseus/sdk";
 import WebSocket from "ws";
 
-// The browser client's own patch applier and compact decoder (docs/protocol.md).
+// The browser client's own patch applier, compact decoder and MessagePack reader
+// (docs/protocol.md).
 import { applyPatch, expandOps } from "../../../frontend/js/patch.js";
+import { unpack } from "../../../frontend/js/unpack.js";
 
 const require = createRequire(import.meta.url);
 
@@ -41,13 +44,13 @@ const { values: options } = parseArgs({
     "reply-bytes": { type: "string", default: "250" },
     "state-bytes": { type: "string", default: "1600" },
     seed: { type: "string", default: "1" },
-    encoding: { type: "string", default: "compact" },
+    encoding: { type: "string", default: "binary" },
   },
 });
 
 const TARGET = options.target;
 const ENCODING = options.encoding;
-if (!["compact", "standard"].includes(ENCODING)) throw new Error(`unknown encoding ${ENCODING}`);
+if (!["binary", "compact", "standard"].includes(ENCODING)) throw new Error(`unknown encoding ${ENCODING}`);
 const ROOMS = Number(options.rooms);
 const PLAYERS = Number(options.players);
 const RATE = Number(options.rate);
@@ -240,17 +243,18 @@ class GamePlayer {
   async open(code) {
     this.socket = await openSocket(`${WS}/ws/rooms/${code}`);
     const ready = new Promise((resolve) => (this.ready = resolve));
-    this.socket.on("message", (data) => this.message(data));
+    this.socket.on("message", (data, binary) => this.message(data, binary));
     this.socket.on("close", () => closing || (stats.closed += 1));
     this.socket.send(JSON.stringify({ type: "hello", token: this.token, encoding: ENCODING }));
     await ready;
   }
 
   // A compact patch is an array, [version, ops] or [version, ops, ack], decoded by the tables of
-  // the connection's first state into the same RFC 6902 operations a standard patch holds.
-  message(data) {
-    const message = JSON.parse(data);
+  // the connection's first state into the same RFC 6902 operations a standard patch holds; a
+  // binary frame is such a patch in MessagePack.
+  message(data, binary) {
     try {
+      const message = binary ? unpack(data) : JSON.parse(data);
       if (Array.isArray(message)) {
         if (this.tables === null) throw new Error("a compact patch before the tables");
         this.state = applyPatch(this.state, expandOps(message[1], this.tables));
