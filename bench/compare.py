@@ -37,6 +37,7 @@ from typing import Any
 
 from bench.load import (
     CLIENT_CORE,
+    ENCODINGS,
     SERVER_CORE,
     TICKS,
     Server,
@@ -74,7 +75,6 @@ MEDIANS = (
     "rss_per_player_kb",
     "generator_cpu",
 )
-ENCODINGS = ("binary", "compact", "standard")
 
 
 def _pin(core: int) -> Any:

@@ -48,6 +48,7 @@ import orjson
 from sqlalchemy.engine import make_url
 from websockets.asyncio.client import ClientConnection, connect
 
+from app.rooms.frames import CONNECTIONS
 from tests.rooms.decoding import Tables, decode_patch
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,7 +63,7 @@ LATE_TICKS_LIMIT = 0.01
 LOST_SECONDS = 10.0
 # About one whole match of 5 rounds: 360 to 410 actions at 2 to 6 players (bench/room.py).
 MATCH_ACTIONS = 400
-ENCODINGS = ("binary", "compact", "standard")
+ENCODINGS = tuple(sorted(CONNECTIONS))
 
 
 # Patches, applied the way a client does.

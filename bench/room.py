@@ -25,10 +25,9 @@ from typing import Any
 import orjson
 
 from app.rooms import protocol
-from app.rooms.compact import CompactConnection
 from app.rooms.connection import Connection
+from app.rooms.frames import CONNECTIONS
 from app.rooms.live import LiveRoom, RoomConfig
-from app.rooms.packed import BinaryConnection
 from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
@@ -65,19 +64,12 @@ def next_message(
     return seat, orjson.dumps(body)
 
 
-ENCODINGS: dict[str, type[Connection]] = {
-    "standard": Connection,
-    "compact": CompactConnection,
-    "binary": BinaryConnection,
-}
-
-
 async def run(players: int, actions: int, profile: bool, encoding: str = "standard") -> None:
     state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=0), 0)
     for seat in range(players):
         state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
     room = LiveRoom(state, RoomConfig(), lambda room: None)
-    kind = ENCODINGS[encoding]
+    kind = CONNECTIONS[encoding]
     connections = [kind(_discard, seat, 256) for seat in range(players)]
     for connection in connections:
         await room.attach(connection)
@@ -150,7 +142,7 @@ async def started_room(
         state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
     room = LiveRoom(state, RoomConfig(), lambda room: None, clock=clock)
     recorders = [Recorder(keep) for _ in range(players)]
-    kind = ENCODINGS[encoding]
+    kind = CONNECTIONS[encoding]
     connections = [kind(recorders[seat], seat, 1 << 20) for seat in range(players)]
     for connection in connections:
         await room.attach(connection)
@@ -228,7 +220,7 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--sizes", action="store_true")
     parser.add_argument("--turn-seconds", type=int, default=60, help="with --sizes")
-    parser.add_argument("--encoding", choices=sorted(ENCODINGS), default="standard")
+    parser.add_argument("--encoding", choices=sorted(CONNECTIONS), default="standard")
     arguments = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {0})

@@ -23,10 +23,9 @@ from app.api.middleware import raw_receive, raw_send
 from app.cluster.moved import CLOSE_MOVED, Elsewhere
 from app.config import Settings
 from app.rooms import protocol
-from app.rooms.compact import CompactConnection
 from app.rooms.connection import Connection, TokenBucket, fit_close_reason
+from app.rooms.frames import CONNECTIONS
 from app.rooms.live import LiveRoom
-from app.rooms.packed import BinaryConnection
 from app.rooms.registry import RoomRegistry, hash_token
 
 router = APIRouter(tags=["rooms"])
@@ -44,12 +43,6 @@ CLOSE_WAIT_SECONDS = 10.0
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # The page's scheme that a WebSocket scheme goes with.
-# The connection each encoding a hello may ask for is written by.
-ENCODINGS: dict[str, type[Connection]] = {
-    "standard": Connection,
-    "compact": CompactConnection,
-    "binary": BinaryConnection,
-}
 PAGE_SCHEMES = {"ws": "http", "wss": "https", "http": "http", "https": "https"}
 
 
@@ -221,7 +214,7 @@ async def _serve(
     else:
         await websocket.close(CLOSE_BAD_HELLO, "hello needs a token, or spectate: true")
         return
-    kind = ENCODINGS[hello.encoding]
+    kind = CONNECTIONS[hello.encoding]
     connection = kind(raw_send(websocket), seat, settings.send_queue_frames)
     await room.attach(connection)
     try:

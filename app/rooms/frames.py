@@ -21,6 +21,13 @@ from app.rooms.table import Table
 from app.rooms.timers import RoomTimers
 from app.rooms.views import View, ViewBuilder
 
+# The connection each encoding a hello may ask for is written by.
+CONNECTIONS: dict[str, type[Connection]] = {
+    "standard": Connection,
+    "compact": CompactConnection,
+    "binary": BinaryConnection,
+}
+
 
 def join_ops(shared: bytes, private: list[Any]) -> bytes:
     """One JSON Patch array: the shared ops (already serialised) followed by private ones."""
