@@ -5,6 +5,7 @@ in French, in the light and the dark theme."""
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -244,6 +245,25 @@ WORKERS = """async () => {
 }"""
 
 
+def wait_for_worker(page: Any, ending: str, status: str, seconds: float = 20) -> None:
+    """Wait until a service worker whose script ends with ``ending`` has ``status``, as
+    Chromium's DevTools protocol reports the workers' versions to ``page``."""
+    statuses: dict[str, str] = {}
+    session = page.context.new_cdp_session(page)
+    session.on(
+        "ServiceWorker.workerVersionUpdated",
+        lambda event: statuses.update(
+            {version["scriptURL"]: version["status"] for version in event["versions"]}
+        ),
+    )
+    session.send("ServiceWorker.enable")
+    deadline = time.monotonic() + seconds
+    while not any(url.endswith(ending) and s == status for url, s in statuses.items()):
+        assert time.monotonic() < deadline, f"no worker {ending} {status}: {statuses}"
+        page.wait_for_timeout(50)  # Playwright hands the session its events meanwhile
+    session.detach()
+
+
 def test_after_a_switch_the_offline_copy_changes_language_once_no_page_uses_it(
     pages: Pages,
 ) -> None:
@@ -263,8 +283,12 @@ def test_after_a_switch_the_offline_copy_changes_language_once_no_page_uses_it(
     expect(page.locator("h2").first).to_have_text("New room")
     context = page.context
     page.close()
-    # With no page left, the English copy takes over and the French one is dropped.
+    # With no page left, the English copy takes over and the French one is dropped. The closed
+    # page leaves its worker's clients a moment after close() returns: a page opened before
+    # that would keep the French worker, so a blank page (no client of the site) first watches
+    # the workers until the English one is active.
     page = context.new_page()
+    wait_for_worker(page, "?lang=en", "activated")
     page.goto(pages.server.url + "/")
     page.wait_for_function(
         "navigator.serviceWorker.controller?.scriptURL.endsWith('?lang=en')", timeout=20000
