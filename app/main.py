@@ -132,7 +132,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.metrics:
         application.include_router(health.metrics_router)
     pages.mount_client(application)
-    install_middleware(application, settings)
+    install_middleware(application, settings, registry.sockets)
     return application
 
 

@@ -1,20 +1,36 @@
-"""The application's ASGI middleware: the body size limit and the raw WebSocket callables."""
+"""The application's ASGI middleware: the body size limit, the raw WebSocket callables and the
+count of requests and handshakes the garbage-collection policy follows."""
 
 from __future__ import annotations
 
 from fastapi import FastAPI, WebSocket
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.collection import Connections
 from app.config import Settings
 
 RAW_SEND = "spectrum.raw_send"
 RAW_RECEIVE = "spectrum.raw_receive"
 
 
-def install_middleware(application: FastAPI, settings: Settings) -> None:
+def install_middleware(application: FastAPI, settings: Settings, sockets: Connections) -> None:
     """Wrap ``application`` in its middleware."""
     application.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     application.add_middleware(KeepRawSend)
+    application.add_middleware(CountScopes, connections=sockets)
+
+
+class CountScopes:
+    """Counts every HTTP request and WebSocket handshake (``Connections.scope``)."""
+
+    def __init__(self, app: ASGIApp, connections: Connections) -> None:
+        self.app = app
+        self.connections = connections
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "lifespan":
+            self.connections.scope()
+        await self.app(scope, receive, send)
 
 
 class KeepRawSend:

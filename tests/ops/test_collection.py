@@ -1,18 +1,25 @@
-"""When the server runs a full garbage collection: after enough connections ended, never too
-often, on a schedule if any ended; never while it only fills up."""
+"""When the server collects garbage: young objects on the clock; the middle generation after
+requests came in; a full collection after enough connections ended, never too often, on a
+schedule if any ended, never while the server only fills up."""
 
+import asyncio
 import gc
 import weakref
 
+from starlette.types import Message, Receive, Scope, Send
+
+from app.api.middleware import CountScopes
 from app.collection import (
     ENDED_SHARE,
     FULL_COLLECTION_SECONDS,
     LEAST_ENDED,
     LEAST_SECONDS_BETWEEN,
     MIDDLE_COLLECTION_THRESHOLD,
+    YOUNG_COLLECTION_SECONDS,
     YOUNG_COLLECTION_THRESHOLD,
     Collector,
     Connections,
+    YoungCollections,
     start_collecting,
 )
 
@@ -84,6 +91,84 @@ def test_a_collection_frees_the_cycles_ended_connections_left() -> None:
     finally:
         if enabled:
             gc.enable()
+
+
+class _Node:
+    def __init__(self) -> None:
+        self.other: _Node | None = None
+
+
+def _young_cycle() -> weakref.ref[_Node]:
+    """A cycle in the young generation, with no name left on it."""
+    first, second = _Node(), _Node()
+    first.other, second.other = second, first
+    return weakref.ref(first)
+
+
+async def test_young_cycles_are_collected_on_the_clock_until_it_stops() -> None:
+    enabled = gc.isenabled()
+    gc.disable()  # nothing but the clock collects
+    young = YoungCollections(asyncio.get_running_loop())
+    try:
+        gone = _young_cycle()
+        for _ in range(1000):
+            if gone() is None:
+                break
+            await asyncio.sleep(YOUNG_COLLECTION_SECONDS)
+        assert gone() is None
+        young.stop()
+        kept = _young_cycle()
+        await asyncio.sleep(YOUNG_COLLECTION_SECONDS * 5)
+        assert kept() is not None, "collected after the clock stopped"
+    finally:
+        young.stop()
+        gc.collect()
+        if enabled:
+            gc.enable()
+
+
+def test_a_cycle_left_by_a_request_goes_at_the_next_middle_collection() -> None:
+    connections = Connections()
+    collector = Collector(connections)
+    assert not collector.middle_due(), "nothing came in"
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        first, second = _Node(), _Node()
+        first.other, second.other = second, first
+        gone = weakref.ref(first)
+        gc.collect(0)  # alive at a young collection, as a request's objects are
+        del first, second
+        gc.collect(0)
+        assert gone() is not None, "past the young generation"
+        connections.scope()
+        assert collector.middle_due()
+        collector.collect_middle()
+        assert gone() is None
+        assert not collector.middle_due(), "counted from the last"
+    finally:
+        if enabled:
+            gc.enable()
+
+
+async def test_every_request_and_handshake_is_counted_and_nothing_else() -> None:
+    seen: list[str] = []
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        seen.append(scope["type"])
+
+    async def receive() -> Message:
+        return {}
+
+    async def send(message: Message) -> None:
+        return None
+
+    connections = Connections()
+    counted = CountScopes(app, connections)
+    for kind in ("http", "websocket", "lifespan", "http"):
+        await counted({"type": kind}, receive, send)
+    assert seen == ["http", "websocket", "lifespan", "http"]
+    assert connections.scopes == 3
 
 
 async def test_serving_takes_up_collecting_with_the_policy_whatever_the_start_left() -> None:
