@@ -11,9 +11,9 @@ last one, a quarter as many connections have ended as are open (and at least
 whose players come and go pays one for every quarter of its players replaced.
 
 Young collections run every ``YOUNG_COLLECTION_SECONDS`` as well as on CPython's count. The
-middle generation is collected only after HTTP requests or WebSocket handshakes came in (each
-leaves a cycle of uvicorn's HTTP protocol objects behind), at most every ``CHECK_SECONDS``:
-play itself leaves none there.
+middle generation is collected only once ``SCOPES_PER_MIDDLE_COLLECTION`` HTTP requests or
+WebSocket handshakes have come in (each leaves a cycle of uvicorn's HTTP protocol objects
+behind), at most every ``CHECK_SECONDS``: play itself leaves none there.
 """
 
 from __future__ import annotations
@@ -47,6 +47,11 @@ YOUNG_COLLECTION_SECONDS = 0.02
 # other young collection cost more than the young collections did (bench/compare.py at 500 x 2:
 # 1.1 s of 1.7 s of collections). Requests leave cycles there; see ``Connections.scopes``.
 MIDDLE_COLLECTION_THRESHOLD = 1_000_000_000
+# A middle collection walks every room's current views (all born since the last one): collected
+# every 5 s, the p99 at 1,000 x 4 in bench/compare.py was 68 and 164 ms. Waiting for this many
+# requests keeps what they leave to about a megabyte, and a health check every few seconds from
+# setting off such a pause each time.
+SCOPES_PER_MIDDLE_COLLECTION = 200
 PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 log = logging.getLogger(__name__)
 
@@ -113,8 +118,10 @@ class Collector:
         )
 
     def middle_due(self) -> bool:
-        """Whether requests or handshakes came in since the last middle (or full) collection."""
-        return self.connections.scopes != self.scopes_at_last_middle
+        """Whether enough requests or handshakes came in since the last middle (or full)
+        collection."""
+        came = self.connections.scopes - self.scopes_at_last_middle
+        return came >= SCOPES_PER_MIDDLE_COLLECTION
 
     def collect_middle(self) -> None:
         """Collect the young and middle generations."""

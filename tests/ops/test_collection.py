@@ -15,6 +15,7 @@ from app.collection import (
     LEAST_ENDED,
     LEAST_SECONDS_BETWEEN,
     MIDDLE_COLLECTION_THRESHOLD,
+    SCOPES_PER_MIDDLE_COLLECTION,
     YOUNG_COLLECTION_SECONDS,
     YOUNG_COLLECTION_THRESHOLD,
     Collector,
@@ -127,7 +128,7 @@ async def test_young_cycles_are_collected_on_the_clock_until_it_stops() -> None:
             gc.enable()
 
 
-def test_a_cycle_left_by_a_request_goes_at_the_next_middle_collection() -> None:
+def test_cycles_left_by_requests_go_at_a_middle_collection_once_enough_came_in() -> None:
     connections = Connections()
     collector = Collector(connections)
     assert not collector.middle_due(), "nothing came in"
@@ -141,6 +142,9 @@ def test_a_cycle_left_by_a_request_goes_at_the_next_middle_collection() -> None:
         del first, second
         gc.collect(0)
         assert gone() is not None, "past the young generation"
+        for _ in range(SCOPES_PER_MIDDLE_COLLECTION - 1):
+            connections.scope()
+        assert not collector.middle_due(), "a few requests, a health check's, wait"
         connections.scope()
         assert collector.middle_due()
         collector.collect_middle()
