@@ -72,15 +72,21 @@ def test_a_few_connections_ending_wait_for_the_least_count() -> None:
     assert collector.due(collector.last + FULL_COLLECTION_SECONDS), "the schedule"
 
 
-def test_a_collection_frees_the_cycles_ended_connections_left() -> None:
-    class Node:
-        def __init__(self) -> None:
-            self.other: Node | None = None
+class _Node:
+    def __init__(self) -> None:
+        self.other: _Node | None = None
 
-    collector = Collector(Connections())
-    first, second = Node(), Node()
+
+def _cycle() -> tuple[_Node, _Node, weakref.ref[_Node]]:
+    """Two objects that refer to each other, and a weak reference to the first."""
+    first, second = _Node(), _Node()
     first.other, second.other = second, first
-    gone = weakref.ref(first)
+    return first, second, weakref.ref(first)
+
+
+def test_a_collection_frees_the_cycles_ended_connections_left() -> None:
+    collector = Collector(Connections())
+    first, second, gone = _cycle()
     gc.collect()  # old now, as a long-lived connection's objects are
     enabled = gc.isenabled()
     gc.disable()
@@ -94,16 +100,9 @@ def test_a_collection_frees_the_cycles_ended_connections_left() -> None:
             gc.enable()
 
 
-class _Node:
-    def __init__(self) -> None:
-        self.other: _Node | None = None
-
-
 def _young_cycle() -> weakref.ref[_Node]:
     """A cycle in the young generation, with no name left on it."""
-    first, second = _Node(), _Node()
-    first.other, second.other = second, first
-    return weakref.ref(first)
+    return _cycle()[2]
 
 
 async def test_young_cycles_are_collected_on_the_clock_until_it_stops() -> None:
@@ -135,9 +134,7 @@ def test_cycles_left_by_requests_go_at_a_middle_collection_once_enough_came_in()
     enabled = gc.isenabled()
     gc.disable()
     try:
-        first, second = _Node(), _Node()
-        first.other, second.other = second, first
-        gone = weakref.ref(first)
+        first, second, gone = _cycle()
         gc.collect(0)  # alive at a young collection, as a request's objects are
         del first, second
         gc.collect(0)
