@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from app.engine.cards import CARD_IDS
-from tests.rooms.client import Client, api, close_all, public
+from tests.rooms.client import Client, api, close_all, converge, public
 from tests.server import Server
 
 
@@ -54,22 +54,22 @@ async def play_match(
         seats = {client.seat: client for client in players}
         rng = random.Random(seed)
         while True:
-            state = await host.wait_for(
-                lambda s: s["status"] != "playing" or s["round"]["turn"]["seat"] in seats
-            )
-            match_id = str(state["match_id"])
-            if state["status"] == "finished":
+            target = await converge(players)
+            match_id = str(target["match_id"])
+            if target["status"] == "finished":
                 return match_id
-            target = public(state)
-            if state["status"] == "round_over":
+            if target["status"] == "round_over":
                 for client in players:
-                    await client.wait_for(lambda s, target=target: public(s) == target)
                     if client.view["status"] == "round_over":
                         await client.act("ready")
                 await host.wait_for(lambda s: s["status"] != "round_over")
                 continue
-            mover = seats[state["round"]["turn"]["seat"]]
-            await mover.wait_for(lambda s, target=target: public(s) == target)
+            turn = target["round"]["turn"]["seat"]
+            if turn not in seats:
+                # A bot's or a stand-in's turn: the server moves; wait until something changed.
+                await host.wait_for(lambda s, target=target: public(s) != target)
+                continue
+            mover = seats[turn]
             await mover.play(mover.random_move(rng, knock_chance=knock_chance))
     finally:
         await close_all()

@@ -8,7 +8,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from tests.rooms.client import Client, close_all, create_room, join_room, public
+from tests.rooms.client import Client, close_all, converge, create_room, join_room
 from tests.server import Server
 
 
@@ -28,30 +28,18 @@ def in_thread(work: Any, *args: Any) -> Any:
         return pool.submit(asyncio.run, work(*args)).result(timeout=120)
 
 
-async def _settle(players: list[Client], reference: Client) -> None:
-    """Wait until every player sees the public view ``reference`` sees."""
-    assert reference.state is not None
-    target = public(reference.state)
-    for client in players:
-        await client.wait_for(lambda state: public(state) == target)
-
-
 async def _play(players: list[Client], rng: random.Random, knock_chance: float) -> None:
     """Random legal moves until the match is finished; everyone ready between rounds."""
-    last = players[0]
     while True:
-        await _settle(players, last)
-        state = last.state
-        assert state is not None
+        state = await converge(players)
         if state["status"] == "finished":
             return
         if state["status"] == "round_over":
             for client in players:
                 await client.act("ready")
-                last = client
             continue
-        last = next(client for client in players if client.my_turn())
-        await last.play(last.random_move(rng, knock_chance=knock_chance))
+        mover = next(client for client in players if client.my_turn())
+        await mover.play(mover.random_move(rng, knock_chance=knock_chance))
 
 
 async def play_matches(server: Server, names: list[str], count: int, seed: int = 7) -> str:

@@ -14,7 +14,7 @@ import json
 import random
 import re
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -325,6 +325,27 @@ def public(state: State) -> State:
     return {key: value for key, value in state.items() if key != "you"}
 
 
+async def converge(peers: Sequence[Peer], timeout: float = 30) -> State:
+    """Wait until every peer shows one public view; returns a copy of it.
+
+    No peer's view is taken as the target while another may be ahead of it: the wait ends when
+    they all agree, which, after an acknowledged action, includes that action.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        views = [None if peer.state is None else public(peer.state) for peer in peers]
+        first = views[0]
+        if first is not None and all(view == first for view in views):
+            return copy.deepcopy(first)
+        if loop.time() > deadline:
+            raise AssertionError(
+                f"no common view in {timeout} s: versions {[peer.version for peer in peers]}, "
+                f"closed {[peer.closed for peer in peers]}"
+            )
+        await asyncio.sleep(0.002)
+
+
 P = TypeVar("P", bound=Peer)
 
 
@@ -350,13 +371,9 @@ class Table(Generic[P]):
         """The player whose turn it is (by the first player's view)."""
         return next(client for client in self.players if client.my_turn())
 
-    async def settle(self, reference: P | None = None) -> None:
-        """Wait until every connection shows the same public view as ``reference``."""
-        reference = reference or self.host
-        assert reference.state is not None
-        target = public(reference.state)
-        for client in self.everyone:
-            await client.wait_for(lambda state: public(state) == target)
+    async def settle(self, reference: P | None = None, timeout: float = 30) -> None:
+        """Wait until every connection, and ``reference`` if given, shows one public view."""
+        await converge([*self.everyone, *([reference] if reference is not None else [])], timeout)
 
     async def close(self) -> None:
         for client in self.everyone:
