@@ -17,15 +17,44 @@ import pytest
 from tests.server import FAST, Address, Server, running_server
 
 CHROMIUM = Path("/usr/bin/chromium")
+PLAYWRIGHT_DISABLED_FEATURES = [
+    "AvoidUnnecessaryBeforeUnloadCheckSync",
+    "DestroyProfileOnBrowserClose",
+    "HttpsUpgrades",
+    "HttpsFirstBalancedModeAutoEnable",
+    "LensOverlay",
+    "MediaRouter",
+    "PaintHolding",
+    "ThirdPartyStoragePartitioning",
+    "AvoidCorsURLLoaderRestartOnRedirect",
+    "TcpPortRandomizationWin",
+    "OptimizationHints",
+    "NetworkTimeServiceQuerying",
+    "AimEnabled",
+    "PreconnectToSearch",
+    "msForceBrowserSignIn",
+    "msEdgeUpdateLaunchServicesPreferredVersion",
+    "CDPScreenshotNewSurface",
+    "SkipListAccountsWithoutGaiaCookies",
+]
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
     "--disable-gpu",
     "--disable-background-networking",
     "--disable-component-update",
-    # The omnibox pop-ups a headless window preloads are never shown here: two renderers a
-    # window that would only use the cores.
-    "--disable-features=WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+    # Chromium reads the last --disable-features only, and Playwright passes its own first:
+    # this one repeats Playwright's (1.65) and adds the omnibox pop-ups a headless window
+    # preloads, two renderers a window that are never shown and would only use the cores.
+    # test_browser_flags checks that nothing of Playwright's is dropped.
+    "--disable-features="
+    + ",".join(
+        [
+            *PLAYWRIGHT_DISABLED_FEATURES,
+            "WebUIOmniboxPopup",
+            "WebUIOmniboxAimPopup",
+        ]
+    ),
 ]
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 DESKTOP = {"width": 1280, "height": 860}
