@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 # WORKERS=0 runs the suite in this process alone.
 WORKERS ?= 4
 
-.PHONY: run test lint typecheck unit bench clean
+.PHONY: run test lint typecheck unit screenshots bench clean
 
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "Python 3.11 or newer is needed (set PYTHON=...)")'
@@ -39,6 +39,10 @@ unit: $(VENV)/.dev
 	$(BIN)/pytest -n $(WORKERS) --dist loadscope --no-loadscope-reorder
 
 test: lint typecheck unit
+
+# The browser tests again, saving a picture of every page and stage in tests/e2e/screenshots/.
+screenshots: $(VENV)/.dev
+	SCREENSHOTS=1 $(BIN)/pytest -n $(WORKERS) --dist loadscope tests/e2e
 
 bench: $(VENV)/.dev
 	$(BIN)/python -m bench.scoring

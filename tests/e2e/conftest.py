@@ -175,10 +175,16 @@ def pages(browser: Any, e2e_server: Server) -> Iterator[Pages]:
 
 @pytest.fixture
 def shot() -> Callable[[Any, str], None]:
-    """Save a full-page screenshot under tests/e2e/screenshots/ (to look at, not compared)."""
-    SCREENSHOTS.mkdir(exist_ok=True)
+    """Save a full-page screenshot under tests/e2e/screenshots/ (to look at, not compared) when
+    SCREENSHOTS=1 (`make screenshots`); otherwise nothing, as pictures nobody looks at would
+    cost a tenth of the browser tests' time."""
+    wanted = os.environ.get("SCREENSHOTS") == "1"
+    if wanted:
+        SCREENSHOTS.mkdir(exist_ok=True)
 
     def save(page: Any, name: str) -> None:
+        if not wanted:
+            return
         page.evaluate(
             "document.getAnimations().forEach((a) => a.effect.getTiming().iterations === Infinity"
             " || a.finish())"
