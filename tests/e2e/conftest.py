@@ -120,12 +120,15 @@ class Pages:
         motion: bool = False,
         locale: str = "en-US",
         dark: bool = False,
+        worker: bool = False,
     ) -> Any:
         """A page at ``path``: desktop size, or a 360 px wide touch phone; in English unless
         another ``locale`` is asked for, in the light theme unless ``dark``.
 
         Reduced motion is asked for (animations never stand between a test and the state),
-        unless ``motion``.
+        unless ``motion``. The site's service worker runs only with ``worker``: in a fresh
+        context it fetches and stores the whole shell, work the tests of the worker itself and
+        of a whole round through it need, and the others would only wait for.
         """
         if context is None:
             options: dict[str, Any] = {
@@ -133,6 +136,7 @@ class Pages:
                 "reduced_motion": "no-preference" if motion else "reduce",
                 "locale": locale,
                 "color_scheme": "dark" if dark else "light",
+                "service_workers": "allow" if worker else "block",
             }
             if phone:
                 options.update(is_mobile=True, has_touch=True, device_scale_factor=2)

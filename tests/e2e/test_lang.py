@@ -267,7 +267,7 @@ def wait_for_worker(page: Any, ending: str, status: str, seconds: float = 20) ->
 def test_after_a_switch_the_offline_copy_changes_language_once_no_page_uses_it(
     pages: Pages,
 ) -> None:
-    page = pages.open("/", locale="fr-FR")
+    page = pages.open("/", locale="fr-FR", worker=True)
     page.wait_for_function("navigator.serviceWorker.controller !== null")
     assert page.evaluate("navigator.serviceWorker.controller.scriptURL").endswith("?lang=fr")
     [(french, words)] = page.evaluate(KEPT)

@@ -42,10 +42,13 @@ def fits_phone(page: Any) -> None:
 
 
 def test_two_players_play_a_round_and_see_the_results(pages: Pages, shot: Shot) -> None:
-    ann = pages.open("/", motion=True)  # cards travel on her screen
+    # Both through the site's service worker, as everyone's page is after its first visit.
+    ann = pages.open("/", motion=True, worker=True)  # cards travel on her screen
     shot(ann, "home")
     code = create_room(ann, "Ann", rounds=1, timer="0")
-    bob = pages.open("/", phone=True)
+    bob = pages.open("/", phone=True, worker=True)
+    for page in (ann, bob):
+        page.wait_for_function("navigator.serviceWorker.controller !== null")
     fits_phone(bob)
     shot(bob, "home-360")
     join_from_home(bob, "Bob", code.lower().replace("-", ""))  # as someone might type it
