@@ -35,14 +35,19 @@ lint: $(VENV)/.dev
 typecheck: $(VENV)/.dev
 	$(BIN)/mypy --strict app
 
+# Compiled modules, pytest's rewritten test modules among them, are written (to __pycache__,
+# which git ignores) even where PYTHONDONTWRITEBYTECODE is set: otherwise every test process
+# and server compiles them all again, half of a test process's start.
+TEST_ENV := PYTHONDONTWRITEBYTECODE=
+
 unit: $(VENV)/.dev
-	$(BIN)/pytest -n $(WORKERS) --dist loadscope --no-loadscope-reorder
+	$(TEST_ENV) $(BIN)/pytest -n $(WORKERS) --dist loadscope --no-loadscope-reorder
 
 test: lint typecheck unit
 
 # The browser tests again, saving a picture of every page and stage in tests/e2e/screenshots/.
 screenshots: $(VENV)/.dev
-	SCREENSHOTS=1 $(BIN)/pytest -n $(WORKERS) --dist loadscope tests/e2e
+	SCREENSHOTS=1 $(TEST_ENV) $(BIN)/pytest -n $(WORKERS) --dist loadscope tests/e2e
 
 bench: $(VENV)/.dev
 	$(BIN)/python -m bench.scoring
