@@ -81,6 +81,30 @@ def end_group(process: Process) -> None:
     process.wait()
 
 
+def listens(pid: int, port: int) -> bool | None:
+    """Whether process ``pid`` holds the socket listening on TCP ``port`` (IPv4); None where
+    /proc cannot tell."""
+    try:
+        rows = Path("/proc/net/tcp").read_text().splitlines()[1:]
+    except OSError:
+        return None
+    try:
+        descriptors = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return False  # gone
+    listening = {
+        fields[9]
+        for fields in (row.split() for row in rows)
+        if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port
+    }
+    for descriptor in descriptors:
+        with contextlib.suppress(OSError):
+            target = os.readlink(f"/proc/{pid}/fd/{descriptor}")
+            if target.startswith("socket:[") and target[8:-1] in listening:
+                return True
+    return False
+
+
 class PortTaken(RuntimeError):
     """The server could not listen: another process took its port between the probe and it."""
 
@@ -125,10 +149,16 @@ class Server:
                     raise PortTaken(f"port {self.port} was taken:\n{said}")
                 raise RuntimeError(f"server exited early:\n{said}")
             try:
-                if httpx.get(self.url + "/healthz", timeout=1).status_code == 200:
-                    return
+                answered = httpx.get(self.url + "/healthz", timeout=1).status_code == 200
             except httpx.TransportError:
                 time.sleep(0.05)
+                continue
+            # Another server may have taken the port between the probe and this one: the
+            # answer is then that server's, while this one is on its way out.
+            if answered and listens(self.process.pid, self.port) is False:
+                raise PortTaken(f"port {self.port} is another process's")
+            if answered:
+                return
         raise RuntimeError(f"server did not start:\n{self.log.read_text()}")
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = 60.0) -> int:

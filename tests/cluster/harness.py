@@ -33,7 +33,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from tests.databases import postgres_database
 from tests.redis_server import TEST_REDIS_URL
 from tests.rooms.client import Client
-from tests.server import FAST, ROOT, Server, free_port, migrate, server_env
+from tests.server import FAST, ROOT, PortTaken, Server, free_port, migrate, server_env
 
 NGINX = os.environ.get("NGINX", "/usr/sbin/nginx")
 CLOSE_MOVED = 4012
@@ -130,8 +130,17 @@ class Cluster:
 
     def start(self) -> None:
         """Start every node, then nginx; wait until nginx answers."""
-        for server in self.nodes.values():
-            server.start()
+        for node, server in self.nodes.items():
+            for attempt in range(3):
+                try:
+                    server.start()
+                    break
+                except PortTaken:
+                    if attempt == 2:
+                        raise
+                    # Taken between the probe and the node: the same node on another port.
+                    port = free_port()
+                    server = self.nodes[node] = Server({**server.env, "PORT": str(port)}, port)
         config = self.folder / "nginx.conf"
         ports = {node: server.port for node, server in self.nodes.items()}
         config.write_text(nginx_config(self.front.port, ports, self.folder))
