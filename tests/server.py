@@ -153,11 +153,11 @@ class Server:
             except httpx.TransportError:
                 time.sleep(0.05)
                 continue
-            # Another server may have taken the port between the probe and this one: the
-            # answer is then that server's, while this one is on its way out.
-            if answered and listens(self.process.pid, self.port) is False:
-                raise PortTaken(f"port {self.port} is another process's")
             if answered:
+                # Another server may have taken the port between the probe and this one: the
+                # answer is then that server's, while this one is on its way out.
+                if listens(self.process.pid, self.port) is False:
+                    raise PortTaken(f"port {self.port} is another process's")
                 return
         raise RuntimeError(f"server did not start:\n{self.log.read_text()}")
 
@@ -314,23 +314,27 @@ def migrate(database_url: str) -> None:
             shutil.copyfile(part, path.with_name(path.name + part.name[len(template.name) :]))
 
 
+def start_server(env: dict[str, str], tries: int = 3) -> Server:
+    """A started server with ``env`` on a free port (PORT is set here); on another one when the
+    port was taken between the probe and the server, up to ``tries`` ports in all."""
+    port = free_port()
+    server = Server({**env, "PORT": str(port)}, port)
+    try:
+        server.start()
+    except PortTaken:
+        if tries == 1:
+            raise
+        return start_server(env, tries - 1)
+    return server
+
+
 @contextmanager
 def running_server(database_url: str | None = None, **overrides: str) -> Iterator[Server]:
     """A server with settings ``overrides`` on a migrated database (by default a new SQLite)."""
     with tempfile.TemporaryDirectory() as folder:
         url = database_url or f"sqlite+aiosqlite:///{folder}/spectrum.db"
         migrate(url)
-        for attempt in range(3):
-            port = free_port()
-            env = server_env(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=url, **overrides)
-            server = Server(env, port)
-            try:
-                server.start()
-            except PortTaken:
-                if attempt == 2:
-                    raise
-                continue
-            break
+        server = start_server(server_env(HOST="127.0.0.1", DATABASE_URL=url, **overrides))
         try:
             yield server
         finally:

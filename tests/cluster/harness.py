@@ -33,7 +33,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from tests.databases import postgres_database
 from tests.redis_server import TEST_REDIS_URL
 from tests.rooms.client import Client
-from tests.server import FAST, ROOT, PortTaken, Server, free_port, migrate, server_env
+from tests.server import FAST, ROOT, Server, free_port, migrate, server_env, start_server
 
 NGINX = os.environ.get("NGINX", "/usr/sbin/nginx")
 CLOSE_MOVED = 4012
@@ -102,13 +102,13 @@ class Cluster:
         tag = secrets.token_hex(2)
         self.name = f"test-{tag}"
         self.ids = [f"t{tag}-{n}" for n in range(1, count + 1)]
+        # Each node's environment; its port is chosen as it starts.
+        self.envs: dict[str, dict[str, str]] = {}
         self.nodes: dict[str, Server] = {}
         for index, node in enumerate(self.ids):
-            port = free_port()
             settings = {
                 **FAST,
                 "HOST": "127.0.0.1",
-                "PORT": str(port),
                 "DATABASE_URL": database_url,
                 "REDIS_URL": TEST_REDIS_URL,
                 "NODE_ID": node,
@@ -123,24 +123,15 @@ class Cluster:
                 **env,
                 **(node_env or {}).get(index, {}),
             }
-            self.nodes[node] = Server(server_env(**settings), port)
+            self.envs[node] = server_env(**settings)
         self.folder = folder
         self.front = Front(free_port())
         self.nginx: subprocess.Popen[bytes] | None = None
 
     def start(self) -> None:
         """Start every node, then nginx; wait until nginx answers."""
-        for node, server in self.nodes.items():
-            for attempt in range(3):
-                try:
-                    server.start()
-                    break
-                except PortTaken:
-                    if attempt == 2:
-                        raise
-                    # Taken between the probe and the node: the same node on another port.
-                    port = free_port()
-                    server = self.nodes[node] = Server({**server.env, "PORT": str(port)}, port)
+        for node, env in self.envs.items():
+            self.nodes[node] = start_server(env)
         config = self.folder / "nginx.conf"
         ports = {node: server.port for node, server in self.nodes.items()}
         config.write_text(nginx_config(self.front.port, ports, self.folder))

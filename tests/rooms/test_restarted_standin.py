@@ -15,7 +15,7 @@ import pytest
 
 from tests.play import play_until
 from tests.rooms.client import Client, create_room, join_room
-from tests.server import FAST, Server, free_port, migrate, server_env
+from tests.server import FAST, Server, migrate, server_env, start_server
 
 State = dict[str, Any]
 
@@ -27,11 +27,8 @@ pytestmark = pytest.mark.usefixtures("closing_clients")
 def server(database_url: str) -> Iterator[Server]:
     """A server whose stand-ins play at once for a player away on their turn."""
     migrate(database_url)
-    port = free_port()
     settings = {**FAST, "STANDIN_SECONDS": "0", "BOT_DELAY_SECONDS": "0", "BOT_WORKERS": "0"}
-    env = server_env(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=database_url, **settings)
-    started = Server(env, port)
-    started.start()
+    started = start_server(server_env(HOST="127.0.0.1", DATABASE_URL=database_url, **settings))
     try:
         yield started
     finally:

@@ -8,7 +8,7 @@ import httpx
 
 from tests.play import play_until
 from tests.rooms.client import Client, create_room, join_room
-from tests.server import FAST, Server, free_port, migrate, server_env
+from tests.server import FAST, migrate, server_env, start_server
 
 
 def comparable(state: dict[str, Any]) -> dict[str, Any]:
@@ -20,11 +20,7 @@ def comparable(state: dict[str, Any]) -> dict[str, Any]:
 
 async def test_sigkill_mid_round_loses_nothing(database_url: str) -> None:
     migrate(database_url)
-    port = free_port()
-    server = Server(
-        server_env(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=database_url, **FAST), port
-    )
-    server.start()
+    server = start_server(server_env(HOST="127.0.0.1", DATABASE_URL=database_url, **FAST))
     try:
         room = create_room(server, "Ann", rounds=3, turn_seconds=0)
         seats = [room] + [join_room(server, room["code"], name) for name in ("Bob", "Cy")]
