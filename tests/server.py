@@ -27,6 +27,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
 
 from app.config import Settings
+from tests import fetch
 from tests.databases import TEST_DATABASE_URL, admin, fetch_value
 from tests.zygote import Forked, Zygote
 
@@ -149,7 +150,7 @@ class Server:
                     raise PortTaken(f"port {self.port} was taken:\n{said}")
                 raise RuntimeError(f"server exited early:\n{said}")
             try:
-                answered = httpx.get(self.url + "/healthz", timeout=1).status_code == 200
+                answered = fetch.get(self.url + "/healthz", timeout=1).status_code == 200
             except httpx.TransportError:
                 time.sleep(0.05)
                 continue

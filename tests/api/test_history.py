@@ -19,6 +19,7 @@ from app.rooms.settings import RoomSettings
 from app.rooms.store import FinishedRound
 from app.storage.db import make_engine
 from app.storage.store import DatabaseStore
+from tests import fetch
 from tests.databases import BACKENDS, fresh_database
 from tests.server import Server, migrate, running_server
 
@@ -113,7 +114,7 @@ def history(
 
 
 def get(server: Server, path: str, **params: Any) -> httpx.Response:
-    return httpx.get(f"{server.url}{path}", params=params)
+    return fetch.get(f"{server.url}{path}", params=params)
 
 
 def test_matches_newest_first_with_cursor_pages(history: tuple[Server, Played]) -> None:

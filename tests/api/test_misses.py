@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
+from tests import fetch
 from tests.rooms.client import closed_with
 from tests.server import Server, running_server
 
@@ -26,23 +26,23 @@ async def test_every_lookup_counts_unknown_codes_and_refuses_past_the_limit(
     guarded_server: Server,
 ) -> None:
     url = guarded_server.url
-    room = httpx.post(url + "/api/rooms", json={"name": "Ann"}).json()
-    assert [httpx.get(f"{url}/r/2345-678{n}").status_code for n in (2, 3)] == [200, 200]
+    room = fetch.post(url + "/api/rooms", json={"name": "Ann"}).json()
+    assert [fetch.get(f"{url}/r/2345-678{n}").status_code for n in (2, 3)] == [200, 200]
     closed, _ = await closed_with(guarded_server, "2345-6784", {"type": "hello", "spectate": True})
     assert closed == 4004
-    page = httpx.get(f"{url}/r/2345-6785")
-    answer = httpx.get(f"{url}/api/rooms/2345-6786")
+    page = fetch.get(f"{url}/r/2345-6785")
+    answer = fetch.get(f"{url}/api/rooms/2345-6786")
     assert page.status_code == answer.status_code == 429
     assert page.headers["content-type"] == answer.headers["content-type"] == "application/json"
     assert page.json() == answer.json()
     assert page.json()["code"] == "too_many_misses"
-    assert httpx.get(f"{url}/api/rooms/2345-6787/qr.svg").status_code == 429
-    assert httpx.post(f"{url}/api/rooms/2345-6788/join", json={"name": "Bo"}).status_code == 429
+    assert fetch.get(f"{url}/api/rooms/2345-6787/qr.svg").status_code == 429
+    assert fetch.post(f"{url}/api/rooms/2345-6788/join", json={"name": "Bo"}).status_code == 429
     closed, _ = await closed_with(guarded_server, "2345-6789", {"type": "hello", "spectate": True})
     assert closed == 4029
     # A room that exists is found as ever: only unknown codes are counted and refused.
-    known = httpx.get(f"{url}/r/{room['code']}")
+    known = fetch.get(f"{url}/r/{room['code']}")
     assert known.status_code == 200
     assert known.text == (FRONTEND / "index.html").read_text()
-    assert httpx.get(f"{url}/api/rooms/{room['code']}/qr.svg").status_code == 200
-    assert httpx.get(f"{url}/api/rooms/{room['code']}").status_code == 200
+    assert fetch.get(f"{url}/api/rooms/{room['code']}/qr.svg").status_code == 200
+    assert fetch.get(f"{url}/api/rooms/{room['code']}").status_code == 200

@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 from urllib.parse import quote
 
-import httpx
 import pytest
 
+from tests import fetch
 from tests.server import Server
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
@@ -73,43 +73,43 @@ CLIENT_PATHS = ["/", "/r/ABCD-EFGH", "/history", "/matches/x1", "/players/Ann", 
 
 @pytest.mark.parametrize("path", [*CLIENT_PATHS, "/rules"])
 def test_every_client_path_serves_the_page(server: Server, path: str) -> None:
-    response = httpx.get(server.url + path)
+    response = fetch.get(server.url + path)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
     assert response.text == (FRONTEND / "index.html").read_text()
 
 
 def test_client_files_are_served_with_their_types(server: Server) -> None:
-    script = httpx.get(server.url + "/static/js/app.js")
+    script = fetch.get(server.url + "/static/js/app.js")
     assert script.status_code == 200
     assert "javascript" in script.headers["content-type"]
     assert script.content == (FRONTEND / "js" / "app.js").read_bytes()
-    style = httpx.get(server.url + "/static/css/app.css")
+    style = fetch.get(server.url + "/static/css/app.css")
     assert style.headers["content-type"].startswith("text/css")
-    assert httpx.get(server.url + "/static/js/nothing.js").status_code == 404
-    assert httpx.get(server.url + "/static/../app/config.py").status_code == 404
+    assert fetch.get(server.url + "/static/js/nothing.js").status_code == 404
+    assert fetch.get(server.url + "/static/../app/config.py").status_code == 404
 
 
 def test_a_room_link_comes_as_an_svg_qr_code(server: Server) -> None:
-    room = httpx.post(server.url + "/api/rooms", json={"name": "Ann"}).json()
-    response = httpx.get(f"{server.url}/api/rooms/{room['code']}/qr.svg")
+    room = fetch.post(server.url + "/api/rooms", json={"name": "Ann"}).json()
+    response = fetch.get(f"{server.url}/api/rooms/{room['code']}/qr.svg")
     assert response.status_code == 200
     assert response.headers["content-type"] == "image/svg+xml"
     assert response.text.startswith("<svg")
     assert f"Link to room {room['code']}" in response.text
     assert room["token"] not in response.text
-    missing = httpx.get(f"{server.url}/api/rooms/2222-2222/qr.svg")
+    missing = fetch.get(f"{server.url}/api/rooms/2222-2222/qr.svg")
     assert missing.status_code == 404
     assert missing.json()["code"] == "no_room"
 
 
 def test_an_unknown_page_is_the_clients_not_found_page(server: Server) -> None:
-    page = httpx.get(server.url + "/no/such/page", headers={"Accept": "text/html"})
+    page = fetch.get(server.url + "/no/such/page", headers={"Accept": "text/html"})
     assert page.status_code == 404
     assert page.headers["content-type"].startswith("text/html")
     assert page.text == (FRONTEND / "index.html").read_text()
     for path in ("/api/no-such-thing", "/static/js/nothing.js"):
-        missing = httpx.get(server.url + path, headers={"Accept": "text/html"})
+        missing = fetch.get(server.url + path, headers={"Accept": "text/html"})
         assert missing.status_code == 404
         assert missing.headers["content-type"] == "application/json"
 
@@ -117,10 +117,10 @@ def test_an_unknown_page_is_the_clients_not_found_page(server: Server) -> None:
 @pytest.mark.parametrize("name", ["Zoë / Ω?#名前", "a/b", "?", "#1"])
 def test_a_player_page_and_its_api_take_any_name(server: Server, name: str) -> None:
     path = quote(name, safe="")
-    page = httpx.get(f"{server.url}/players/{path}")
+    page = fetch.get(f"{server.url}/players/{path}")
     assert page.status_code == 200
     assert page.text == (FRONTEND / "index.html").read_text()
-    player = httpx.get(f"{server.url}/api/players/{path}")
+    player = fetch.get(f"{server.url}/api/players/{path}")
     assert player.status_code == 404
     assert player.json()["code"] == "no_player"
     assert player.json()["detail"] == f"nobody called {name} has played here"
@@ -130,7 +130,7 @@ def test_a_player_page_and_its_api_take_any_name(server: Server, name: str) -> N
 def test_the_service_worker_is_served_at_the_root_with_the_shell_it_keeps(
     server: Server, asked: str, kept: str
 ) -> None:
-    answer = httpx.get(server.url + "/sw.js", params={"lang": asked} if asked else None)
+    answer = fetch.get(server.url + "/sw.js", params={"lang": asked} if asked else None)
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("text/javascript")
     assert answer.headers["cache-control"] == "no-cache"
@@ -155,11 +155,11 @@ def test_the_service_worker_is_served_at_the_root_with_the_shell_it_keeps(
     )
     assert f"/static/js/lang/{kept}.js" in shell
     for path in shell:
-        assert httpx.get(server.url + path).status_code == 200, path
+        assert fetch.get(server.url + path).status_code == 200, path
 
 
 def test_the_manifest_is_served_as_a_web_app_manifest(server: Server) -> None:
-    answer = httpx.get(server.url + "/manifest.webmanifest")
+    answer = fetch.get(server.url + "/manifest.webmanifest")
     assert answer.status_code == 200
     assert answer.headers["content-type"] == "application/manifest+json"
     manifest = answer.json()
@@ -179,7 +179,7 @@ def test_each_hand_the_rules_page_draws_scores_as_it_is_labelled(server: Server)
     table = re.findall(r"^\| (\d) \| (\w+) \| (\d+) \|$", (FRONTEND / "rules.md").read_text(), re.M)
     assert [hand[:3] for hand in hands] == [*table, ("0", "", "-5")]
     for complete, sequence, points, cards in hands:
-        score = httpx.post(server.url + "/api/score", json={"cards": cards.split()}).json()
+        score = fetch.post(server.url + "/api/score", json={"cards": cards.split()}).json()
         assert len(score["complete"]) == int(complete), cards
         assert (score["sequence"] or "") == sequence, cards
         assert score["points"] == int(points), cards

@@ -16,6 +16,7 @@ import pytest
 
 from app.engine.cards import parse_card
 from app.engine.variant import Variant
+from tests import fetch
 from tests.databases import BACKENDS, fresh_database
 from tests.replays import new_key, play_match, replayed_hands
 from tests.server import FAST, Server, running_server
@@ -65,7 +66,7 @@ def played(
 
 
 def get(server: Server, path: str, **params: Any) -> httpx.Response:
-    return httpx.get(f"{server.url}{path}", params=params)
+    return fetch.get(f"{server.url}{path}", params=params)
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
@@ -172,7 +173,7 @@ def test_bad_requests_are_refused_plainly(played: Played) -> None:
     assert get(server, "/api/matches", player="Ann", tag="0" * 12).json()["matches"] == []
     for key in ("short", "A" * 64, "g" * 64, "0" * 65, 7):
         body = {"name": "Zed", "key": key}
-        refused = httpx.post(f"{server.url}/api/rooms", json=body)
+        refused = fetch.post(f"{server.url}/api/rooms", json=body)
         assert refused.status_code == 422, key
         assert refused.json()["detail"][0]["loc"] == ["body", "key"]
     board = get(server, "/api/leaderboard", limit=100).json()["players"]

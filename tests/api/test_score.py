@@ -1,6 +1,7 @@
 import httpx
 import pytest
 
+from tests import fetch
 from tests.server import Server
 
 TRIPO = ["1-circle-violet", "2-crescent-cyan", "3-triangle-yellow", "4-square-orange", "5-star-red"]
@@ -8,7 +9,7 @@ DUO = ["1-star-red", "2-square-orange", "4-crescent-cyan", "5-circle-violet", "3
 
 
 def post(server: Server, body: object) -> httpx.Response:
-    return httpx.post(f"{server.url}/api/score", json=body)
+    return fetch.post(f"{server.url}/api/score", json=body)
 
 
 def test_five_cards(server: Server) -> None:
@@ -65,7 +66,7 @@ def test_malformed_bodies_get_422(server: Server, body: object) -> None:
 def test_oversized_bodies_get_413(server: Server) -> None:
     response = post(server, {"cards": ["1-circle-violet"] * 10_000})
     assert response.status_code == 413
-    streamed = httpx.post(
+    streamed = fetch.post(
         f"{server.url}/api/score",
         content=iter([b'{"cards": [' + b'"1-circle-violet",' * 5000 + b'"x"]}']),
         headers={"content-type": "application/json"},

@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from tests import fetch
 from tests.cluster.harness import ClusterClient, Front, back_at_table, play_moves, table
 from tests.play import play_until
 
@@ -30,7 +31,7 @@ def wait_for_nginx() -> None:
     deadline = time.monotonic() + 120
     while True:
         try:
-            if httpx.get(f"{FRONT.url}/readyz", timeout=5).status_code == 200:
+            if fetch.get(f"{FRONT.url}/readyz", timeout=5).status_code == 200:
                 return
         except httpx.TransportError:
             pass

@@ -30,6 +30,7 @@ import redis
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
+from tests import fetch
 from tests.databases import postgres_database
 from tests.redis_server import TEST_REDIS_URL
 from tests.rooms.client import Client
@@ -83,7 +84,7 @@ class Front:
 
     def api(self, method: str, path: str, body: Any = None) -> httpx.Response:
         """One request through nginx, following redirects to the node that answers it."""
-        return httpx.request(
+        return fetch.request(
             method, f"{self.url}{path}", json=body, follow_redirects=True, timeout=30
         )
 
@@ -146,7 +147,7 @@ class Cluster:
             if self.nginx.poll() is not None:
                 raise RuntimeError(f"nginx exited: {self.nginx_log()}")
             with contextlib.suppress(httpx.TransportError):
-                if httpx.get(f"{self.front.url}/healthz", timeout=2).status_code == 200:
+                if fetch.get(f"{self.front.url}/healthz", timeout=2).status_code == 200:
                     return
             time.sleep(0.1)
         raise RuntimeError(f"nginx did not answer: {self.nginx_log()}")
@@ -205,7 +206,7 @@ class Cluster:
 
     def metrics(self, node: str) -> dict[str, float]:
         """A node's own metrics (asked directly), by name with labels."""
-        text = httpx.get(f"{self.nodes[node].url}/metrics", timeout=10).text
+        text = fetch.get(f"{self.nodes[node].url}/metrics", timeout=10).text
         values = {}
         for line in text.splitlines():
             if line and not line.startswith("#"):

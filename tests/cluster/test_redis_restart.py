@@ -7,8 +7,7 @@ import asyncio
 import random
 import time
 
-import httpx
-
+from tests import fetch
 from tests.cluster.harness import back_at_table, play_moves, private_redis, running_cluster, table
 from tests.cluster.test_failover import rounds_in_history, seated
 
@@ -16,7 +15,7 @@ from tests.cluster.test_failover import rounds_in_history, seated
 def wait_until_ready(url: str) -> dict[str, object]:
     deadline = time.monotonic() + 60
     while True:
-        answer = httpx.get(f"{url}/readyz", timeout=10)
+        answer = fetch.get(f"{url}/readyz", timeout=10)
         if answer.status_code == 200:
             body: dict[str, object] = answer.json()
             return body

@@ -10,10 +10,10 @@ import contextlib
 import random
 from collections.abc import Iterator
 
-import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 
+from tests import fetch
 from tests.cluster.harness import CLOSE_MOVED, Cluster, ClusterClient, running_cluster
 from tests.play import play_until
 
@@ -78,7 +78,7 @@ async def test_a_socket_at_a_node_that_does_not_own_the_room_is_sent_to_the_owne
     await client.connect()
     assert client.node_paths[-1] in (room["socket"], f"/ws/rooms/{room['code']}")
     # Any node answers the room's HTTP routes, sending requests on to the owner.
-    info = httpx.get(
+    info = fetch.get(
         f"{cluster.front.url}/n/{other}/api/rooms/{room['code']}", follow_redirects=False
     )
     assert info.status_code == 307

@@ -13,11 +13,11 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import httpx
 from alembic import command
 from alembic.config import Config
 
 from app.rooms.patch import diff
+from tests import fetch
 from tests.rooms.client import Client, Refused, create_room, join_room
 from tests.server import FAST, ROOT, Server, free_port, server_env
 
@@ -103,7 +103,7 @@ def new_server(database_url: str, **settings: str) -> Server:
 
 def ready(server: Server) -> bool:
     """Whether /readyz says ready."""
-    return httpx.get(f"{server.url}/readyz", timeout=10).status_code == 200
+    return fetch.get(f"{server.url}/readyz", timeout=10).status_code == 200
 
 
 async def until(condition: Any, timeout: float = 60, what: str = "the condition") -> None:
@@ -211,7 +211,7 @@ class Table:
         """Every round shown is stored exactly once, with the totals shown."""
         shown = self.state["results"]
         match_id = self.state["match_id"]
-        stored = httpx.get(f"{self.server.url}/api/matches/{match_id}", timeout=10).json()
+        stored = fetch.get(f"{self.server.url}/api/matches/{match_id}", timeout=10).json()
         numbers = [played["number"] for played in stored["rounds"]]
         assert numbers == [result["number"] for result in shown], (numbers, shown)
         for played, result in zip(stored["rounds"], shown, strict=True):

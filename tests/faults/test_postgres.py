@@ -10,8 +10,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-import httpx
-
+from tests import fetch
 from tests.databases import postgres_database
 from tests.faults.proxy import Proxy, proxy_to
 from tests.faults.table import HELD, Table, new_server, ready, told_held, until
@@ -118,7 +117,7 @@ async def test_sigterm_while_the_database_is_away_keeps_the_held_move() -> None:
         table.restarts += 1
         await table.play_until(lambda s: s["status"] == "finished")
         table.check_history()
-        response = httpx.get(f"{server.url}/readyz")
+        response = fetch.get(f"{server.url}/readyz")
         assert response.status_code == 200
         table.report("PostgreSQL blackholed, then SIGTERM (outbox)")
         await table.close()

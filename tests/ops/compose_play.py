@@ -15,8 +15,7 @@ import random
 import sys
 from typing import Any
 
-import httpx
-
+from tests import fetch
 from tests.play import play_until
 from tests.rooms.client import Client, close_all, open_table
 from tests.server import Server
@@ -47,15 +46,15 @@ async def rest_of_match(first: dict[str, Any]) -> dict[str, Any]:
     final = clients[0].state
     assert final is not None
     await close_all()
-    listing = httpx.get(f"{SERVER.url}/api/matches", params={"player": "P0"}).json()
+    listing = fetch.get(f"{SERVER.url}/api/matches", params={"player": "P0"}).json()
     (match,) = listing["matches"]
-    detail = httpx.get(f"{SERVER.url}/api/matches/{match['id']}").json()
+    detail = fetch.get(f"{SERVER.url}/api/matches/{match['id']}").json()
     return {"totals": _totals(final), "rounds": len(detail["rounds"]), "match": match["id"]}
 
 
 def history(match_id: str) -> dict[str, Any]:
     """What the history holds of a match."""
-    detail = httpx.get(f"{SERVER.url}/api/matches/{match_id}").json()
+    detail = fetch.get(f"{SERVER.url}/api/matches/{match_id}").json()
     return {"rounds": len(detail["rounds"])}
 
 

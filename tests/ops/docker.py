@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests import fetch
 from tests.server import ROOT, Server
 
 IMAGE = "spectrum-online:test"
@@ -116,7 +117,7 @@ class Container:
 
     def ready(self) -> bool:
         try:
-            return httpx.get(f"{self.server.url}/readyz", timeout=2).status_code == 200
+            return fetch.get(f"{self.server.url}/readyz", timeout=2).status_code == 200
         except httpx.TransportError:
             return False
 

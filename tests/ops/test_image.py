@@ -17,10 +17,10 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from app.storage.migrations import head_revision
+from tests import fetch
 from tests.databases import fetch_value, postgres_database
 from tests.ops.docker import (
     STOP_SECONDS,
@@ -75,8 +75,8 @@ def test_plays_survives_restart_and_stops_cleanly_on_postgres(image: str) -> Non
         container(image, "spectrum-test-pg", free_port(), {"DATABASE_URL": url}) as box,
     ):
         box.wait_ready()
-        assert httpx.get(f"{box.server.url}/healthz").json() == {"status": "ok"}
-        assert httpx.get(f"{box.server.url}/readyz").json()["migrations"] == head_revision()
+        assert fetch.get(f"{box.server.url}/healthz").json() == {"status": "ok"}
+        assert fetch.get(f"{box.server.url}/readyz").json()["migrations"] == head_revision()
 
         async def before_restart() -> tuple[str, list[str], dict[str, Any], list[Any]]:
             code, tokens, clients = await seated_pair(box, rounds=2, turn_seconds=0)
@@ -125,9 +125,9 @@ def test_plays_survives_restart_and_stops_cleanly_on_postgres(image: str) -> Non
 
         docker("start", box.name)
         box.wait_ready()
-        listing = httpx.get(f"{box.server.url}/api/matches", params={"player": "Ann"}).json()
+        listing = fetch.get(f"{box.server.url}/api/matches", params={"player": "Ann"}).json()
         (match,) = listing["matches"]
-        detail = httpx.get(f"{box.server.url}/api/matches/{match['id']}").json()
+        detail = fetch.get(f"{box.server.url}/api/matches/{match['id']}").json()
         assert len(detail["rounds"]) == 2
         assert [seat["total"] for seat in detail["players"]] == totals
         assert detail["status"] == "finished"
@@ -169,7 +169,7 @@ def test_sqlite_default_health_check_and_user(image: str, volume: str) -> None:
         room = create_room(box.server, "Ann", rounds=1)
         docker("restart", "-t", str(STOP_SECONDS), box.name, timeout=STOP_SECONDS + 60)
         box.wait_ready()
-        answer = httpx.get(f"{box.server.url}/api/rooms/{room['code']}")
+        answer = fetch.get(f"{box.server.url}/api/rooms/{room['code']}")
         assert answer.status_code == 200, answer.text
         assert [seat["name"] for seat in answer.json()["players"]] == ["Ann"]
     listing = docker(

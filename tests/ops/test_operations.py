@@ -5,9 +5,9 @@ import json
 import random
 import time
 
-import httpx
 from websockets.asyncio.client import connect
 
+from tests import fetch
 from tests.play import play_until
 from tests.rooms.client import Client, create_room, join_room
 from tests.server import FAST, running_server
@@ -24,8 +24,8 @@ def metric(text: str, name: str) -> float:
 
 async def test_metrics_logs_and_health() -> None:
     with running_server(**FAST, LOG_JSON="true", LOG_LEVEL="debug") as server:
-        assert httpx.get(f"{server.url}/healthz").json() == {"status": "ok"}
-        ready = httpx.get(f"{server.url}/readyz").json()
+        assert fetch.get(f"{server.url}/healthz").json() == {"status": "ok"}
+        ready = fetch.get(f"{server.url}/readyz").json()
         assert ready["status"] == "ready"
         assert ready["backlog"] == 0
 
@@ -42,7 +42,7 @@ async def test_metrics_logs_and_health() -> None:
         await play_until(clients, rng, lambda s: s["status"] == "finished", knock_chance=0.2)
         await clients[1].send({"type": "knock"})  # refused: the round is over
 
-        text = httpx.get(f"{server.url}/metrics").text
+        text = fetch.get(f"{server.url}/metrics").text
         assert metric(text, "spectrum_rooms") == 1
         assert metric(text, 'spectrum_connections{role="player"}') == 2
         assert metric(text, 'spectrum_connections{role="spectator"}') == 1
@@ -61,7 +61,7 @@ async def test_metrics_logs_and_health() -> None:
             await ws.wait_closed()
         deadline = time.monotonic() + 30  # each handler ends after its close handshake
         while True:
-            text = httpx.get(f"{server.url}/metrics").text
+            text = fetch.get(f"{server.url}/metrics").text
             if metric(text, "spectrum_sockets_open") == 0 or time.monotonic() > deadline:
                 break
             await asyncio.sleep(0.05)

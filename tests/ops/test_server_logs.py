@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 
-import httpx
 import pytest
 from websockets.asyncio.client import connect
 
+from tests import fetch
 from tests.rooms.client import Client, card_ids_in, close_all, create_room, join_room
 from tests.server import FAST, running_server
 
@@ -22,7 +22,7 @@ async def test_no_token_hand_or_query_string_reaches_the_log(level: str) -> None
         bob = join_room(server, room["code"], "Bob")
         secrets = [room["token"], bob["token"]]
         # Tokens in query strings, which the server ignores but a client may still send.
-        httpx.get(f"{server.url}/api/rooms/{room['code']}?token={secrets[0]}")
+        fetch.get(f"{server.url}/api/rooms/{room['code']}?token={secrets[0]}")
         url = f"{server.ws_url}/ws/rooms/{room['code']}?token={secrets[1]}&x=1"
         for spelling in SPELLINGS:
             async with connect(url, compression=None) as ws:

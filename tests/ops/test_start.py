@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from app.storage.migrations import head_revision
+from tests import fetch
 from tests.databases import fetch_value, postgres_database, set_connections_allowed
 from tests.server import ROOT, end_group, free_port, migrate, server_env
 
@@ -57,7 +58,7 @@ def wait_until_ready(process: subprocess.Popen[bytes], port: int, log: Path) -> 
     while True:
         assert process.poll() is None, log.read_text()
         try:
-            ready = httpx.get(f"http://127.0.0.1:{port}/readyz", timeout=2)
+            ready = fetch.get(f"http://127.0.0.1:{port}/readyz", timeout=2)
             if ready.status_code == 200:
                 body: dict[str, object] = ready.json()
                 return body

@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 import signal
 
-import httpx
 import pytest
 
+from tests import fetch
 from tests.play import play_until
 from tests.rooms.client import Client, Refused, create_room, join_room
 from tests.server import Server
@@ -65,7 +65,7 @@ async def test_the_chat_survives_a_killed_server_and_stays_out_of_the_history(
     await ann.wait_for(lambda s: s["chat"]["lines"][-1]["text"] == "after the restart")
     assert [line["n"] for line in ann.view["chat"]["lines"]] == [0, 1, 2, 3]
 
-    stored = httpx.get(f"{own_server.url}/api/matches/{match_id}")
+    stored = fetch.get(f"{own_server.url}/api/matches/{match_id}")
     assert stored.status_code == 200
     assert stored.json()["status"] == "finished"
     for words in ("onerror", "good luck", "after the restart", "🎉", '"chat"'):

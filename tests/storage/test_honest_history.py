@@ -1,8 +1,7 @@
 """A restart never rewrites history: a finished match keeps its end time, and its rounds their
 results, though the room writes its match's rounds again when it comes back."""
 
-import httpx
-
+from tests import fetch
 from tests.faults.table import Table, new_server, ready, until
 
 
@@ -16,7 +15,7 @@ async def test_a_restart_keeps_a_finished_match_as_it_was(database_url: str) -> 
         await table.play_until(lambda s: s["status"] == "finished")
         await table.close()
         address = f"{server.url}/api/matches/{table.state['match_id']}"
-        before = httpx.get(address).json()
+        before = fetch.get(address).json()
         assert before["status"] == "finished"
         assert before["ended_at"] is not None
         table.check_history()
@@ -24,8 +23,8 @@ async def test_a_restart_keeps_a_finished_match_as_it_was(database_url: str) -> 
         server.stop()
         server.start()
         await until(lambda: ready(server), 60, "/readyz ready after the restart")
-        assert table.code in httpx.get(f"{server.url}/api/rooms/{table.code}").text
-        after = httpx.get(address).json()
+        assert table.code in fetch.get(f"{server.url}/api/rooms/{table.code}").text
+        after = fetch.get(address).json()
         assert after == before
     finally:
         server.stop()

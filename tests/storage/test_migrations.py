@@ -3,7 +3,6 @@ import random
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
@@ -23,6 +22,7 @@ from app.storage.migrations import (
     known_revisions,
 )
 from app.storage.models import Base
+from tests import fetch
 from tests.server import ROOT, running_server
 
 
@@ -266,22 +266,22 @@ def test_rounds_and_seats_stored_before_moves_and_keys(database_url: str) -> Non
 
     # At the newest revision, the server shows the round as before, and says it has no replay.
     with running_server(database_url) as server:
-        stored = httpx.get(f"{server.url}/api/matches/{match_id}").json()
+        stored = fetch.get(f"{server.url}/api/matches/{match_id}").json()
         assert stored["rounds"][0]["moves"] is None
         assert [hand["cards"] for hand in stored["rounds"][0]["hands"]] == [
             card_ids(hand) for hand in match.results[0].hands
         ]
-        refused = httpx.get(f"{server.url}/api/matches/{match_id}/rounds/1/moves")
+        refused = fetch.get(f"{server.url}/api/matches/{match_id}/rounds/1/moves")
         assert refused.status_code == 409
         assert refused.json() == {
             "code": "no_moves",
             "detail": "round 1 was stored before moves were kept: it has no replay",
         }
-        board = httpx.get(f"{server.url}/api/leaderboard").json()["players"]
+        board = fetch.get(f"{server.url}/api/leaderboard").json()["players"]
         assert [(line["name"], line["tag"]) for line in board] == [("Ann", None)]
-        ann = httpx.get(f"{server.url}/api/players/Ann").json()
+        ann = fetch.get(f"{server.url}/api/players/Ann").json()
         assert (ann["matches"], ann["tag"], ann["others"]) == (1, None, [])
-        assert httpx.get(f"{server.url}/api/players/Ann", params={"tag": ""}).json() == ann
+        assert fetch.get(f"{server.url}/api/players/Ann", params={"tag": ""}).json() == ann
 
 
 async def _seats_before(url: str) -> list[tuple[Any, ...]]:

@@ -4,8 +4,7 @@ acknowledged and play goes on; every round shown is stored once, with the totals
 
 import tempfile
 
-import httpx
-
+from tests import fetch
 from tests.databases import postgres_database, set_connections_allowed
 from tests.faults.table import HELD, Table, new_server, ready, told_held, until
 
@@ -38,7 +37,7 @@ async def test_a_move_waits_for_the_database_and_is_shown_when_it_returns() -> N
                 await until(lambda: "refused" in other.answers, 30, "the refusal")
                 assert other.answers["refused"]["code"] == HELD
                 await until(lambda: not ready(server), 30, "/readyz saying not ready")
-                problems = httpx.get(f"{server.url}/readyz").json()["problems"]
+                problems = fetch.get(f"{server.url}/readyz").json()["problems"]
                 assert any("failing" in problem for problem in problems), problems
             finally:
                 set_connections_allowed(url, True)
@@ -47,7 +46,7 @@ async def test_a_move_waits_for_the_database_and_is_shown_when_it_returns() -> N
             await until(lambda: ready(server), 60, "/readyz saying ready again")
             await table.play_until(lambda s: s["status"] == "finished")
             table.check_history()
-            stored = httpx.get(f"{server.url}/api/matches/{table.state['match_id']}").json()
+            stored = fetch.get(f"{server.url}/api/matches/{table.state['match_id']}").json()
             assert stored["status"] == "finished"
             await table.close()
         finally:

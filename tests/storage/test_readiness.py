@@ -5,6 +5,7 @@ import asyncio
 
 import httpx
 
+from tests import fetch
 from tests.faults.table import Table, new_server
 
 
@@ -20,7 +21,7 @@ async def test_readyz_stays_ready_while_tables_play(database_url: str) -> None:
         playing = asyncio.gather(
             *(table.play_until(lambda s: s["status"] != "playing", steps=40) for table in tables)
         )
-        async with httpx.AsyncClient(base_url=server.url, timeout=10) as client:
+        async with httpx.AsyncClient(base_url=server.url, timeout=10, verify=fetch.TLS) as client:
             while not playing.done() or len(answers) < 20:
                 answers.append((await client.get("/readyz")).status_code)
                 await asyncio.sleep(0.05)

@@ -4,8 +4,7 @@ import random
 import signal
 from typing import Any
 
-import httpx
-
+from tests import fetch
 from tests.play import play_until
 from tests.rooms.client import Client, create_room, join_room
 from tests.server import FAST, migrate, server_env, start_server
@@ -59,7 +58,7 @@ async def test_sigkill_mid_round_loses_nothing(database_url: str) -> None:
         results = clients[0].view["results"]
         assert [result["number"] for result in results] == [1, 2, 3]
 
-        stored = httpx.get(f"{server.url}/api/matches/{match_id}").json()
+        stored = fetch.get(f"{server.url}/api/matches/{match_id}").json()
         assert [played["number"] for played in stored["rounds"]] == [1, 2, 3]
         assert stored["status"] == "finished"
         for played, shown in zip(stored["rounds"], results, strict=True):
@@ -68,7 +67,7 @@ async def test_sigkill_mid_round_loses_nothing(database_url: str) -> None:
                 hand["cards"] for hand in shown["hands"]
             ]
             assert [hand["total"] for hand in played["hands"]] == shown["totals"]
-        listed = httpx.get(f"{server.url}/api/matches", params={"player": "bob"}).json()
+        listed = fetch.get(f"{server.url}/api/matches", params={"player": "bob"}).json()
         assert [match["id"] for match in listed["matches"]] == [match_id]
         for client in clients:
             await client.close()
