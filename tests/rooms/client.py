@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import itertools
 import json
 import random
 import re
-import ssl
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
@@ -21,21 +19,29 @@ from typing import Any, Generic, TypeVar
 import httpx
 import jsonpatch
 import msgpack
+import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from tests import fetch
 from tests.rooms.decoding import Tables, decode_patch
 from tests.server import Address, Server
 
 State = dict[str, Any]
+T = TypeVar("T")
 _ids = itertools.count(1)
-# One TLS context for every request: building one per request costs more than the request.
-_TLS = ssl.create_default_context()
+
+
+def clone(document: T) -> T:
+    """A copy of a JSON document (parsed from a frame), made through orjson: what
+    ``copy.deepcopy`` gives, several times sooner."""
+    copied: T = orjson.loads(orjson.dumps(document))
+    return copied
 
 
 def api(server: Server, method: str, path: str, body: Any = None) -> httpx.Response:
     """One HTTP request to the server; ``body`` is sent as JSON unless None."""
-    return httpx.request(method, f"{server.url}{path}", json=body, verify=_TLS)
+    return fetch.request(method, f"{server.url}{path}", json=body)
 
 
 class Refused(Exception):
@@ -115,8 +121,8 @@ class Peer:
         self.version = frame["version"]
         if kind == "state":
             if self.state is not None:
-                # Both copies: the live state goes on being patched in place.
-                self.resyncs.append((copy.deepcopy(self.state), copy.deepcopy(frame["state"])))
+                # The new state goes on being patched in place; the old one no longer is.
+                self.resyncs.append((self.state, clone(frame["state"])))
             self.state = frame["state"]
         elif kind == "patch":
             assert self.state is not None
@@ -337,7 +343,7 @@ async def converge(peers: Sequence[Peer], timeout: float = 30) -> State:
         views = [None if peer.state is None else public(peer.state) for peer in peers]
         first = views[0]
         if first is not None and all(view == first for view in views):
-            return copy.deepcopy(first)
+            return clone(first)
         if loop.time() > deadline:
             raise AssertionError(
                 f"no common view in {timeout} s: versions {[peer.version for peer in peers]}, "
@@ -472,7 +478,7 @@ async def expect_refusal(
     if echo is UNSET:
         echo = message.get("id") if isinstance(message, dict) else None
     assert sender.state is not None
-    kept = copy.deepcopy(sender.state)
+    kept = clone(sender.state)
     seen = {id(client): len(client.frames) for client in [sender, *others]}
     await sender.send(message)
     await sender.wait_frames(seen[id(sender)] + 1)

@@ -8,7 +8,6 @@ the protocol's documentation, must equal the standard one and a view built from 
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import itertools
 import json
@@ -32,7 +31,7 @@ from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState, Status
 from app.rooms.views import ViewBuilder
-from tests.rooms.client import Client, close_all, closed_with, create_room, join_room, public
+from tests.rooms.client import Client, clone, close_all, closed_with, create_room, join_room, public
 from tests.rooms.decoding import Tables, decode_patch
 from tests.rooms.fakes import FakeClock
 from tests.server import Server
@@ -61,7 +60,7 @@ class Follower:
         elif frame["type"] == "state" and "encoding" in frame:
             self.tables = frame["encoding"]
         if frame["type"] == "state":
-            self.document = copy.deepcopy(frame["state"])  # patched in place from here on
+            self.document = clone(frame["state"])  # patched in place from here on
         elif frame["type"] == "patch":
             self.document = _patched(self.document, frame["ops"])
         self.frames.append((text, frame))
@@ -71,7 +70,7 @@ def _patched(document: Any, ops: list[dict[str, Any]]) -> Any:
     """``document`` (one's own copy) brought up to date by ``ops`` in place: a copy of the
     whole document a frame costs more than the rest of the test. The ops are copied, so that
     nothing they hold is changed later through the document."""
-    return jsonpatch.apply_patch(document, copy.deepcopy(ops), in_place=True)
+    return jsonpatch.apply_patch(document, clone(ops), in_place=True)
 
 
 class Seeds:
@@ -214,7 +213,7 @@ async def test_compact_documents_equal_standard_ones_over_whole_matches(
         document = None
         for text, frame in follower.frames:
             if frame["type"] == "state":
-                document = copy.deepcopy(frame["state"])
+                document = clone(frame["state"])
             else:
                 assert isinstance(text, str)
                 assert text.startswith("["), "a compact connection got a standard patch"

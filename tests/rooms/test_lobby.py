@@ -5,14 +5,13 @@ tests check the room's answer it is made from; test_http and test_closing check 
 
 from __future__ import annotations
 
-import copy
 import re
 
 import pytest
 
 from app.engine.errors import IllegalAction
 from app.rooms.registry import hash_token
-from tests.rooms.client import Refused, Table
+from tests.rooms.client import Refused, Table, clone
 from tests.rooms.local import Host, LocalClient, open_table
 
 
@@ -234,7 +233,7 @@ async def test_rematch_keeps_series_totals_and_resets_the_match(rooms: Host) -> 
     await table.host.act("start")
     await table.settle()
     await play_one_round(table)
-    finished = copy.deepcopy(table.host.state)
+    finished = clone(table.host.state)
     assert finished is not None
     assert finished["status"] == "finished"
     first_totals = [p["total"] for p in finished["players"]]

@@ -8,7 +8,6 @@ outcome and every frame that every connection received. test_smoke plays one ove
 from __future__ import annotations
 
 import asyncio
-import copy
 import hashlib
 import json
 import random
@@ -22,7 +21,7 @@ import pytest
 from app.engine.cards import CARD_IDS, parse_card
 from app.engine.fairdeal import shuffled_deck
 from app.engine.scoring import score_cards
-from tests.rooms.client import State, Table, card_ids_in, public
+from tests.rooms.client import State, Table, card_ids_in, clone, public
 from tests.rooms.local import Host, LocalClient, open_table
 
 ROUNDS = 2
@@ -106,7 +105,7 @@ async def play_match(server: Host, multi: bool, ten: bool, players: int, seed: i
     for client in table.everyone:
         await client.resync()
     status = server.rooms[table.code].state.status.value
-    finals = [copy.deepcopy(client.state) for client in table.everyone]
+    finals = [clone(client.state) for client in table.everyone]
     scored = []
     for state in finals[:players]:
         assert state is not None
@@ -292,7 +291,7 @@ def test_the_move_log_shows_only_cards_that_were_face_up(played: Played) -> None
     for client in played.table.everyone:
         before: State | None = None
         for _text, _frame, state in walk(client):
-            previous, before = before, copy.deepcopy(state)
+            previous, before = before, clone(state)
             if previous is None or not previous["round"] or state["round"] is None:
                 continue
             was, now = previous["round"], state["round"]

@@ -4,10 +4,10 @@ Rooms in this process with a clock moved by hand: the room is set for READY_SECO
 
 from __future__ import annotations
 
-import copy
 import json
 from typing import Any
 
+from tests.rooms.client import clone
 from tests.rooms.local import Host, LocalClient, Table, open_table
 
 
@@ -102,7 +102,7 @@ async def test_the_turn_timer_goes_on_turn_after_turn(rooms: Host) -> None:
 async def test_the_turn_timer_pauses_while_no_player_is_connected(rooms: Host) -> None:
     table = await started(rooms, turn_seconds=1)
     (watcher,) = table.spectators
-    before = copy.deepcopy(round_of(watcher))
+    before = clone(round_of(watcher))
     for player in table.players:
         await player.close()
     state = await watcher.wait_for(lambda s: not any(p["connected"] for p in s["players"]))
