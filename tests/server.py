@@ -16,12 +16,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Protocol
 
 import asyncpg
 import httpx
+from alembic import command
 from alembic.config import Config as AlembicConfig
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import make_url
@@ -204,14 +206,19 @@ def _migrated_template() -> Path:
         return _template
 
 
+_alembic_lock = threading.Lock()
+
+
 def _alembic_upgrade(database_url: str) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "alembic", "upgrade", "head"],
-        cwd=ROOT,
-        env=server_env(DATABASE_URL=database_url),
-        check=True,
-        capture_output=True,
-    )
+    """Run alembic's ``upgrade head`` on ``database_url`` in this process, whose imports it
+    shares (as a program of its own it spent a second and a half of CPU importing). It runs in
+    a thread of its own, as the migrations run their own event loop, and one at a time, as
+    alembic's context is one per process."""
+    config = AlembicConfig(str(ROOT / "alembic.ini"))
+    config.attributes["database_url"] = database_url
+    config.attributes["configure_logger"] = False
+    with _alembic_lock, ThreadPoolExecutor(1) as pool:
+        pool.submit(command.upgrade, config, "head").result()
 
 
 _postgres_template: str | None = None

@@ -10,16 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-
-from alembic import command
-from alembic.config import Config
 
 from app.rooms.patch import diff
 from tests import fetch
 from tests.rooms.client import Client, Refused, create_room, join_room
-from tests.server import FAST, ROOT, Server, free_port, server_env
+from tests.server import FAST, Server, free_port, migrate, server_env
 
 State = dict[str, Any]
 HELD = "not_saved"
@@ -81,19 +77,9 @@ def _patched_since(client: Client, message_id: str) -> bool:
     return False
 
 
-def migrate_here(database_url: str) -> None:
-    """Bring the database to the newest migration, in this process (a thread of its own, as
-    the migrations run their own event loop)."""
-    config = Config(str(ROOT / "alembic.ini"))
-    config.attributes["database_url"] = database_url
-    config.attributes["configure_logger"] = False
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(command.upgrade, config, "head").result()
-
-
 def new_server(database_url: str, **settings: str) -> Server:
     """A server (not yet started) on a migrated database, with short timeouts."""
-    migrate_here(database_url)
+    migrate(database_url)
     port = free_port()
     env = {"DATABASE_TIMEOUT_SECONDS": "2", "BOT_WORKERS": "0", **FAST, **settings}
     return Server(
