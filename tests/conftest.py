@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         return next((n for n, where in enumerate(LONG_FIRST) if path.startswith(where)), 99)
 
     items.sort(key=rank)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What the imports and the collection made lives as long as the test process: the
+    collector stops going through it each time it collects the oldest generation."""
+    gc.collect()
+    gc.freeze()
 
 
 # Modules whose tests each start servers (or a cluster) of their own and share nothing: with
