@@ -57,6 +57,8 @@ CHROMIUM_ARGS = [
     ),
 ]
 SCREENSHOTS = Path(__file__).parent / "screenshots"
+# Pictures are taken only for `make screenshots`; tests skip the steps that only serve them.
+PICTURES = os.environ.get("SCREENSHOTS") == "1"
 DESKTOP = {"width": 1280, "height": 860}
 PHONE = {"width": 360, "height": 740}
 # Rate limits out of the way; between rounds the players' "ready" deals, not the clock; bots
@@ -182,12 +184,11 @@ def shot() -> Callable[[Any, str], None]:
     """Save a full-page screenshot under tests/e2e/screenshots/ (to look at, not compared) when
     SCREENSHOTS=1 (`make screenshots`); otherwise nothing, as pictures nobody looks at would
     cost a tenth of the browser tests' time."""
-    wanted = os.environ.get("SCREENSHOTS") == "1"
-    if wanted:
+    if PICTURES:
         SCREENSHOTS.mkdir(exist_ok=True)
 
     def save(page: Any, name: str) -> None:
-        if not wanted:
+        if not PICTURES:
             return
         page.evaluate(
             "document.getAnimations().forEach((a) => a.effect.getTiming().iterations === Infinity"

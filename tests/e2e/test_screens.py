@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tests.e2e.conftest import Pages
+from tests.e2e.conftest import PICTURES, Pages
 from tests.e2e.test_access import AXE_SIZES, resize
 from tests.e2e.ui import create_room, discard, expect, knock_or_end, my_turn, take
 from tests.rooms.client import api
@@ -15,7 +15,10 @@ Shot = Callable[[Any, str], None]
 
 
 def pictured(page: Any, shot: Shot, name: str) -> None:
-    """Screenshots of ``page`` at each of the three sizes, named ``{name}-{width}``."""
+    """Screenshots of ``page`` at each of the three sizes, named ``{name}-{width}`` (with
+    SCREENSHOTS=1; otherwise the page is left at its size)."""
+    if not PICTURES:
+        return
     for size in AXE_SIZES:
         resize(page, size)
         shot(page, f"stage-{name}-{size['width']}")

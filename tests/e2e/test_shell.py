@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tests.e2e.conftest import ROOM_URL, Pages
+from tests.e2e.conftest import PICTURES, ROOM_URL, Pages
 from tests.e2e.test_access import axe_clean
 from tests.e2e.ui import create_room, expect, play_to_the_results
 
@@ -180,7 +180,10 @@ def test_the_dark_theme_follows_the_system_has_a_switch_and_shows_on_every_page(
             background = page.evaluate("getComputedStyle(document.documentElement).backgroundColor")
             assert background == "rgb(20, 23, 29)", path
             shot(page, f"dark{path.replace('/', '-').rstrip('-') or '-home'}-{width}")
-        lobby_table_results(page, pages.server.url, shot, f"dark-{width}")
+        # A match in the dark theme on a phone; on a laptop the axe test below plays one, so
+        # this one only serves the pictures.
+        if width == 390 or PICTURES:
+            lobby_table_results(page, pages.server.url, shot, f"dark-{width}")
     # The switch: light on a dark system, remembered on the next visit; back to following.
     expect(page.locator("#theme")).to_have_attribute("aria-pressed", "true")
     page.click("#theme")
