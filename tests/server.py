@@ -206,6 +206,15 @@ def _migrated_template() -> Path:
         return _template
 
 
+def alembic_config(database_url: str) -> AlembicConfig:
+    """Alembic's configuration for the migrations of ``database_url``, run in this process:
+    the test process's logging is left as it is."""
+    config = AlembicConfig(str(ROOT / "alembic.ini"))
+    config.attributes["database_url"] = database_url
+    config.attributes["configure_logger"] = False
+    return config
+
+
 _alembic_lock = threading.Lock()
 
 
@@ -214,9 +223,7 @@ def _alembic_upgrade(database_url: str) -> None:
     shares (as a program of its own it spent a second and a half of CPU importing). It runs in
     a thread of its own, as the migrations run their own event loop, and one at a time, as
     alembic's context is one per process."""
-    config = AlembicConfig(str(ROOT / "alembic.ini"))
-    config.attributes["database_url"] = database_url
-    config.attributes["configure_logger"] = False
+    config = alembic_config(database_url)
     with _alembic_lock, ThreadPoolExecutor(1) as pool:
         pool.submit(command.upgrade, config, "head").result()
 

@@ -76,6 +76,16 @@ def axe_clean(page: Any, what: str) -> None:
         assert problems == [], where + ":\n" + "\n".join(problems)
 
 
+def pictured(page: Any, shot: Shot, name: str) -> None:
+    """Screenshots of ``page`` at each of the three sizes, named ``{name}-{width}`` (with
+    SCREENSHOTS=1; otherwise the page is left at its size)."""
+    if not PICTURES:
+        return
+    for size in AXE_SIZES:
+        resize(page, size)
+        shot(page, f"{name}-{size['width']}")
+
+
 def on_screen(page: Any, selector: str) -> None:
     """Each element matching ``selector`` is wholly inside the viewport, at every size."""
     for size in ACTION_SIZES:
@@ -123,18 +133,14 @@ def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) ->
     expect(ann.locator("#table-title:focus, .pile.can:focus")).to_have_count(1)
     my_turn(ann)
     axe_clean(ann, "the table, to take")
-    for size in AXE_SIZES if PICTURES else []:
-        resize(ann, size)
-        shot(ann, f"table-{size['width']}")
+    pictured(ann, shot, "table")
     take(ann, 0)
     axe_clean(ann, "the table, to discard")
     ann.locator(".hand .card").first.click()
     play_to_the_results(ann)
     expect(ann.locator("[data-act=rematch]")).to_be_focused()
     axe_clean(ann, "the results")
-    for size in AXE_SIZES if PICTURES else []:
-        resize(ann, size)
-        shot(ann, f"results-{size['width']}")
+    pictured(ann, shot, "results")
 
     match = api(pages.server, "GET", "/api/matches?player=Ann&limit=1").json()["matches"][0]
     for path in (f"/matches/{match['id']}", "/players/Ann"):

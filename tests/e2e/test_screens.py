@@ -6,47 +6,37 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tests.e2e.conftest import PICTURES, Pages
-from tests.e2e.test_access import AXE_SIZES, resize
+from tests.e2e.conftest import Pages
+from tests.e2e.test_access import pictured
 from tests.e2e.ui import create_room, discard, expect, knock_or_end, my_turn, take
 from tests.rooms.client import api
 
 Shot = Callable[[Any, str], None]
 
 
-def pictured(page: Any, shot: Shot, name: str) -> None:
-    """Screenshots of ``page`` at each of the three sizes, named ``{name}-{width}`` (with
-    SCREENSHOTS=1; otherwise the page is left at its size)."""
-    if not PICTURES:
-        return
-    for size in AXE_SIZES:
-        resize(page, size)
-        shot(page, f"stage-{name}-{size['width']}")
-
-
 def test_every_stage_at_three_sizes(pages: Pages, shot: Shot) -> None:
     ann = pages.open("/")
-    pictured(ann, shot, "home")
+    pictured(ann, shot, "stage-home")
     create_room(ann, "Ann", rounds=2, timer="60")
     ann.click("[data-act=add-bot][data-level=easy]")
     expect(ann.locator("[data-act=start]")).to_be_enabled()
-    pictured(ann, shot, "lobby")
+    pictured(ann, shot, "stage-lobby")
 
     ann.click("[data-act=start]")
     my_turn(ann)  # after the bot's first turn
-    pictured(ann, shot, "table-take")
+    pictured(ann, shot, "stage-table-take")
     ann.click("[data-act=hint]")
     expect(ann.locator(".hint-line")).to_be_visible()
-    pictured(ann, shot, "table-hint")
+    pictured(ann, shot, "stage-table-hint")
     knocked = ann.locator(".status", has_text="knocked").count() > 0
     take(ann, 0)
-    pictured(ann, shot, "table-discard")
+    pictured(ann, shot, "stage-table-discard")
     discard(ann, 0, hand_after=None if knocked else 5)
     if not knocked:
         knock_or_end(ann)
     expect(ann.locator(".result")).to_have_count(2)
     expect(ann.locator("[data-act=ready]")).to_be_visible()
-    pictured(ann, shot, "round-over")
+    pictured(ann, shot, "stage-round-over")
 
     # Nobody waits on a computer player: Ann's "ready" alone deals the next round.
     expect(ann.locator(".sticky-actions")).not_to_contain_text("waiting for")
@@ -58,7 +48,7 @@ def test_every_stage_at_three_sizes(pages: Pages, shot: Shot) -> None:
     if ann.locator(".standings").count() == 0:
         knock_or_end(ann)
     expect(ann.locator(".standings")).to_be_visible()
-    pictured(ann, shot, "finished")
+    pictured(ann, shot, "stage-finished")
 
     match = api(pages.server, "GET", "/api/matches?player=Ann&limit=1").json()["matches"][0]
     for path, name in [
@@ -71,7 +61,7 @@ def test_every_stage_at_three_sizes(pages: Pages, shot: Shot) -> None:
     ]:
         page = pages.open(path)
         expect(page.locator("h1").first).to_be_visible()
-        pictured(page, shot, name)
+        pictured(page, shot, f"stage-{name}")
 
 
 def test_each_colour_has_a_second_cue_besides_its_colour(pages: Pages, shot: Shot) -> None:

@@ -5,7 +5,6 @@ from typing import Any
 
 from alembic import command
 from alembic.autogenerate import compare_metadata
-from alembic.config import Config
 from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import JSON, DateTime, column, inspect, table, text
@@ -23,14 +22,7 @@ from app.storage.migrations import (
 )
 from app.storage.models import Base
 from tests import fetch
-from tests.server import ROOT, running_server
-
-
-def alembic_config(url: str) -> Config:
-    config = Config(str(ROOT / "alembic.ini"))
-    config.attributes["database_url"] = url
-    config.attributes["configure_logger"] = False
-    return config
+from tests.server import ROOT, alembic_config, running_server
 
 
 async def tables(url: str) -> set[str]:
