@@ -48,6 +48,8 @@ class Link:
     def close(self) -> None:
         self.closed = True
         self.up.set()
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread
         self.listener.close()
         self._close_all()
         for thread in self.threads:
