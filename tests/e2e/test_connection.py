@@ -131,11 +131,11 @@ def test_a_kicked_player_is_told_and_not_retried(pages: Pages, shot: Shot) -> No
 
 
 def test_an_unknown_room_and_a_second_tab_are_explained(pages: Pages) -> None:
-    nowhere = pages.open("/r/2222-2222")
-    expect(nowhere.locator("h1")).to_have_text("There is no room with this code")
-    expect(nowhere.locator("a", has_text="Home")).to_be_visible()
+    ann = pages.open("/r/2222-2222")
+    expect(ann.locator("h1")).to_have_text("There is no room with this code")
+    expect(ann.locator("a", has_text="Home")).to_be_visible()
 
-    ann = pages.open("/")
+    ann.goto(pages.server.url + "/")
     code = create_room(ann, "Ann")
     second = pages.open(f"/r/{code}", context=ann.context)  # same browser: same seat
     expect(second.locator(".seatlist li", has_text="Ann")).to_contain_text("you")
@@ -261,7 +261,9 @@ def test_a_dead_link_is_seen_at_once_stood_in_for_and_recovered(
 
             link.cut()  # the socket stays open, and nothing gets through
             if not silent:
-                bob.context.set_offline(True)
+                # The browser's word that the network went (its offline switch has its own
+                # test, in test_signals, as it keeps a core busy for as long as it is on).
+                bob.evaluate("dispatchEvent(new Event('offline'))")
             lost = bob.locator(".banner", has_text=re.compile("offline|Connection lost"))
             # The page gives up on a link silent for 3.5 s; a loaded machine runs its timers late.
             expect(lost).to_be_visible(timeout=20000)
@@ -278,7 +280,7 @@ def test_a_dead_link_is_seen_at_once_stood_in_for_and_recovered(
 
             link.restore()
             if not silent:
-                bob.context.set_offline(False)
+                bob.evaluate("dispatchEvent(new Event('online'))")
             expect(lost).to_have_count(0, timeout=20000)
             expect(bob.locator("#toast")).to_contain_text("econnected")
             recap = bob.locator(".recap")
