@@ -106,6 +106,7 @@ def on_screen(page: Any, selector: str) -> None:
 
 
 def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) -> None:
+    page = pages.open(None)
     for path, ready in [
         ("/", "#name"),
         ("/calculator", ".picker"),
@@ -115,7 +116,7 @@ def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) ->
         ("/r/2222-2222", "h1"),
         ("/no/such/page", "h1"),
     ]:
-        page = pages.open(path)
+        page.goto(pages.server.url + path)
         expect(page.locator(ready).first).to_be_visible()
         axe_clean(page, path)
 
@@ -144,7 +145,7 @@ def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) ->
 
     match = api(pages.server, "GET", "/api/matches?player=Ann&limit=1").json()["matches"][0]
     for path in (f"/matches/{match['id']}", "/players/Ann"):
-        page = pages.open(path)
+        page.goto(pages.server.url + path)
         expect(page.locator("h1")).to_be_visible()
         axe_clean(page, path)
 

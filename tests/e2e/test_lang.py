@@ -173,21 +173,21 @@ def test_a_french_browser_gets_every_page_in_french(pages: Pages, shot: Shot) ->
         ("/history", "history", "Historique"),
         ("/calculator?cards=1-circle-red,2-circle-red,3-star-violet", "calculator", "Calculateur"),
     ]:
-        page = pages.open(path, locale="fr-FR")
+        page.goto(pages.server.url + path)
         expect(page.locator("h1")).to_contain_text(heading)
         expect(page.locator(".spinner")).to_have_count(0)
         in_french(page, shot, name)
     expect(page.locator(".answer")).to_have_text("Choisissez encore 2 cartes.")
 
-    page = pages.open("/rules", locale="fr-FR")
+    page.goto(pages.server.url + "/rules")
     expect(page.locator(".prose h3")).to_have_text("Les mains qui marquent, en cartes")
     expect(page.locator(".prose a.btn")).to_have_text(
         "Essayer des mains dans le calculateur de score"
     )
     in_french(page, shot, "rules")
-    page = pages.open("/r/NOPE", locale="fr-FR")
+    page.goto(pages.server.url + "/r/NOPE")
     expect(page.locator("h1")).to_have_text(f"Ce n{APOSTROPHE}est pas un code de salle")
-    page = pages.open("/no/such/page", locale="fr-FR")
+    page.goto(pages.server.url + "/no/such/page")
     expect(page.locator("h1")).to_have_text("Page introuvable")
     in_french(page, shot, "not-found")
 

@@ -91,8 +91,8 @@ def test_history_pages_show_finished_matches(pages: Pages, shot: Shot) -> None:
     page.go_back()
     expect(page.locator("h2", has_text="Round 1")).to_be_visible()
 
-    missing = pages.open("/players/Nobody%20Here")
-    expect(missing.locator("[role=alert]")).to_contain_text("Nobody called Nobody Here")
+    page.goto(pages.server.url + "/players/Nobody%20Here")
+    expect(page.locator("[role=alert]")).to_contain_text("Nobody called Nobody Here")
 
     phone = pages.open(href, phone=True)
     expect(phone.locator("h2", has_text="Round 1")).to_be_visible()
@@ -139,17 +139,16 @@ def test_links_move_without_reloading_and_unknown_paths_say_so(pages: Pages) -> 
     expect(page.locator(".prose h1")).to_be_visible()
     assert page.evaluate("window.sameDocument") is True
     expect(page.locator("nav a[aria-current=page]")).to_have_text("Rules")
-    lost = pages.open("/r/not-a-code")
-    expect(lost.locator("h1")).to_have_text("That is not a room code")
+    page.goto(pages.server.url + "/r/not-a-code")
+    expect(page.locator("h1")).to_have_text("That is not a room code")
     # An unknown path is a page that says so, with a 404 status; the API's misses stay JSON.
-    nowhere = pages.open(None)
-    response = nowhere.goto(pages.server.url + "/no/such/page")
+    response = page.goto(pages.server.url + "/no/such/page")
     assert response is not None
     assert response.status == 404
-    expect(nowhere.locator("h1")).to_have_text("Page not found")
-    expect(nowhere).to_have_title("Page not found · Spectrum Online")
-    nowhere.click("main >> text=Play Spectrum")
-    expect(nowhere.locator("#name")).to_be_visible()
-    api_miss = nowhere.request.get(pages.server.url + "/api/no-such-thing")
+    expect(page.locator("h1")).to_have_text("Page not found")
+    expect(page).to_have_title("Page not found · Spectrum Online")
+    page.click("main >> text=Play Spectrum")
+    expect(page.locator("#name")).to_be_visible()
+    api_miss = page.request.get(pages.server.url + "/api/no-such-thing")
     assert api_miss.status == 404
     assert api_miss.json() == {"detail": "Not Found"}

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import jsonpatch
 import msgpack
 import pytest
 
-from tests.e2e.conftest import Pages
+from tests.e2e.conftest import pages_on
 from tests.e2e.matches import in_thread, record_room
+from tests.server import Server
 
 # Replays frames as the browser client does: a state replaces, a patch must be the next version;
 # a compact patch ([version, ops, ack]) is expanded by the tables of the first state, and a
@@ -40,8 +42,18 @@ REPLAY = """async (recordings) => {
 }"""
 
 
-def test_replaying_a_recorded_room_gives_the_servers_state(pages: Pages) -> None:
-    recorded = in_thread(record_room, pages.server)
+@pytest.fixture(scope="module")
+def runtime(browser: Any, e2e_server: Server) -> Iterator[Any]:
+    """One page the client's modules run in, for every test here: they call its pure functions
+    and leave the page as they found it."""
+    for pages in pages_on(browser, e2e_server):
+        yield pages.open("/rules")
+
+
+def test_replaying_a_recorded_room_gives_the_servers_state(
+    e2e_server: Server, runtime: Any
+) -> None:
+    recorded = in_thread(record_room, e2e_server)
     kinds = {json.loads(frame)["type"] for frames in recorded.frames for frame in frames}
     assert kinds >= {"state", "patch"}
     ops = {
@@ -52,7 +64,7 @@ def test_replaying_a_recorded_room_gives_the_servers_state(pages: Pages) -> None
         for op in frame["ops"]
     }
     assert ops == {"add", "remove", "replace"}, "the recording exercises every kind of op"
-    page = pages.open("/rules")
+    page = runtime
     replayed = page.evaluate(REPLAY, recorded.frames)
     assert len(replayed) == len(recorded.finals) == 6
     for index, (mine, theirs) in enumerate(zip(replayed, recorded.finals, strict=True)):
@@ -60,12 +72,14 @@ def test_replaying_a_recorded_room_gives_the_servers_state(pages: Pages) -> None
     assert replayed[0]["status"] == "finished"
 
 
-def test_replaying_a_compact_recording_gives_the_servers_state(pages: Pages) -> None:
-    recorded = in_thread(record_room, pages.server, 11, "compact")
+def test_replaying_a_compact_recording_gives_the_servers_state(
+    e2e_server: Server, runtime: Any
+) -> None:
+    recorded = in_thread(record_room, e2e_server, 11, "compact")
     patches = [json.loads(frame) for frames in recorded.frames for frame in frames]
     assert sum(isinstance(frame, list) for frame in patches) > 100
     assert not any(isinstance(frame, dict) and frame["type"] == "patch" for frame in patches)
-    page = pages.open("/rules")
+    page = runtime
     replayed = page.evaluate(REPLAY, recorded.frames)
     assert len(replayed) == len(recorded.finals) == 6
     for index, (mine, theirs) in enumerate(zip(replayed, recorded.finals, strict=True)):
@@ -73,15 +87,17 @@ def test_replaying_a_compact_recording_gives_the_servers_state(pages: Pages) -> 
     assert replayed[0]["status"] == "finished"
 
 
-def test_replaying_a_binary_recording_gives_the_servers_state(pages: Pages) -> None:
-    recorded = in_thread(record_room, pages.server, 13, "binary")
+def test_replaying_a_binary_recording_gives_the_servers_state(
+    e2e_server: Server, runtime: Any
+) -> None:
+    recorded = in_thread(record_room, e2e_server, 13, "binary")
     frames = [frame for frames in recorded.frames for frame in frames]
     packed = [frame for frame in frames if isinstance(frame, bytes)]
     assert len(packed) > 100
     # Every patch came as a binary frame; states, errors and the rest as JSON text.
     texts = [json.loads(frame) for frame in frames if isinstance(frame, str)]
     assert all(isinstance(frame, dict) and frame["type"] != "patch" for frame in texts)
-    page = pages.open("/rules")
+    page = runtime
     as_numbers = [
         [list(frame) if isinstance(frame, bytes) else frame for frame in frames]
         for frames in recorded.frames
@@ -106,8 +122,8 @@ PACKED_VALUES: list[Any] = [
 ]  # fmt: skip
 
 
-def test_the_browsers_unpacker_reads_every_form_the_server_may_write(pages: Pages) -> None:
-    page = pages.open("/rules")
+def test_the_browsers_unpacker_reads_every_form_the_server_may_write(runtime: Any) -> None:
+    page = runtime
     answers = page.evaluate(
         """async (packed) => {
           const { unpack } = await import('/static/js/unpack.js');
@@ -136,8 +152,8 @@ BAD_PACKED = [
 ]  # fmt: skip
 
 
-def test_the_browsers_unpacker_refuses_what_is_not_a_value_it_knows(pages: Pages) -> None:
-    page = pages.open("/rules")
+def test_the_browsers_unpacker_refuses_what_is_not_a_value_it_knows(runtime: Any) -> None:
+    page = runtime
     answers = page.evaluate(
         """async (cases) => {
           const { unpack, UnpackError } = await import('/static/js/unpack.js');
@@ -189,9 +205,9 @@ FAILURES: list[tuple[Any, list[dict[str, Any]]]] = [
 
 
 @pytest.mark.parametrize("failing", [False, True], ids=["applies", "refuses"])
-def test_pointers_and_indexes_follow_the_rfcs(pages: Pages, failing: bool) -> None:
+def test_pointers_and_indexes_follow_the_rfcs(runtime: Any, failing: bool) -> None:
     cases = FAILURES if failing else CASES
-    page = pages.open("/rules")
+    page = runtime
     answers = page.evaluate(
         """async (cases) => {
           const { applyPatch, PatchError } = await import('/static/js/patch.js');
