@@ -134,8 +134,8 @@ def test_a_link_to_a_move_opens_there(pages_here: Pages, finished: Finished, sho
     phone.locator(".replay").scroll_into_view_if_needed()
     shot(phone, "replay-390")
     # A fragment works as well as a query.
-    fragment = pages_here.open(f"/matches/{match['id']}#round=2&move=1")
-    at_move(fragment, 1, len(second["moves"]))
+    page.goto(f"{finished.server.url}/matches/{match['id']}#round=2&move=1")
+    at_move(page, 1, len(second["moves"]))
 
 
 def test_an_altered_seed_fails_the_check_naming_its_round(
