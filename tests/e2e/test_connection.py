@@ -12,7 +12,6 @@ import msgpack
 import pytest
 
 from tests.e2e.conftest import E2E_SETTINGS, Pages
-from tests.e2e.link import Link
 from tests.e2e.ui import (
     create_room,
     discard,
@@ -23,6 +22,7 @@ from tests.e2e.ui import (
     seat_online,
     take,
 )
+from tests.faults.proxy import Proxy
 from tests.rooms.client import join_room
 from tests.rooms.decoding import Tables, decode_patch
 from tests.server import running_server
@@ -243,23 +243,22 @@ def test_a_dead_link_is_seen_at_once_stood_in_for_and_recovered(
     find out by itself), the others see the player away within 10 s and a bot plays for him;
     when the network is back the page reconnects by itself, says so, and tells him what was
     played for him."""
-    with (
-        running_server(**{**E2E_SETTINGS, "STANDIN_SECONDS": "1"}) as server,
-        Link(server) as link,
-    ):
+    with running_server(**{**E2E_SETTINGS, "STANDIN_SECONDS": "1"}) as server:
+        # The phone's network: Chromium's own offline switch keeps a core busy while it is on.
+        link = Proxy(("127.0.0.1", server.port))
         pages = Pages(browser, server)
         try:
             ann = pages.open("/")
             code = create_room(ann, "Ann", rounds=1, timer="300")
             bob = pages.open(None, phone=True)
-            bob.goto(link.url + "/")
+            bob.goto(f"http://127.0.0.1:{link.port}/")
             join_from_home(bob, "Bob", code)
             seat_online(ann, "Bob")
             ann.click("text=Start the match")
             my_turn(bob)  # seat 0 deals, so Bob plays first
             expect(bob.locator("[data-deadline]")).to_be_visible()
 
-            link.cut()  # the socket stays open, and nothing gets through
+            link.down()  # the socket stays open, nothing gets through, new ones are refused
             if not silent:
                 # The browser's word that the network went (its offline switch has its own
                 # test, in test_signals, as it keeps a core busy for as long as it is on).
@@ -278,7 +277,7 @@ def test_a_dead_link_is_seen_at_once_stood_in_for_and_recovered(
             my_turn(ann)
             expect(ann.locator(".log")).to_contain_text("Bob discarded")
 
-            link.restore()
+            link.heal()  # the connections from before are cut
             if not silent:
                 bob.evaluate("dispatchEvent(new Event('online'))")
             expect(lost).to_have_count(0, timeout=20000)
@@ -294,6 +293,7 @@ def test_a_dead_link_is_seen_at_once_stood_in_for_and_recovered(
             expect(recap).to_have_count(0)
         finally:
             pages.close()
+            link.close()
         assert pages.errors == []
 
 

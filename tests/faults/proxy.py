@@ -1,6 +1,7 @@
-"""A TCP proxy between the server and PostgreSQL that a test controls: it passes bytes on,
-drops them all (a blackhole: connections stay open, nothing arrives), cuts every connection
-with a reset, or delays each chunk."""
+"""A TCP proxy between the server and PostgreSQL (or a browser and the server) that a test
+controls: it passes bytes on, drops them all (a blackhole: connections stay open, nothing
+arrives; or a network gone: the same, and new connections are refused at once), cuts every
+connection with a reset, or delays each chunk."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.engine import make_url
 
-PASS, BLACKHOLE, SLOW = "pass", "blackhole", "slow"
+PASS, BLACKHOLE, DOWN, SLOW = "pass", "blackhole", "down", "slow"
+DROPPING = (BLACKHOLE, DOWN)
 
 
 class Proxy:
@@ -44,13 +46,17 @@ class Proxy:
         """Drop everything from now on, in both directions; connections stay open."""
         self.mode = BLACKHOLE
 
+    def down(self) -> None:
+        """A phone's network gone: the blackhole, and new connections refused with a reset."""
+        self.mode = DOWN
+
     def slow(self, delay: float) -> None:
         """Delay each chunk by ``delay`` seconds."""
         self.delay, self.mode = delay, SLOW
 
     def heal(self) -> None:
         """Pass bytes on again (connections that lost bytes meanwhile stay broken: cut them)."""
-        if self.mode == BLACKHOLE:
+        if self.mode in DROPPING:
             self.reset()
         self.mode = PASS
 
@@ -59,10 +65,7 @@ class Proxy:
         with self.lock:
             sockets, self.sockets = self.sockets, set()
         for sock in sockets:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            with contextlib.suppress(OSError):
-                sock.close()
+            _reset(sock)
 
     def close(self) -> None:
         """Stop listening and cut everything."""
@@ -77,6 +80,9 @@ class Proxy:
                 client, _ = self.listener.accept()
             except OSError:
                 return
+            if self.mode == DOWN:
+                _reset(client)
+                continue
             threading.Thread(target=self._serve, args=(client,), daemon=True).start()
 
     def _serve(self, client: socket.socket) -> None:
@@ -97,7 +103,7 @@ class Proxy:
                 data = source.recv(65536)
                 if not data:
                     break
-                if self.mode == BLACKHOLE:
+                if self.mode in DROPPING:
                     continue
                 if self.mode == SLOW:
                     time.sleep(self.delay)
@@ -108,6 +114,14 @@ class Proxy:
             for sock in (source, sink):
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
+
+
+def _reset(sock: socket.socket) -> None:
+    """Close ``sock`` with a TCP reset."""
+    with contextlib.suppress(OSError):
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    with contextlib.suppress(OSError):
+        sock.close()
 
 
 @contextmanager
