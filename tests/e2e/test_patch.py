@@ -43,16 +43,14 @@ REPLAY = """async (recordings) => {
 
 
 @pytest.fixture(scope="module")
-def runtime(browser: Any, e2e_server: Server) -> Iterator[Any]:
+def page(browser: Any, e2e_server: Server) -> Iterator[Any]:
     """One page the client's modules run in, for every test here: they call its pure functions
     and leave the page as they found it."""
     for pages in pages_on(browser, e2e_server):
         yield pages.open("/rules")
 
 
-def test_replaying_a_recorded_room_gives_the_servers_state(
-    e2e_server: Server, runtime: Any
-) -> None:
+def test_replaying_a_recorded_room_gives_the_servers_state(e2e_server: Server, page: Any) -> None:
     recorded = in_thread(record_room, e2e_server)
     kinds = {json.loads(frame)["type"] for frames in recorded.frames for frame in frames}
     assert kinds >= {"state", "patch"}
@@ -64,7 +62,6 @@ def test_replaying_a_recorded_room_gives_the_servers_state(
         for op in frame["ops"]
     }
     assert ops == {"add", "remove", "replace"}, "the recording exercises every kind of op"
-    page = runtime
     replayed = page.evaluate(REPLAY, recorded.frames)
     assert len(replayed) == len(recorded.finals) == 6
     for index, (mine, theirs) in enumerate(zip(replayed, recorded.finals, strict=True)):
@@ -73,13 +70,12 @@ def test_replaying_a_recorded_room_gives_the_servers_state(
 
 
 def test_replaying_a_compact_recording_gives_the_servers_state(
-    e2e_server: Server, runtime: Any
+    e2e_server: Server, page: Any
 ) -> None:
     recorded = in_thread(record_room, e2e_server, 11, "compact")
     patches = [json.loads(frame) for frames in recorded.frames for frame in frames]
     assert sum(isinstance(frame, list) for frame in patches) > 100
     assert not any(isinstance(frame, dict) and frame["type"] == "patch" for frame in patches)
-    page = runtime
     replayed = page.evaluate(REPLAY, recorded.frames)
     assert len(replayed) == len(recorded.finals) == 6
     for index, (mine, theirs) in enumerate(zip(replayed, recorded.finals, strict=True)):
@@ -88,7 +84,7 @@ def test_replaying_a_compact_recording_gives_the_servers_state(
 
 
 def test_replaying_a_binary_recording_gives_the_servers_state(
-    e2e_server: Server, runtime: Any
+    e2e_server: Server, page: Any
 ) -> None:
     recorded = in_thread(record_room, e2e_server, 13, "binary")
     frames = [frame for frames in recorded.frames for frame in frames]
@@ -97,7 +93,6 @@ def test_replaying_a_binary_recording_gives_the_servers_state(
     # Every patch came as a binary frame; states, errors and the rest as JSON text.
     texts = [json.loads(frame) for frame in frames if isinstance(frame, str)]
     assert all(isinstance(frame, dict) and frame["type"] != "patch" for frame in texts)
-    page = runtime
     as_numbers = [
         [list(frame) if isinstance(frame, bytes) else frame for frame in frames]
         for frames in recorded.frames
@@ -122,8 +117,7 @@ PACKED_VALUES: list[Any] = [
 ]  # fmt: skip
 
 
-def test_the_browsers_unpacker_reads_every_form_the_server_may_write(runtime: Any) -> None:
-    page = runtime
+def test_the_browsers_unpacker_reads_every_form_the_server_may_write(page: Any) -> None:
     answers = page.evaluate(
         """async (packed) => {
           const { unpack } = await import('/static/js/unpack.js');
@@ -152,8 +146,7 @@ BAD_PACKED = [
 ]  # fmt: skip
 
 
-def test_the_browsers_unpacker_refuses_what_is_not_a_value_it_knows(runtime: Any) -> None:
-    page = runtime
+def test_the_browsers_unpacker_refuses_what_is_not_a_value_it_knows(page: Any) -> None:
     answers = page.evaluate(
         """async (cases) => {
           const { unpack, UnpackError } = await import('/static/js/unpack.js');
@@ -205,9 +198,8 @@ FAILURES: list[tuple[Any, list[dict[str, Any]]]] = [
 
 
 @pytest.mark.parametrize("failing", [False, True], ids=["applies", "refuses"])
-def test_pointers_and_indexes_follow_the_rfcs(runtime: Any, failing: bool) -> None:
+def test_pointers_and_indexes_follow_the_rfcs(page: Any, failing: bool) -> None:
     cases = FAILURES if failing else CASES
-    page = runtime
     answers = page.evaluate(
         """async (cases) => {
           const { applyPatch, PatchError } = await import('/static/js/patch.js');
