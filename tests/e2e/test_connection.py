@@ -244,7 +244,7 @@ def test_a_dead_link_is_seen_at_once_stood_in_for_and_recovered(
     when the network is back the page reconnects by itself, says so, and tells him what was
     played for him."""
     with running_server(**{**E2E_SETTINGS, "STANDIN_SECONDS": "1"}) as server:
-        # The phone's network: Chromium's own offline switch keeps a core busy while it is on.
+        # Bob's phone reaches the server through this, a network the test can take away.
         link = Proxy(("127.0.0.1", server.port))
         pages = Pages(browser, server)
         try:
