@@ -9,12 +9,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import shutil
 import subprocess
+import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
 from bench import load
+
+
+def py_spy() -> str:
+    """py-spy from this environment (as `pip install py-spy` in .venv puts it), else from PATH."""
+    beside = Path(sys.executable).parent / "py-spy"
+    found = str(beside) if beside.exists() else shutil.which("py-spy")
+    if found is None:
+        raise SystemExit("py-spy is needed: .venv/bin/pip install py-spy")
+    return found
 
 
 async def record(
@@ -29,7 +40,7 @@ async def record(
             await bench.run(2, 1.0)
             spy = await asyncio.create_subprocess_exec(
                 *[
-                    "py-spy",
+                    py_spy(),
                     "record",
                     "-p",
                     str(server.process.pid),
