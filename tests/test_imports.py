@@ -2,6 +2,7 @@
 cluster's modules only for a node of a cluster, all with garbage collection off."""
 
 import ast
+import functools
 import subprocess
 import sys
 
@@ -10,21 +11,23 @@ import pytest
 from tests.server import ROOT
 
 
-def printed(code: str) -> object:
-    """What a new interpreter running ``code`` in the project prints (a Python literal)."""
+@functools.cache
+def started(module: str) -> tuple[list[str], bool]:
+    """What a new interpreter importing ``module`` in the project has loaded (every module's
+    name), and whether garbage collection is on after it; once per module for the tests here."""
+    code = f"import gc, sys, {module}; print((sorted(sys.modules), gc.isenabled()))"
     run = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     )
-    return ast.literal_eval(run.stdout)
+    modules, collecting = ast.literal_eval(run.stdout)
+    assert isinstance(modules, list)
+    assert module in modules
+    return modules, collecting
 
 
 def imported(module: str, prefixes: tuple[str, ...]) -> list[str]:
     """The modules starting with one of ``prefixes`` that importing ``module`` loads."""
-    listed = printed(
-        f"import sys, {module}; print(sorted(m for m in sys.modules if m.startswith({prefixes!r})))"
-    )
-    assert isinstance(listed, list)
-    return listed
+    return [name for name in started(module)[0] if name.startswith(prefixes)]
 
 
 @pytest.mark.parametrize("module", ["app.main", "app.scripts.start"])
@@ -39,4 +42,4 @@ def test_a_server_of_one_node_loads_neither_redis_nor_the_cluster(module: str) -
 
 
 def test_the_start_imports_with_collection_off() -> None:
-    assert printed("import gc, app.scripts.start; print(gc.isenabled())") is False
+    assert started("app.scripts.start")[1] is False
