@@ -263,11 +263,16 @@ class RoomPage {
     const now = this.conn.now();
     for (const element of this.root.querySelectorAll('[data-deadline]')) {
       const left = Number(element.dataset.deadline) - now;
-      element.textContent = clock(left);
+      // Only on a change: each write lays the page out again.
+      const text = clock(left);
+      if (element.textContent !== text) element.textContent = text;
       element.classList.toggle('low', left < 10500);
     }
     const retry = this.root.querySelector('[data-retry]');
-    if (retry) retry.textContent = String(Math.max(0, Math.ceil((this.conn.retryAt - Date.now()) / 1000)));
+    if (retry) {
+      const text = String(Math.max(0, Math.ceil((this.conn.retryAt - Date.now()) / 1000)));
+      if (retry.textContent !== text) retry.textContent = text;
+    }
   }
 
   act(name, element, event) {

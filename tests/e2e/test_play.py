@@ -172,6 +172,25 @@ def test_a_refresh_mid_round_keeps_the_seat_and_the_hand(pages: Pages, shot: Sho
     discard_top_is(ann, gone)
     my_turn(ann)
     expect(ann.locator("[data-deadline]")).to_have_text(re.compile(r"^[45]:\d\d$"))
+    # The countdown is checked four times a second but written only when the second changes:
+    # each write lays the page out again.
+    ann.evaluate(CLOCK_WRITES)
+    ann.wait_for_function("window.clockWrites.length >= 2", timeout=60_000)
+    writes = ann.evaluate("window.clockWrites")
+    assert all(before != after for before, after in writes), writes
+
+
+# Each text the turn's countdown is given from now on, beside the one it replaces.
+CLOCK_WRITES = """() => {
+  window.clockWrites = [];
+  new MutationObserver((records) => {
+    for (const { target, removedNodes, addedNodes } of records) {
+      if (!target.matches?.('[data-deadline]')) continue;
+      const text = (nodes) => [...nodes].map((node) => node.textContent).join('');
+      window.clockWrites.push([text(removedNodes), text(addedNodes)]);
+    }
+  }).observe(document.body, { childList: true, subtree: true });
+}"""
 
 
 def test_a_computer_player_and_the_servers_hints(pages: Pages, shot: Shot) -> None:
