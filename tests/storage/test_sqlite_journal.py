@@ -5,6 +5,8 @@ blocking play on a database someone else has locked; and every room restored fro
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import shutil
 import sqlite3
 import threading
@@ -23,7 +25,7 @@ from tests.server import migrate
 
 
 def events_in(path: Path, code: str) -> int:
-    with sqlite3.connect(path) as connection:
+    with contextlib.closing(sqlite3.connect(path)) as connection:
         row = connection.execute(
             "SELECT count(*) FROM live_room_events WHERE code = ?", (code,)
         ).fetchone()
@@ -232,6 +234,49 @@ async def test_a_damaged_line_inside_a_segment_is_skipped_and_the_rest_folded(
         assert again.event_count == 61
     finally:
         await close_store(store)
+
+
+def files_open(path: Path) -> list[str]:
+    """This process's open files that are ``path`` or its write-ahead log and index."""
+    found = []
+    for entry in Path("/proc/self/fd").iterdir():
+        with contextlib.suppress(OSError):  # a descriptor closed meanwhile
+            target = os.readlink(entry)
+            if target.startswith(str(path)):
+                found.append(target)
+    return found
+
+
+async def test_folds_share_one_connection_let_go_of_at_the_close(tmp_path: Path) -> None:
+    """One fold after another works on the same connection of the fold's thread (a new one
+    reads the schema and the pages again, under the lock a write waits on), and the journal's
+    close lets go of every file of the database."""
+    path = tmp_path / "spectrum.db"
+    url = f"sqlite+aiosqlite:///{path}"
+    migrate(url)
+    engine = make_engine(url)
+    journal = SqliteJournal(engine, segment_bytes=256)
+    events = [{"type": "left", "seat": 0}] * 8
+    written = 0
+    used = []
+    try:
+        await journal.write(Batch([NewRoom("AAAA-AAAA", {}, 1)]))
+        for _ in range(3):
+            while not journal.log.closed():
+                await journal.write(Batch([Events("AAAA-AAAA", 1, written, events)]))
+                written += len(events)
+            while journal.folding is not None and not journal.folding.done():
+                await journal.folding
+            used.append(journal.background)
+        assert journal.log.closed() == []
+        assert events_in(path, "AAAA-AAAA") > 0
+        assert used[0] is not None
+        assert used == [used[0]] * 3
+    finally:
+        await journal.close()
+        await engine.dispose()
+    assert journal.background is None
+    assert files_open(path) == []
 
 
 async def test_a_fold_asked_for_while_one_runs_does_not_outlive_the_close(tmp_path: Path) -> None:

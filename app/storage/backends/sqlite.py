@@ -123,6 +123,7 @@ class SqliteJournal:
         self.statements = Statements(engine.dialect)
         self.fold_sql = fold_statement(engine.dialect)
         self.connection: sqlite3.Connection | None = None
+        self.background: sqlite3.Connection | None = None
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="journal checkpoint")
         self.commits = 0
         self.checkpoint: asyncio.Future[None] | None = None
@@ -272,11 +273,25 @@ class SqliteJournal:
 
     @contextlib.contextmanager
     def _own_connection(self) -> Iterator[sqlite3.Connection]:
-        """A connection for the checkpoint thread's work, closed after it; it waits up to a
-        second for the write lock, which the journal's own writes hold only briefly."""
-        with contextlib.closing(sqlite3.connect(self.path, isolation_level=None)) as connection:
-            connection.execute("PRAGMA busy_timeout=1000")
-            yield connection
+        """The connection of the fold's and checkpoint's thread, kept from one use to the next
+        (a new one reads the schema and the pages again, under the lock a write waits on) and
+        dropped after an error; it waits up to a second for the write lock, which the journal's
+        own writes hold only briefly."""
+        if self.background is None:
+            path = self.path
+            self.background = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self.background.execute("PRAGMA busy_timeout=1000")
+        try:
+            yield self.background
+        except BaseException:
+            self._drop_background()
+            raise
+
+    def _drop_background(self) -> None:
+        connection, self.background = self.background, None
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                connection.close()
 
     async def close(self) -> None:
         """Wait for a running checkpoint or fold, and begin no other (one asked for meanwhile
@@ -289,6 +304,7 @@ class SqliteJournal:
                     await job
         self.checkpoint = self.folding = None
         self._drop()
+        self._drop_background()
         self.log.close()
 
     def _drop(self) -> None:
