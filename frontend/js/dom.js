@@ -79,6 +79,11 @@ export function morphChildren(from, to) {
   });
 }
 
+// A text written only when it changes: each write lays the page out again.
+export function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
+}
+
 export function render(root, content) {
   const focused = document.activeElement;
   const focusKey = focused && root.contains(focused) ? focused.getAttribute('data-k') : null;

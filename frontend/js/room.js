@@ -4,7 +4,7 @@ import { alertTurn, play, setSound, soundOn } from './alerts.js';
 import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api.js';
 import { Chat } from './chat.js';
 import { RoomConnection } from './conn.js';
-import { delegate, html, render, store, toast } from './dom.js';
+import { delegate, html, render, setText, store, toast } from './dom.js';
 import { cardName, pointsWords } from './cards.js';
 import { lang, refusal, t, th } from './i18n.js';
 import { glide, othersMoves, snapshot } from './motion.js';
@@ -263,16 +263,11 @@ class RoomPage {
     const now = this.conn.now();
     for (const element of this.root.querySelectorAll('[data-deadline]')) {
       const left = Number(element.dataset.deadline) - now;
-      // Only on a change: each write lays the page out again.
-      const text = clock(left);
-      if (element.textContent !== text) element.textContent = text;
+      setText(element, clock(left));
       element.classList.toggle('low', left < 10500);
     }
     const retry = this.root.querySelector('[data-retry]');
-    if (retry) {
-      const text = String(Math.max(0, Math.ceil((this.conn.retryAt - Date.now()) / 1000)));
-      if (retry.textContent !== text) retry.textContent = text;
-    }
+    if (retry) setText(retry, String(Math.max(0, Math.ceil((this.conn.retryAt - Date.now()) / 1000))));
   }
 
   act(name, element, event) {
