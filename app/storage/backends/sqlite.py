@@ -289,9 +289,7 @@ class SqliteJournal:
 
     def _drop_background(self) -> None:
         connection, self.background = self.background, None
-        if connection is not None:
-            with contextlib.suppress(Exception):
-                connection.close()
+        _close(connection)
 
     async def close(self) -> None:
         """Wait for a running checkpoint or fold, and begin no other (one asked for meanwhile
@@ -309,6 +307,12 @@ class SqliteJournal:
 
     def _drop(self) -> None:
         connection, self.connection = self.connection, None
-        if connection is not None:
-            with contextlib.suppress(Exception):
-                connection.close()
+        _close(connection)
+
+
+def _close(connection: sqlite3.Connection | None) -> None:
+    """Close ``connection`` if there is one (a transaction under way is rolled back), whatever
+    the close raises."""
+    if connection is not None:
+        with contextlib.suppress(Exception):
+            connection.close()
