@@ -22,6 +22,9 @@ TEST_DATABASE_URL = os.environ.get(
     "TEST_DATABASE_URL", "postgresql+asyncpg://postgres@127.0.0.1:5432/test"
 )
 BACKENDS = ["sqlite", "postgresql"]
+# A server that is down refuses at once; this bounds only a connection that hangs, and is long
+# enough for a machine loaded many times over (5 s ran out there, in a test's clean-up).
+CONNECT_TIMEOUT = 60
 
 
 def _dsn(url: str) -> str:
@@ -29,7 +32,7 @@ def _dsn(url: str) -> str:
 
 
 async def _execute(statements: tuple[str, ...]) -> None:
-    connection = await asyncpg.connect(_dsn(TEST_DATABASE_URL), timeout=5)
+    connection = await asyncpg.connect(_dsn(TEST_DATABASE_URL), timeout=CONNECT_TIMEOUT)
     try:
         for statement in statements:
             await connection.execute(statement)
@@ -51,7 +54,7 @@ def fetch_value(url: str, statement: str) -> str:
     """The first value ``statement`` answers in the database at ``url`` (as text; "" for none)."""
 
     async def fetch() -> str:
-        connection = await asyncpg.connect(_dsn(url), timeout=5)
+        connection = await asyncpg.connect(_dsn(url), timeout=CONNECT_TIMEOUT)
         try:
             return str(await connection.fetchval(statement) or "")
         finally:
