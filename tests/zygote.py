@@ -22,6 +22,7 @@ import gc
 import importlib
 import json
 import os
+import pkgutil
 import runpy
 import selectors
 import signal
@@ -34,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-# Imported by uvicorn only once it runs (with the options app/__main__.py passes), or by the
-# application's engines and cluster client when they connect.
+# Imported by uvicorn only once it runs (with the options app/__main__.py passes), by the
+# application's engines and cluster client when they connect, or by its first requests.
 LATER = (
     "uvicorn.loops.uvloop",
     "uvicorn.protocols.http.httptools_impl",
@@ -47,12 +48,17 @@ LATER = (
     "aiosqlite",
     "asyncpg",
     "redis.asyncio",
+    "anyio._backends._asyncio",  # the first request run in a thread (the health check)
+    "fastapi.telemetry._runtime",
+    "encodings.idna",
 )
+# Built from the settings in the child, or run there as ``__main__``.
+FRESH = ("app.main", "app.__main__")
 
 
 def preload() -> None:
-    """Import what a server imports before it listens, except ``app.main`` itself (which builds
-    the application from the settings) and ``app.__main__`` (which runpy runs as ``__main__``)."""
+    """Import what a server imports as it starts and serves: every module of the ``app``
+    package but those in FRESH, what ``app/__main__.py`` and ``app/main.py`` import, and LATER."""
     names: list[str] = []
     for module in ("__main__.py", "main.py"):
         tree = ast.parse((ROOT / "app" / module).read_text())
@@ -61,8 +67,10 @@ def preload() -> None:
                 names.append(node.module)
             elif isinstance(node, ast.Import):
                 names += [alias.name for alias in node.names]
+    package = importlib.import_module("app")
+    names += [found.name for found in pkgutil.walk_packages(package.__path__, "app.")]
     for name in [*names, *LATER]:
-        if name not in ("app.main", "app.__main__"):
+        if name not in FRESH:
             importlib.import_module(name)
 
 
