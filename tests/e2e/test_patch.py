@@ -14,6 +14,7 @@ import pytest
 
 from tests.e2e.conftest import pages_on
 from tests.e2e.matches import in_thread, record_room
+from tests.patching import CASES, FAILURES
 from tests.server import Server
 
 # Replays frames as the browser client does: a state replaces, a patch must be the next version;
@@ -161,40 +162,6 @@ def test_the_browsers_unpacker_refuses_what_is_not_a_value_it_knows(page: Any) -
         [list(case) for case in BAD_PACKED],
     )
     assert answers == [{"error": "UnpackError"}] * len(BAD_PACKED)
-
-
-CASES: list[tuple[Any, list[dict[str, Any]]]] = [
-    ({"a/b": 1, "m~n": 2}, [{"op": "replace", "path": "/a~1b", "value": 3}]),
-    ({"a/b": 1, "m~n": 2}, [{"op": "remove", "path": "/m~0n"}]),
-    ({"~1": 0}, [{"op": "replace", "path": "/~01", "value": "tilde-one, not slash"}]),
-    ({"list": [1, 2, 3]}, [{"op": "add", "path": "/list/-", "value": 4}]),
-    ({"list": [1, 2, 3]}, [{"op": "add", "path": "/list/1", "value": 9}]),
-    ({"list": [1, 2, 3]}, [{"op": "add", "path": "/list/3", "value": 9}]),
-    (
-        {"list": [1, 2, 3]},
-        [{"op": "remove", "path": "/list/0"}, {"op": "remove", "path": "/list/1"}],
-    ),
-    ({"list": [[0, {"x": 1}]]}, [{"op": "replace", "path": "/list/0/1/x", "value": None}]),
-    (
-        {"a": 1},
-        [
-            {"op": "add", "path": "/b", "value": {"c": [1]}},
-            {"op": "add", "path": "/b/c/0", "value": 0},
-        ],
-    ),
-    ({"a": 1}, [{"op": "add", "path": "/a", "value": 2}]),
-    ({"a": 1}, [{"op": "replace", "path": "", "value": [1, 2]}]),
-    ({"": {"": 5}}, [{"op": "replace", "path": "//", "value": 6}]),
-]
-FAILURES: list[tuple[Any, list[dict[str, Any]]]] = [
-    ({"a": 1}, [{"op": "replace", "path": "/b", "value": 2}]),
-    ({"a": 1}, [{"op": "remove", "path": "/b"}]),
-    ({"list": [1]}, [{"op": "add", "path": "/list/3", "value": 2}]),
-    ({"list": [1]}, [{"op": "replace", "path": "/list/-", "value": 2}]),
-    ({"list": [1]}, [{"op": "remove", "path": "/list/01"}]),
-    ({"a": 1}, [{"op": "add", "path": "/x/y", "value": 2}]),
-    ({"a": 1}, [{"op": "add", "path": "a", "value": 2}]),
-]
 
 
 @pytest.mark.parametrize("failing", [False, True], ids=["applies", "refuses"])

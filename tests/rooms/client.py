@@ -1,4 +1,4 @@
-"""A test client of the room protocol over a real WebSocket, applying patches with jsonpatch.
+"""A test client of the room protocol over a real WebSocket, applying patches as RFC 6902 says.
 
 It keeps every frame it receives, checks that versions rise by one, and holds the state it
 has patched together, so tests can compare it with a fresh state at any moment.
@@ -17,13 +17,13 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import httpx
-import jsonpatch
 import msgpack
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from tests import fetch
+from tests.patching import apply_patch
 from tests.rooms.decoding import Tables, decode_patch
 from tests.server import Address, Server
 
@@ -126,7 +126,7 @@ class Peer:
             self.state = frame["state"]
         elif kind == "patch":
             assert self.state is not None
-            jsonpatch.apply_patch(self.state, frame["ops"], in_place=True)
+            self.state = apply_patch(self.state, frame["ops"])
             if frame.get("ack") is not None:
                 self.answers[frame["ack"]] = frame
         else:
@@ -233,7 +233,7 @@ class Client(Peer):
                     assert isinstance(frame, list), "a binary frame is a patch"
                 else:
                     self.frames.append(text)
-                    frame = json.loads(text)
+                    frame = orjson.loads(text)
                 async with self._changed:
                     self._take(frame)
                     self._changed.notify_all()

@@ -15,7 +15,6 @@ import random
 import types
 from typing import Any
 
-import jsonpatch
 import msgpack
 import orjson
 import pytest
@@ -31,6 +30,7 @@ from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState, Status
 from app.rooms.views import ViewBuilder
+from tests.patching import apply_patch
 from tests.rooms.client import Client, clone, close_all, closed_with, create_room, join_room, public
 from tests.rooms.decoding import Tables, decode_patch
 from tests.rooms.fakes import FakeClock
@@ -68,9 +68,9 @@ class Follower:
 
 def _patched(document: Any, ops: list[dict[str, Any]]) -> Any:
     """``document`` (one's own copy) brought up to date by ``ops`` in place: a copy of the
-    whole document a frame costs more than the rest of the test. The ops are copied, so that
-    nothing they hold is changed later through the document."""
-    return jsonpatch.apply_patch(document, clone(ops), in_place=True)
+    whole document a frame costs more than the rest of the test. What the ops insert is copied,
+    so that nothing they hold is changed later through the document."""
+    return apply_patch(document, ops)
 
 
 class Seeds:

@@ -15,12 +15,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import jsonpatch
+import orjson
 import pytest
 
 from app.engine.cards import CARD_IDS, parse_card
 from app.engine.fairdeal import shuffled_deck
 from app.engine.scoring import score_cards
+from tests.patching import apply_patch
 from tests.rooms.client import State, Table, card_ids_in, clone, public
 from tests.rooms.local import Host, LocalClient, open_table
 
@@ -212,12 +213,12 @@ def walk(client: LocalClient) -> Iterator[tuple[str, dict[str, Any], State]]:
     """Every frame the client received, with its state right after applying it."""
     state: State | None = None
     for text in client.frames:
-        frame = json.loads(text)
+        frame = orjson.loads(text)
         if frame["type"] == "state":
             state = frame["state"]
         elif frame["type"] == "patch":
             assert state is not None
-            jsonpatch.apply_patch(state, frame["ops"], in_place=True)
+            state = apply_patch(state, frame["ops"])
         assert state is not None
         yield text, frame, state
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import random
 from typing import Any
 
-import jsonpatch
 import orjson
 import pytest
 
@@ -25,6 +24,7 @@ from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState, Status
 from app.rooms.views import ViewBuilder
+from tests.patching import apply_patch
 from tests.rooms.fakes import FakeClock
 
 SHORT_CHAT = 6
@@ -41,7 +41,7 @@ class Follower:
         if frame["type"] == "state":
             self.document = frame["state"]
         elif frame["type"] == "patch":
-            self.document = jsonpatch.apply_patch(self.document, frame["ops"], in_place=True)
+            self.document = apply_patch(self.document, frame["ops"])
 
 
 def _message(room: LiveRoom, rng: random.Random) -> tuple[int, bytes]:
