@@ -81,12 +81,13 @@ def become(request: dict[str, Any]) -> None:
     os.setsid()
     flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if request["append"] else os.O_TRUNC)
     log = os.open(request["log"], flags, 0o644)
+    errors = os.open(request["errors"], flags, 0o644) if request.get("errors") else log
     null = os.open(os.devnull, os.O_RDONLY)
     os.dup2(null, 0)
     os.dup2(log, 1)
-    os.dup2(log, 2)
-    os.close(log)
-    os.close(null)
+    os.dup2(errors, 2)
+    for descriptor in {log, errors, null}:
+        os.close(descriptor)
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
@@ -228,13 +229,22 @@ class Zygote:
         self.path = ""
         self.folder: tempfile.TemporaryDirectory[str] | None = None
 
-    def spawn(self, env: dict[str, str], log: Path, append: bool) -> Forked:
-        """A new ``python -m app`` in ``ROOT`` with exactly ``env``, writing to ``log``."""
+    def spawn(
+        self, env: dict[str, str], log: Path, append: bool, errors: Path | None = None
+    ) -> Forked:
+        """A new ``python -m app`` in ``ROOT`` with exactly ``env``, writing to ``log`` (its
+        standard error too, unless to ``errors``)."""
         with self.lock:
             if self.process is None or self.process.poll() is not None:
                 self._start()
             path = self.path
-        request = {"env": env, "cwd": str(ROOT), "log": str(log), "append": append}
+        request = {
+            "env": env,
+            "cwd": str(ROOT),
+            "log": str(log),
+            "errors": str(errors) if errors else None,
+            "append": append,
+        }
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         connection.connect(path)
         connection.sendall((json.dumps(request) + "\n").encode())

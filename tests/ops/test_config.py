@@ -3,12 +3,13 @@
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from sqlalchemy.engine import make_url
 
 from app.config import Settings
-from tests.server import ROOT, server_env
+from tests.server import ROOT, ZYGOTE, server_env
 
 
 def default_text(name: str) -> str:
@@ -60,15 +61,12 @@ def test_empty_variables_keep_the_default() -> None:
     assert result.stdout.strip() == "10000"
 
 
-def start(**env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app"],
-        cwd=ROOT,
-        env=server_env(**env),
-        capture_output=True,
-        text=True,
-        timeout=30,
-    )
+def start(folder: Path, **env: str) -> tuple[int, str]:
+    """``python -m app`` with ``env`` (forked from the test servers' zygote): its exit status
+    and what it wrote to standard error."""
+    errors = folder / "stderr"
+    process = ZYGOTE.spawn(server_env(**env), folder / "stdout", append=False, errors=errors)
+    return process.wait(30), errors.read_text()
 
 
 @pytest.mark.parametrize(
@@ -89,8 +87,8 @@ def start(**env: str) -> subprocess.CompletedProcess[str]:
         ({"SEND_QUEUE_FRAMES": "1"}, "SEND_QUEUE_FRAMES: Input should be greater than or equal"),
     ],
 )
-def test_bad_settings_refuse_to_start(env: dict[str, str], message: str) -> None:
-    result = start(**env)
-    assert result.returncode == 2
-    assert "cannot start" in result.stderr
-    assert message in result.stderr
+def test_bad_settings_refuse_to_start(env: dict[str, str], message: str, tmp_path: Path) -> None:
+    returncode, stderr = start(tmp_path, **env)
+    assert returncode == 2
+    assert "cannot start" in stderr
+    assert message in stderr
