@@ -3,10 +3,11 @@
 The jsonpatch library, the independent reference, copies every value it inserts and builds an
 object for each operation and each pointer: over the room tests that was a sizeable part of
 the test processes' own work. This applier takes what the server sends (``add``, ``remove``,
-``replace``) in place and refuses anything else, or any pointer the RFCs do not resolve, with
-:class:`PatchError`. tests/test_patching.py holds it to jsonpatch on the cases below and on
-random documents; tests/rooms/test_patch.py holds the server's differ to jsonpatch itself; and
-tests/e2e/test_patch.py holds the browser's applier to it on the same cases.
+``replace``) in place as jsonpatch does, and refuses other operations, and any pointer the
+RFCs do not resolve, with :class:`PatchError`. tests/test_patching.py holds it to jsonpatch
+on the cases below and on random documents; tests/rooms/test_patch.py holds the server's
+differ to jsonpatch itself; and tests/e2e/test_patch.py holds the browser's applier to it on
+the same cases.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 
 # Array indexes as RFC 6901 writes them: no sign, no leading zero.
 _INDEX = re.compile(r"0|[1-9][0-9]*")
+# "~" escapes only "~0" and "~1".
+_BAD_ESCAPE = re.compile(r"~(?![01])")
 
 # Patches that apply, and (below) patches that must be refused, with what they test.
 CASES: list[tuple[Any, list[dict[str, Any]]]] = [
@@ -49,6 +52,8 @@ FAILURES: list[tuple[Any, list[dict[str, Any]]]] = [
     ({"list": [1]}, [{"op": "remove", "path": "/list/01"}]),
     ({"a": 1}, [{"op": "add", "path": "/x/y", "value": 2}]),
     ({"a": 1}, [{"op": "add", "path": "a", "value": 2}]),
+    ({"~2": 1}, [{"op": "replace", "path": "/~2", "value": 2}]),
+    ({"a~": 1}, [{"op": "remove", "path": "/a~"}]),
 ]
 
 
@@ -61,9 +66,15 @@ def apply_patch(document: Any, ops: list[dict[str, Any]]) -> Any:
     document returns the new one, as jsonpatch does). Inserted values are copied, so that the
     document never shares a container with the patch."""
     for op in ops:
-        kind, path = op["op"], op["path"]
+        kind, path = op.get("op"), op.get("path")
         if kind not in ("add", "remove", "replace"):
             raise PatchError(f"unsupported operation {kind!r}")
+        if not isinstance(path, str):
+            raise PatchError(f"{kind} without a path")
+        if kind != "remove" and "value" not in op:
+            raise PatchError(f"{kind} without a value")
+        if _BAD_ESCAPE.search(path):
+            raise PatchError(f"'~' is not followed by 0 or 1 in {path!r}")
         if path == "":
             if kind == "remove":
                 raise PatchError("the whole document cannot be removed")

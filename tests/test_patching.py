@@ -33,12 +33,15 @@ def test_what_jsonpatch_refuses_is_refused(document: Any, ops: list[dict[str, An
         apply_patch(copy.deepcopy(document), copy.deepcopy(ops))
 
 
-def test_operations_the_server_never_sends_are_refused() -> None:
+def test_operations_the_server_never_sends_and_incomplete_ones_are_refused() -> None:
     for op in (
         {"op": "move", "from": "/a", "path": "/b"},
         {"op": "copy", "from": "/a", "path": "/b"},
         {"op": "test", "path": "/a", "value": 1},
         {"op": "remove", "path": ""},
+        {"op": "add", "path": "/b"},
+        {"op": "replace", "value": 1},
+        {"path": "/a"},
     ):
         with pytest.raises(PatchError):
             apply_patch({"a": 1}, [op])

@@ -4,9 +4,10 @@
 application before it listens; a test run starts a server a few hundred times. This module runs
 as one process per test process (``python -m tests.zygote``): it imports the server's modules
 once, then for each request forks a child that becomes ``python -m app`` exactly (its own
-session, the requested environment, working directory and log file as stdout and stderr, then
-``runpy`` runs the ``app`` package as ``__main__``; ``app.main`` itself, which builds the
-application from the settings, is imported fresh in the child). The child's exit status is
+session, the requested environment, working directory and log file as stdout and stderr, or
+stderr to a file of its own, then ``runpy`` runs the ``app`` package as ``__main__``;
+``app.main`` itself, which builds the application from the settings, is imported fresh in the
+child). The child's exit status is
 sent back to the test process, which holds a :class:`Forked` handle that behaves like the
 ``subprocess.Popen`` it replaces (``pid``, ``poll``, ``wait``, ``send_signal``).
 
@@ -36,7 +37,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 # Imported by uvicorn only once it runs (with the options app/__main__.py passes), by the
-# application's engines and cluster client when they connect, or by its first requests.
+# application as it starts or when its engines and cluster client connect, or by its first
+# requests.
 LATER = (
     "uvicorn.loops.uvloop",
     "uvicorn.protocols.http.httptools_impl",
@@ -52,8 +54,9 @@ LATER = (
     "fastapi.telemetry._runtime",
     "encodings.idna",
 )
-# Built from the settings in the child, or run there as ``__main__``.
-FRESH = ("app.main", "app.__main__")
+# Built from the settings in the child, or run there as ``__main__``; and the scripts, which
+# servers do not run (the start script turns the collector off as it is imported).
+FRESH = ("app.main", "app.__main__", "app.scripts")
 
 
 def preload() -> None:
@@ -70,7 +73,7 @@ def preload() -> None:
     package = importlib.import_module("app")
     names += [found.name for found in pkgutil.walk_packages(package.__path__, "app.")]
     for name in [*names, *LATER]:
-        if name not in FRESH:
+        if not any(name == fresh or name.startswith(f"{fresh}.") for fresh in FRESH):
             importlib.import_module(name)
 
 

@@ -7,7 +7,7 @@ export class PatchError extends Error {}
 
 export function parsePointer(path) {
   if (path === '') return [];
-  if (path[0] !== '/') throw new PatchError(`not a JSON Pointer: ${path}`);
+  if (path[0] !== '/' || /~(?![01])/.test(path)) throw new PatchError(`not a JSON Pointer: ${path}`);
   return path.slice(1).split('/').map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 

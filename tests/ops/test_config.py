@@ -66,7 +66,12 @@ def start(folder: Path, **env: str) -> tuple[int, str]:
     and what it wrote to standard error."""
     errors = folder / "stderr"
     process = ZYGOTE.spawn(server_env(**env), folder / "stdout", append=False, errors=errors)
-    return process.wait(30), errors.read_text()
+    try:
+        returncode = process.wait(30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        raise
+    return returncode, errors.read_text()
 
 
 @pytest.mark.parametrize(
