@@ -7,9 +7,9 @@ once, then for each request forks a child that becomes ``python -m app`` exactly
 session, the requested environment, working directory and log file as stdout and stderr, or
 stderr to a file of its own, then ``runpy`` runs the ``app`` package as ``__main__``;
 ``app.main`` itself, which builds the application from the settings, is imported fresh in the
-child). The child's exit status is
-sent back to the test process, which holds a :class:`Forked` handle that behaves like the
-``subprocess.Popen`` it replaces (``pid``, ``poll``, ``wait``, ``send_signal``).
+child). The child's exit status is sent back to the test process, which holds a
+:class:`Forked` handle that behaves like the ``subprocess.Popen`` it replaces (``pid``,
+``poll``, ``wait``, ``send_signal``).
 
 The zygote ends when the test process that started it closes its stdin (or dies), killing the
 process groups of any child still running.

@@ -62,15 +62,8 @@ class Follower:
         if frame["type"] == "state":
             self.document = clone(frame["state"])  # patched in place from here on
         elif frame["type"] == "patch":
-            self.document = _patched(self.document, frame["ops"])
+            self.document = apply_patch(self.document, frame["ops"])
         self.frames.append((text, frame))
-
-
-def _patched(document: Any, ops: list[dict[str, Any]]) -> Any:
-    """``document`` (one's own copy) brought up to date by ``ops`` in place: a copy of the
-    whole document a frame costs more than the rest of the test. What the ops insert is copied,
-    so that nothing they hold is changed later through the document."""
-    return apply_patch(document, ops)
 
 
 class Seeds:
@@ -217,7 +210,7 @@ async def test_compact_documents_equal_standard_ones_over_whole_matches(
             else:
                 assert isinstance(text, str)
                 assert text.startswith("["), "a compact connection got a standard patch"
-                document = _patched(document, frame["ops"])
+                document = apply_patch(document, frame["ops"])
                 # No card in a frame that its recipient may not see (another player's hand).
                 shown = _cards_in([op.get("value") for op in frame["ops"]])
                 assert shown <= _visible(document), shown - _visible(document)

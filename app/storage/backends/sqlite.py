@@ -278,8 +278,9 @@ class SqliteJournal:
         dropped after an error; it waits up to a second for the write lock, which the journal's
         own writes hold only briefly."""
         if self.background is None:
-            path = self.path
-            self.background = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+            self.background = sqlite3.connect(
+                self.path, isolation_level=None, check_same_thread=False
+            )
             self.background.execute("PRAGMA busy_timeout=1000")
         try:
             yield self.background
