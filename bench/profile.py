@@ -1,6 +1,7 @@
 """Profile the game server under load with py-spy; prints where its time goes.
 
-Run: .venv/bin/python -m bench.profile [--rooms 500] [--players 4] [--seconds 12]
+Run: .venv/bin/python -m bench.profile [--rooms 500] [--players 4] [--seconds 12] [--native]
+         [--keep FILE] [--database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres]
 Needs py-spy (pip install py-spy). The server runs on core 0, the load on core 1.
 """
 
@@ -29,11 +30,16 @@ def py_spy() -> str:
 
 
 async def record(
-    rooms: int, players: int, seconds: float, output: Path, native: bool = False
+    rooms: int,
+    players: int,
+    seconds: float,
+    output: Path,
+    native: bool = False,
+    database: str | None = None,
 ) -> float:
     """Load a server, record it with py-spy, return server CPU microseconds per action."""
     with tempfile.TemporaryDirectory() as folder:
-        server = load.Server(True, load.free_port(), folder)
+        server = load.Server(True, load.free_port(), folder, database=database)
         try:
             bench = load.Bench(server.url, server.url.replace("http", "ws"), True)
             await bench.setup(rooms, players)
@@ -105,12 +111,24 @@ def main() -> None:
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--native", action="store_true", help="show C frames too")
     parser.add_argument("--keep", type=Path, help="keep py-spy's raw stacks in this file")
+    parser.add_argument(
+        "--database",
+        help="a PostgreSQL server (postgresql+asyncpg://user@host:port/db) on which the run "
+        "gets a fresh database for the journal (default: SQLite)",
+    )
     arguments = parser.parse_args()
     os.sched_setaffinity(0, {load.CLIENT_CORE})
     with tempfile.TemporaryDirectory() as folder:
         output = arguments.keep or Path(folder) / "profile.txt"
         per_action = asyncio.run(
-            record(arguments.rooms, arguments.players, arguments.seconds, output, arguments.native)
+            record(
+                arguments.rooms,
+                arguments.players,
+                arguments.seconds,
+                output,
+                arguments.native,
+                arguments.database,
+            )
         )
         print(f"server CPU per action: {per_action:.0f} us")
         summarise(output, arguments.top)

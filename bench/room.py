@@ -1,7 +1,7 @@
 """The room's own cost per action, without sockets or a database: parse, apply, views, patches.
 
 Run: .venv/bin/python -m bench.room [--players 4] [--actions 20000] [--profile]
-         [--encoding standard|compact|binary]
+         [--encoding standard|compact|binary] [--rooms 1] [--turn-seconds 0]
      .venv/bin/python -m bench.room --sizes [--players 4] [--actions N] [--turn-seconds 60]
 Connections are stand-ins whose send does nothing; storage keeps nothing.
 
@@ -64,16 +64,27 @@ def next_message(
     return seat, orjson.dumps(body)
 
 
-async def run(players: int, actions: int, profile: bool, encoding: str = "standard") -> None:
-    state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=0), 0)
-    for seat in range(players):
-        state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
-    room = LiveRoom(state, RoomConfig(), lambda room: None)
+async def run(
+    players: int,
+    actions: int,
+    profile: bool,
+    encoding: str = "standard",
+    rooms: int = 1,
+    turn_seconds: int = 0,
+) -> None:
     kind = CONNECTIONS[encoding]
-    connections = [kind(_discard, seat, 256) for seat in range(players)]
-    for connection in connections:
-        await room.attach(connection)
-    await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
+    tables: list[tuple[LiveRoom, list[Connection]]] = []
+    for number in range(rooms):
+        settings = RoomSettings(turn_seconds=turn_seconds)
+        state = RoomState(f"{number:04d}-EFGH", settings, 0)
+        for seat in range(players):
+            state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
+        room = LiveRoom(state, RoomConfig(), lambda room: None)
+        connections = [kind(_discard, seat, 256) for seat in range(players)]
+        for connection in connections:
+            await room.attach(connection)
+        await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
+        tables.append((room, connections))
     rng = random.Random(1)
     plan = []
     profiler = cProfile.Profile() if profile else None
@@ -81,6 +92,9 @@ async def run(players: int, actions: int, profile: bool, encoding: str = "standa
     if profiler:
         profiler.enable()
     for _ in range(actions):
+        # One room after another at random, as a server's rooms take their turns: with many
+        # rooms each action finds less of its room in the processor's caches.
+        room, connections = tables[rng.randrange(rooms)] if rooms > 1 else tables[0]
         seat, raw = next_message(room, rng)
         plan.append(raw)
         await room.handle(connections[seat], protocol.parse_message(raw))
@@ -89,9 +103,11 @@ async def run(players: int, actions: int, profile: bool, encoding: str = "standa
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu
     # The process's CPU time as well as the clock's: on a shared machine the clock also
     # counts the time other processes held the core.
+    where = f", {rooms} rooms" if rooms > 1 else ""
+    timer = f", turn timer {turn_seconds} s" if turn_seconds else ""
     print(
-        f"{players} players, {encoding}: {elapsed / actions * 1e6:.1f} us per action, "
-        f"{cpu / actions * 1e6:.1f} us of CPU (parse, apply, views, patches, frames for "
+        f"{players} players, {encoding}{where}{timer}: {elapsed / actions * 1e6:.1f} us per "
+        f"action, {cpu / actions * 1e6:.1f} us of CPU (parse, apply, views, patches, frames for "
         f"{players} connections)"
     )
     if profiler:
@@ -219,15 +235,28 @@ def main() -> None:
     parser.add_argument("--actions", type=int, default=20000)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--sizes", action="store_true")
-    parser.add_argument("--turn-seconds", type=int, default=60, help="with --sizes")
+    parser.add_argument("--rooms", type=int, default=1, help="actions spread over this many rooms")
+    parser.add_argument(
+        "--turn-seconds", type=int, help="turn timer (default: 60 with --sizes, else none)"
+    )
     parser.add_argument("--encoding", choices=sorted(CONNECTIONS), default="standard")
     arguments = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {0})
     if arguments.sizes:
-        asyncio.run(sizes(arguments.players, arguments.actions, arguments.turn_seconds))
+        turn = 60 if arguments.turn_seconds is None else arguments.turn_seconds
+        asyncio.run(sizes(arguments.players, arguments.actions, turn))
         return
-    asyncio.run(run(arguments.players, arguments.actions, arguments.profile, arguments.encoding))
+    asyncio.run(
+        run(
+            arguments.players,
+            arguments.actions,
+            arguments.profile,
+            arguments.encoding,
+            max(1, arguments.rooms),
+            arguments.turn_seconds or 0,
+        )
+    )
 
 
 if __name__ == "__main__":
