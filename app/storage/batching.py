@@ -17,9 +17,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from asyncio import FIRST_COMPLETED
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from app.rooms.store import FinishedRound
 from app.running_loop import RunningLoop
@@ -184,11 +184,27 @@ class BatchWriter:
             await self._write()
             return written.done() and not written.cancelled()
         self._wakeup.set()
-        if self._failure is None or self._failure.done():
-            self._failure = self._loop().create_future()
-        await asyncio.wait(
-            [written, self._failure], timeout=self.wait_seconds, return_when=FIRST_COMPLETED
-        )
+        return await self._wait(written)
+
+    async def _wait(self, written: asyncio.Future[None]) -> bool:
+        """Wait until ``written`` is done, a write fails or ``wait_seconds`` pass; whether it
+        was written. (What ``asyncio.wait`` would do, without its checks and sets: this runs
+        for every move a room makes while the database is a round trip away.)"""
+        loop = self._loop()
+        failure = self._failure
+        if failure is None or failure.done():
+            failure = self._failure = loop.create_future()
+        told: asyncio.Future[None] = loop.create_future()
+        tell = partial(_tell, told)
+        written.add_done_callback(tell)
+        failure.add_done_callback(tell)
+        timer = loop.call_later(self.wait_seconds, tell, None)
+        try:
+            await told
+        finally:
+            timer.cancel()
+            written.remove_done_callback(tell)
+            failure.remove_done_callback(tell)
         return written.done() and not written.cancelled()
 
     async def saved(self) -> None:
@@ -295,6 +311,11 @@ class BatchWriter:
         for pending in entries:
             if not pending.written.done():
                 pending.written.set_result(None)
+
+
+def _tell(told: asyncio.Future[None], _: object) -> None:
+    if not told.done():
+        told.set_result(None)
 
 
 def _room_of(op: Op) -> str:
