@@ -32,15 +32,25 @@ class PostgresJournal:
         self.engine = engine
         self.statements = Statements(engine.dialect)
         self.connection: AsyncConnection | None = None
+        self.driver: Any = None  # the asyncpg connection under ``connection``
 
     async def write(self, batch: Batch) -> None:
         """Write the batch in one transaction; on failure the connection is dropped."""
         plan = self.statements.plan(batch.ops)
         fences = {op.code: op.tenure.epoch for op in batch.ops if isinstance(op, Fence)}
         try:
-            if self.connection is None:
-                self.connection = await self.engine.connect()
-            driver: Any = (await self.connection.get_raw_connection()).driver_connection
+            driver = self.driver
+            if driver is None:
+                if self.connection is None:
+                    self.connection = await self.engine.connect()
+                raw = await self.connection.get_raw_connection()
+                driver = self.driver = raw.driver_connection
+            if len(plan) == 1 and not fences:
+                # The usual batch, moves' events only: one statement, which asyncpg runs as a
+                # transaction of its own, in one round trip rather than three.
+                statement, rows = plan[0]
+                await driver.executemany(statement.sql, rows)
+                return
             async with driver.transaction():
                 for statement, rows in plan:
                     await driver.executemany(statement.sql, rows)
@@ -72,6 +82,7 @@ class PostgresJournal:
     async def close(self) -> None:
         """Give the connection back (or drop it if it broke)."""
         connection, self.connection = self.connection, None
+        self.driver = None
         if connection is not None:
             with contextlib.suppress(Exception):
                 await connection.invalidate()
