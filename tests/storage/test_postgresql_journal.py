@@ -51,8 +51,9 @@ async def test_a_batch_is_written_all_or_none() -> None:
             # The connection dropped after the failure is opened again for the next batch.
             again = Batch([joined("AAAA-AAAA", 1, "Bob"), joined("BBBB-BBBB", 0, "Di")])
             await journal.write(again)
+            await journal.write(Batch([joined("AAAA-AAAA", 2, "Eve")]))  # a single row
             await journal.write(Batch([Forget("BBBB-BBBB")]))
-            assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Bob"]}
+            assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Bob", "Eve"]}
         finally:
             await journal.close()
             await engine.dispose()

@@ -47,9 +47,13 @@ class PostgresJournal:
                 driver = self.driver = raw.driver_connection
             if len(plan) == 1 and not fences:
                 # The usual batch, moves' events only: one statement, which asyncpg runs as a
-                # transaction of its own, in one round trip rather than three.
+                # transaction of its own, in one round trip rather than three (and for a single
+                # row without the machinery that streams many).
                 statement, rows = plan[0]
-                await driver.executemany(statement.sql, rows)
+                if len(rows) == 1:
+                    await driver.execute(statement.sql, *rows[0])
+                else:
+                    await driver.executemany(statement.sql, rows)
                 return
             async with driver.transaction():
                 for statement, rows in plan:
