@@ -65,6 +65,28 @@ def next_message(
     return seat, orjson.dumps(body)
 
 
+async def seated_room(
+    code: str,
+    settings: RoomSettings,
+    sends: list[Any],
+    encoding: str,
+    max_queue: int,
+    clock: LoopClock | None = None,
+) -> tuple[LiveRoom, list[Connection]]:
+    """A room with a connection for each of ``sends`` (in ``encoding``, each sending through
+    its own), a player in every seat, whose match has begun."""
+    state = RoomState(code, settings, 0)
+    for seat in range(len(sends)):
+        state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
+    room = LiveRoom(state, RoomConfig(), lambda room: None, clock=clock)
+    kind = CONNECTIONS[encoding]
+    connections = [kind(send, seat, max_queue) for seat, send in enumerate(sends)]
+    for connection in connections:
+        await room.attach(connection)
+    await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
+    return room, connections
+
+
 async def run(
     players: int,
     actions: int,
@@ -76,19 +98,12 @@ async def run(
     # The server's garbage collection policy (what importing made frozen, the old generations
     # left alone during play): CPython's default walks every room again and again.
     collecting = start_collecting(Connections())
-    kind = CONNECTIONS[encoding]
-    tables: list[tuple[LiveRoom, list[Connection]]] = []
-    for number in range(rooms):
-        settings = RoomSettings(turn_seconds=turn_seconds)
-        state = RoomState(f"{number:04d}-EFGH", settings, 0)
-        for seat in range(players):
-            state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
-        room = LiveRoom(state, RoomConfig(), lambda room: None)
-        connections = [kind(_discard, seat, 256) for seat in range(players)]
-        for connection in connections:
-            await room.attach(connection)
-        await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
-        tables.append((room, connections))
+    settings = RoomSettings(turn_seconds=turn_seconds)
+    sends = [_discard] * players
+    tables = [
+        await seated_room(f"{number:04d}-EFGH", settings, sends, encoding, 256)
+        for number in range(rooms)
+    ]
     rng = random.Random(1)
     plan = []
     profiler = cProfile.Profile() if profile else None
@@ -158,16 +173,11 @@ async def started_room(
 ) -> tuple[LiveRoom, list[Recorder], list[Connection]]:
     """A room of ``players`` recorded connections (in ``encoding``, keeping every frame when
     ``keep``) whose match of ``rounds`` has begun."""
-    state = RoomState("ABCD-EFGH", RoomSettings(turn_seconds=turn_seconds, rounds=rounds), 0)
-    for seat in range(players):
-        state.join(f"P{seat}", hash_token(f"t{seat}"), 0)
-    room = LiveRoom(state, RoomConfig(), lambda room: None, clock=clock)
+    settings = RoomSettings(turn_seconds=turn_seconds, rounds=rounds)
     recorders = [Recorder(keep) for _ in range(players)]
-    kind = CONNECTIONS[encoding]
-    connections = [kind(recorders[seat], seat, 1 << 20) for seat in range(players)]
-    for connection in connections:
-        await room.attach(connection)
-    await room.handle(connections[0], protocol.parse_message(b'{"type":"start"}'))
+    room, connections = await seated_room(
+        "ABCD-EFGH", settings, recorders, encoding, 1 << 20, clock
+    )
     return room, recorders, connections
 
 
