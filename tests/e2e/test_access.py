@@ -42,12 +42,21 @@ AXE_OPTIONS = {
 LONG_NAMES = ["Zoë / Ω?#名前 Longname-24", "Ива́н Пётр?#ながいなまえ-ok"]
 
 
+# Resolved two animation frames on: a rendering update has run in between.
+NEXT_FRAME = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+
+
 def resize(page: Any, size: dict[str, int]) -> None:
-    """Give ``page`` the viewport ``size`` and wait until its styles answer to it."""
+    """Give ``page`` the viewport ``size`` and wait until its styles answer to it.
+
+    ``matchMedia`` sees the new size at once, but the style sheets' media rules apply only at
+    the page's next rendering update: until then the page is laid out at the new width with
+    the old width's rules (the phone's header then overflowed, 408 px wide at 360 px)."""
     page.set_viewport_size(size)
     page.wait_for_function(
         f"matchMedia('(width: {size['width']}px) and (height: {size['height']}px)').matches"
     )
+    page.evaluate(NEXT_FRAME)
 
 
 @functools.cache

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.e2e.conftest import DESKTOP, PHONE, Pages, scroll_width
+from tests.e2e.test_access import resize
 from tests.e2e.ui import (
     create_room,
     discard,
@@ -33,9 +34,8 @@ TOO_SMALL = """() => [...document.querySelectorAll('main button, main a, main in
 
 
 def fits_phone(page: Any) -> None:
-    """No sideways scrolling at 360 px, and every control at least 44 px each way."""
-    # Right after a resize, the page may not have restyled for its new width yet.
-    page.wait_for_function("matchMedia('(max-width: 360px)').matches")
+    """No sideways scrolling at 360 px, and every control at least 44 px each way (a page
+    resized to a phone's width through ``resize``, which waits until it has restyled)."""
     assert scroll_width(page) <= 360, f"{page.url} scrolls sideways: {scroll_width(page)} px"
     small = page.evaluate(TOO_SMALL)
     assert small == [], f"touch targets under 44 px: {small}"
@@ -263,7 +263,7 @@ def test_multiple_pickups_and_ten_cards_with_the_ready_countdown(pages: Pages, s
     summary = bob.locator(".panel", has_text="Settings")
     expect(summary).to_contain_text("multiple pickups · 10 cards · up to 4 players")
     expect(ann.locator("#set-seats option")).to_have_count(3)
-    ann.set_viewport_size(PHONE)  # the host's controls on a phone
+    resize(ann, PHONE)  # the host's controls on a phone
     fits_phone(ann)
     shot(ann, "lobby-host-360")
     ann.set_viewport_size(DESKTOP)
