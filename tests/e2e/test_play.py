@@ -210,17 +210,26 @@ def test_a_computer_player_and_the_servers_hints(pages: Pages, shot: Shot) -> No
     # Ann asks the server for a hint: the move is spelled out and marked on the table.
     ann.click("[data-act=hint]")
     advice = ann.locator(".hint-line")
-    # In a player's words: which card from which pile, what it gives; never a bot's log.
-    expect(advice).to_have_text(re.compile(r"^Hint: (Take|Knock) .*points?\.$"))
+    # In a player's words: which card from which pile and what it gives, or why to knock now;
+    # never a bot's log.
+    expect(advice).to_have_text(
+        re.compile(
+            r"^Hint: (Take .*points?\.|Knock now: your hand makes .*points?, and the others get"
+            r" only one more turn each to beat it\.)$"
+        )
+    )
     words = advice.inner_text()
     for bot_words in ("aiming", "expects", "(or alike)", "draw pile", "complete ·"):
         assert bot_words not in words
     assert not re.search(r"\b[1-5]-[a-z]+-[a-z]+\b", words), "no card ids"
     fits_phone(ann)
     shot(ann, "hint-360")
-    if ann.locator("[data-act=knock].hinted").count():
-        return  # the advice is to knock: nothing to take
     piles = ann.locator(".pile.hinted")
+    if words.startswith("Hint: Knock now"):  # nothing to take: the knock button is marked
+        expect(ann.locator("[data-act=knock]")).to_have_class(re.compile(r"\bhinted\b"))
+        expect(piles).to_have_count(0)
+        return
+    expect(ann.locator("[data-act=knock].hinted")).to_have_count(0)
     expect(piles).not_to_have_count(0)
     pile = int(piles.first.get_attribute("data-pile") or 0)
     named = [
