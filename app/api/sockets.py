@@ -204,19 +204,17 @@ async def _serve(
     if not isinstance(hello, protocol.Hello):
         await websocket.close(CLOSE_BAD_HELLO, "the first message must be hello")
         return
-    if hello.token is not None:
-        seat = room.state.seat_of(hash_token(hello.token))
-        if seat is None:
-            await websocket.close(CLOSE_BAD_TOKEN, "this token holds no seat in this room")
-            return
-    elif hello.spectate:
-        seat = None
-    else:
+    if hello.token is None and not hello.spectate:
         await websocket.close(CLOSE_BAD_HELLO, "hello needs a token, or spectate: true")
         return
+    token_hash = hash_token(hello.token) if hello.token is not None else None
     kind = CONNECTIONS[hello.encoding]
-    connection = kind(raw_send(websocket), seat, settings.send_queue_frames)
-    await room.attach(connection)
+    connection = kind(raw_send(websocket), None, settings.send_queue_frames)
+    # The seat is looked up when the room takes the connection, not before: seats may be
+    # renumbered meanwhile.
+    if not await room.attach(connection, token_hash):
+        await websocket.close(CLOSE_BAD_TOKEN, "this token holds no seat in this room")
+        return
     try:
         await _read(websocket, connection, room, settings)
     finally:

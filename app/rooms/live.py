@@ -133,9 +133,19 @@ class LiveRoom:
         """How many connections watch without a seat."""
         return self.table.spectators()
 
-    async def attach(self, connection: Connection) -> None:
-        """Add a connection: it gets a full state; an older one for the same seat is closed."""
+    async def attach(self, connection: Connection, token_hash: str | None = None) -> bool:
+        """Add a connection: it gets a full state; an older one for the same seat is closed.
+
+        With ``token_hash`` the connection takes the seat that token holds, looked up under the
+        lock: a change waiting for the lock may renumber the seats (a player leaving, a kick).
+        False, and nothing changes, when the token holds no seat.
+        """
         async with self.lock:
+            if token_hash is not None:
+                seat = self.state.seat_of(token_hash)
+                if seat is None:
+                    return False
+                connection.seat = seat
             # Everyone else hears of the arrival by patch; the newcomer starts from a state.
             self.table.arrive(connection)
             self.timers.idle.clear()
@@ -146,6 +156,7 @@ class LiveRoom:
                 connection.push(protocol.error_frame("not_saved", NOT_SAVED))
             else:
                 self.send_state(connection)
+        return True
 
     async def detach(self, connection: Connection) -> None:
         """Remove a connection; the host's role passes on if the host is gone."""
