@@ -195,8 +195,16 @@ async def _serve(
     said_hello()
     if first["type"] == "websocket.disconnect":
         return
+    text = first.get("text")
+    if text is None:
+        await websocket.close(CLOSE_BAD_HELLO, "the first message must be hello, a JSON text frame")
+        return
+    if _size(text) > settings.max_message_bytes:
+        reason = f"the first message must be hello, at most {settings.max_message_bytes} bytes"
+        await websocket.close(CLOSE_BAD_HELLO, reason)
+        return
     try:
-        hello = protocol.parse_message(first.get("text") or first.get("bytes") or b"")
+        hello = protocol.parse_message(text)
     except protocol.BadMessage as error:
         reason = fit_close_reason(f"the first message must be hello: {error.message}")
         await websocket.close(CLOSE_BAD_HELLO, reason)
@@ -223,13 +231,18 @@ async def _serve(
 
 
 PING = '{"type":"ping"}'
+BINARY = "messages are JSON text frames; a binary frame is not read"
 # A client that pings keeps sending (the browser client something at least every 5 s): this
 # long without a message from it, its link is taken for dead, as a link whose pongs stop is (a
 # browser's network stack may go on answering the server's pings while the page hears nothing).
 CLIENT_SILENCE_SECONDS = 7.0
 CLOSE_SILENT = 1011
-PING_BYTES = PING.encode()
 PONG = protocol.pong_frame(None)
+
+
+def _size(text: str) -> int:
+    """A text message's size in bytes, as UTF-8."""
+    return len(text) if text.isascii() else len(text.encode())
 
 
 async def _read(
@@ -267,27 +280,31 @@ async def _read(
             return
         if connection.closing is not None:
             continue
-        data = message.get("text") or message.get("bytes") or b""
-        # Every frame, oversized or not, takes a token.
+        data = message.get("text")
+        # Every frame, oversized or binary or not, takes a token.
         if not bucket.allow():
             if grace.allow():
                 connection.push(
                     protocol.error_frame(
-                        "rate_limited", "too many messages; slow down", protocol.peek_id(data)
+                        "rate_limited",
+                        "too many messages; slow down",
+                        None if data is None else protocol.peek_id(data),
                     )
                 )
             else:
                 connection.close(CLOSE_POLICY, "too many messages for too long")
             continue
-        size = len(data) if isinstance(data, bytes) or data.isascii() else len(data.encode())
-        if size > limit:
+        if data is None:
+            connection.push(protocol.error_frame("bad_message", BINARY))
+            continue
+        if _size(data) > limit:
             connection.push(
                 protocol.error_frame(
                     "too_large", f"a message has at most {limit} bytes", protocol.peek_id(data)
                 )
             )
             continue
-        if data in (PING, PING_BYTES):  # the client's heartbeat, the most common message
+        if data == PING:  # the client's heartbeat, the most common message
             connection.push(PONG)
             silence = CLIENT_SILENCE_SECONDS
             continue

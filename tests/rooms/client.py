@@ -275,10 +275,10 @@ class Client(Peer):
         assert self.closed is not None
         return self.closed
 
-    async def send(self, message: dict[str, Any] | str) -> None:
-        """Send a raw message."""
+    async def send(self, message: dict[str, Any] | str | bytes) -> None:
+        """Send a raw message (bytes in a binary frame)."""
         assert self.ws is not None
-        await self.ws.send(message if isinstance(message, str) else json.dumps(message))
+        await self.ws.send(message if isinstance(message, str | bytes) else json.dumps(message))
 
     async def act(self, kind: str, timeout: float = 30, **fields: Any) -> dict[str, Any]:
         """Send an action with an id and wait for its acknowledgement; raises Refused."""
@@ -464,7 +464,7 @@ ANY_ID: Any = object()
 async def expect_refusal(
     sender: Any,
     others: list[Any],
-    message: dict[str, Any] | str,
+    message: dict[str, Any] | str | bytes,
     code: str,
     echo: Any = UNSET,
 ) -> dict[str, Any]:

@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from tests.rooms.client import (
     ANY_ID,
@@ -60,6 +62,53 @@ async def test_just_under_the_size_limit_is_read(lobby: Table) -> None:
     text = json.dumps(message, separators=(",", ":"))
     assert len(text) == 4096
     await refused(lobby, lobby.host, text, "bad_message", echo="edge")
+
+
+async def test_a_binary_frame_is_not_read(lobby: Table) -> None:
+    """Messages are JSON text frames: a valid message sent in a binary frame is refused, not
+    acted on (its id is not echoed: the frame is not read)."""
+    state = lobby.host.state
+    assert state is not None
+    rounds = state["settings"]["rounds"] % 50 + 1
+    message = {"type": "settings", "settings": {"rounds": rounds}, "id": "bin"}
+    await refused(lobby, lobby.host, json.dumps(message).encode(), "bad_message", echo=None)
+    await refused(lobby, lobby.players[1], b'{"type":"chat","text":"hi"}', "bad_message", echo=None)
+    await plays_on(lobby)
+
+
+async def test_a_hello_in_a_binary_frame_closes_4002(rooms_server: Server) -> None:
+    room = create_room(rooms_server)
+    hello = json.dumps({"type": "hello", "token": room["token"]}).encode()
+    code, reason = await said_first(rooms_server, room["code"], hello)
+    assert code == 4002
+    assert "text frame" in reason
+
+
+async def test_a_hello_over_the_size_limit_closes_4002(rooms_server: Server) -> None:
+    """The first message is held to the same limit as every other."""
+    room = create_room(rooms_server)
+    padded = json.dumps({"type": "hello", "token": room["token"]}) + " " * 4096
+    code, reason = await said_first(rooms_server, room["code"], padded)
+    assert code == 4002
+    assert "4096 bytes" in reason
+    # Just under the limit, the same hello seats its player.
+    hello = json.dumps({"type": "hello", "token": room["token"]})
+    code, _ = await said_first(rooms_server, room["code"], hello + " " * (4096 - len(hello)))
+    assert code == 0
+
+
+async def said_first(server: Server, code: str, first: str | bytes) -> tuple[int, str]:
+    """Open a socket and send ``first``: the close code and reason it brought, or (0, "") if the
+    server answered with a state instead."""
+    async with connect(f"{server.ws_url}/ws/rooms/{code}", compression=None) as ws:
+        await ws.send(first)
+        try:
+            frame = json.loads(await asyncio.wait_for(ws.recv(), 30))
+        except ConnectionClosed:
+            assert ws.close_code is not None
+            return ws.close_code, ws.close_reason or ""
+        assert frame["type"] == "state", frame
+        return 0, ""
 
 
 # Rate limiting (a dedicated server with a tiny budget).
