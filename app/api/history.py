@@ -7,7 +7,7 @@ import binascii
 import csv
 import io
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Path, Query
@@ -76,7 +76,9 @@ def _decode_cursor(text: str) -> history.Cursor:
         started_at = datetime.fromisoformat(stamp)
         if started_at.tzinfo is None or not MATCH_ID.fullmatch(match_id):
             raise ValueError(raw)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
+        # In UTC, as the API writes them; an offset that takes it past year 1 or 9999 fails here.
+        started_at = started_at.astimezone(UTC)
+    except (ValueError, OverflowError, binascii.Error, UnicodeDecodeError):
         raise RequestValidationError(
             [{"loc": ("query", "cursor"), "msg": "not a cursor this API gave", "type": "cursor"}]
         ) from None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import csv
 import io
 import random
@@ -234,6 +235,11 @@ def test_player_pages_and_leaderboard(history: tuple[Server, Played]) -> None:
     assert len(get(server, "/api/leaderboard", limit=2).json()["players"]) == 2
 
 
+def cursor_of(stamp: str) -> str:
+    """A cursor in the API's own form (a time and a match id, base64) at ``stamp``."""
+    return base64.urlsafe_b64encode(f"{stamp}|{'0' * 32}".encode()).decode().rstrip("=")
+
+
 @pytest.mark.parametrize(
     ("path", "params", "status"),
     [
@@ -245,6 +251,9 @@ def test_player_pages_and_leaderboard(history: tuple[Server, Played]) -> None:
         ("/api/matches", {"limit": 101}, 422),
         ("/api/matches", {"limit": "many"}, 422),
         ("/api/matches", {"cursor": "not-a-cursor"}, 422),
+        # Well formed, but past year 9999 or before year 1 once in UTC.
+        ("/api/matches", {"cursor": cursor_of("9999-12-31T23:59:59-23:59")}, 422),
+        ("/api/matches", {"cursor": cursor_of("0001-01-01T00:00:00+23:59")}, 422),
         ("/api/leaderboard", {"limit": -1}, 422),
     ],
 )
