@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -26,10 +27,15 @@ class Seat:
     muted: bool = False  # the host stopped this seat's chat
 
 
+# Letters that show as nothing (Hangul fillers, the blank Braille pattern): tidied as spaces.
+_BLANKS = str.maketrans(dict.fromkeys("\u115f\u1160\u3164\uffa0\u2800", " "))
+
+
 def clean_name(name: str) -> str:
     """A player name with spaces tidied; raises IllegalAction ``bad_name`` if unusable."""
-    cleaned = " ".join(name.split())
-    if not cleaned:
+    cleaned = " ".join(name.translate(_BLANKS).split())
+    # A mark alone (an accent, say) is drawn on nothing.
+    if not any(unicodedata.category(character)[0] != "M" for character in cleaned):
         raise IllegalAction("bad_name", "a name needs at least one visible character")
     if len(cleaned) > MAX_NAME_LENGTH:
         raise IllegalAction("bad_name", f"a name has at most {MAX_NAME_LENGTH} characters")
@@ -39,8 +45,14 @@ def clean_name(name: str) -> str:
 
 
 def name_taken(seats: Iterable[Seat], name: str) -> bool:
-    """Whether someone seated is already called ``name``, whatever its case."""
-    return any(seat.name.casefold() == name.casefold() for seat in seats)
+    """Whether someone seated is already called ``name``, whatever its case or its width
+    (fullwidth letters are the same letters)."""
+    wanted = _folded(name)
+    return any(_folded(seat.name) == wanted for seat in seats)
+
+
+def _folded(name: str) -> str:
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def bot_name(seats: Iterable[Seat], level: str) -> str:

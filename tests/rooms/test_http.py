@@ -146,8 +146,14 @@ def test_settings_must_be_an_object(rooms_server: Server) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["", " ", "   \t  ", "\n", "x" * 25, "a" * 97, "Ann\x07", "Ann\u200b", 7, None],
-    ids=["empty", "space", "blanks", "newline", "25", "97", "bell", "zero-width", "int", "null"],
+    [
+        *["", " ", "   \t  ", "\n", "x" * 25, "a" * 97, "Ann\x07", "Ann\u200b", 7, None],
+        *["\u3164", "\u2800", " \u3164\u3164 \u2800", "\u0301", "\u0301\u0302"],
+    ],
+    ids=[
+        *["empty", "space", "blanks", "newline", "25", "97", "bell", "zero-width", "int", "null"],
+        *["hangul-filler", "braille-blank", "blank-letters", "accent", "accents"],
+    ],
 )
 def test_bad_names_get_422_on_create_and_join(rooms_server: Server, name: Any) -> None:
     response = post_room(rooms_server, {"name": name})
@@ -170,6 +176,14 @@ def test_names_have_their_spaces_tidied(rooms_server: Server) -> None:
     join_room(rooms_server, room["code"], "x" * 24)
     names = [p["name"] for p in get_room(rooms_server, room["code"]).json()["players"]]
     assert names == ["Ann Lee", "x" * 24]
+
+
+def test_letters_that_show_as_nothing_are_tidied_as_spaces(rooms_server: Server) -> None:
+    room = create_room(rooms_server, "\u3164Ann\u2800\u2800Lee\u3164")
+    join_room(rooms_server, room["code"], "Jos\u00e9")
+    join_room(rooms_server, room["code"], "Jose\u0301 2")  # an accent on a letter stays
+    names = [p["name"] for p in get_room(rooms_server, room["code"]).json()["players"]]
+    assert names == ["Ann Lee", "Jos\u00e9", "Jose\u0301 2"]
 
 
 # Codes and tokens.
@@ -276,9 +290,9 @@ def test_join_a_full_room_is_409_room_full(
     assert len(get_room(rooms_server, room["code"]).json()["players"]) == seats
 
 
-def test_join_with_a_name_taken_is_409_in_any_case(rooms_server: Server) -> None:
+def test_join_with_a_name_taken_is_409_in_any_case_or_width(rooms_server: Server) -> None:
     room = create_room(rooms_server, "Ann Lee")
-    for name in ["Ann Lee", "ann lee", " ANN  LEE "]:
+    for name in ["Ann Lee", "ann lee", " ANN  LEE ", "\uff21nn \uff2cee", "\u3164ann lee"]:
         response = post_join(rooms_server, room["code"], name)
         assert response.status_code == 409
         assert response.json()["code"] == "name_taken"
