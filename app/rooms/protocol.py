@@ -207,12 +207,16 @@ def parse_message(text: str | bytes) -> ClientMessage:
         raise _explain(text, error) from None
 
 
+NOT_JSON = "the message is not valid JSON"
+
+
 def _explain(text: str | bytes, error: ValidationError) -> BadMessage:
     first = error.errors(include_url=False)[0]
     kind = first["type"]
     message_id = peek_id(text)
     if kind == "json_invalid":
-        return BadMessage("bad_json", "the message is not valid JSON")
+        why = first.get("ctx", {}).get("error")  # where parsing stopped, and why
+        return BadMessage("bad_json", f"the message is not valid JSON: {why}" if why else NOT_JSON)
     if kind in ("model_type", "model_attributes_type"):
         return BadMessage("bad_message", "a message is a JSON object with a type", message_id)
     if kind == "union_tag_not_found":

@@ -94,6 +94,18 @@ async def test_bad_json(lobby: Table) -> None:
     await plays_on(lobby)
 
 
+async def test_bad_json_says_where_and_why(lobby: Table) -> None:
+    cases = {
+        '{"type": "start"': "EOF while parsing an object at line 1 column 16",
+        "[" * 1000 + "]" * 1000: "recursion limit exceeded",  # valid, but nested too deeply
+    }
+    for text, why in cases.items():
+        others = [client for client in lobby.everyone if client is not lobby.host]
+        error = await expect_refusal(lobby.host, others, text, "bad_json", echo=None)
+        assert error["message"].startswith("the message is not valid JSON: " + why), error
+    await plays_on(lobby)
+
+
 @pytest.mark.parametrize("text", ["[1, 2]", '"start"', "42", "null", "true", '[{"type": "start"}]'])
 async def test_bad_message_not_an_object(lobby: Table, text: str) -> None:
     await refused(lobby, lobby.host, text, "bad_message", echo=None)
