@@ -112,7 +112,7 @@ class RoomPage {
       this.chat.refused(detail);
     }
     if (type === 'hint') this.advised(detail);
-    if (type === 'state' || type === 'patch') this.observe();
+    if (type === 'state' || type === 'patch') this.observe(detail);
     if (type === 'state' && (this.rejoining || this.lost)) {
       toast(t(this.rejoining ? 'backOnline' : 'reconnected'));
       this.rejoining = false;
@@ -137,7 +137,7 @@ class RoomPage {
     toast(refusal(frame.code, frame.message), 'error');
   }
 
-  observe() {
+  observe(frame) {
     const state = this.conn.state;
     const before = this.seen;
     if (this.token && state.you.seat === null) this.forgetSeat();
@@ -146,13 +146,15 @@ class RoomPage {
     if (!sameRound) this.baseHand = [];
     this.noteAway(state);
     if (!before || !sameRound || !sameTurn(before.round, round)) {
+      const [hint, was, now] = [this.ui.hint, turnOf(before?.round), turnOf(round)];
+      const keep = sameRound && was.seat === now.seat && was.step === 'take' && now.step === 'discard' && hint?.drop.every((card) => state.you.hand.includes(card));
       this.ui.piles = [];
       this.ui.cards = [];
       this.ui.knock = false;
-      this.ui.hint = null;
+      this.ui.hint = keep ? { ...hint, piles: [] } : null;
     }
     if (state.you.hand.length === handSize(state.settings)) this.baseHand = [...state.you.hand];
-    if (before) this.listen(before, state);
+    if (before) this.listen(before, state, frame);
     const evaluation = state.you.evaluation;
     if (evaluation) this.order = evaluation.hands ? evaluation.hands.flatMap((hand) => hand.order) : evaluation.order;
     this.seen = { match_id: state.match_id, status: state.status, round: round && structuredClone(round) };
@@ -186,7 +188,7 @@ class RoomPage {
     store.set(key, JSON.stringify(this.mark));
   }
 
-  listen(before, state) {
+  listen(before, state, frame) {
     const me = state.you.seat;
     const was = before.round;
     const now = state.round;
@@ -195,6 +197,7 @@ class RoomPage {
       return;
     }
     if (!was || !now || was.number !== now.number) return;
+    if (frame.type === 'patch' && frame.ack == null && !state.players[me]?.standin && now.log.slice(was.log.length).some((move) => move.seat === me)) toast(t('timedOut'));
     this.moves.push(...othersMoves(was, now, me));
     const mine = (round) => me != null && turnOf(round).seat === me;
     const taken = now.piles.some((pile, index) => pile.count < was.piles[index].count) || now.discard.count < was.discard.count;

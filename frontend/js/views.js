@@ -317,8 +317,7 @@ export function lobbyView(page, state) {
   const link = new URL(page.link());
   const loopback = ['localhost', '[::1]'].includes(link.hostname) || link.hostname.startsWith('127.');
   const port = link.port || (link.protocol === 'https:' ? 443 : 80);
-  return html`${page.bar(state)}
-    <div class="panel share">
+  const share = html`<div class="panel share">
       <div><h1 class="sr">${t('room', { code: state.code })}</h1><p class="muted small" style="margin:0">${t('invite')}</p>
         <p class="code">${state.code}</p>
         <input id="room-link" class="sr" readonly value="${page.link()}" tabindex="-1" aria-hidden="true">
@@ -329,9 +328,12 @@ export function lobbyView(page, state) {
         <div class="row"><button class="btn primary" data-act="copy">${t('copy')}</button>
           ${navigator.share ? html`<button class="btn" data-act="share">${t('share')}</button>` : ''}</div></div>
       <img class="qr" src="/api/rooms/${state.code}/qr.svg" alt="${t('qr')}" width="160" height="160">
-    </div>
-    <div class="panel"><h2>${t('playersTitle')} <span class="muted small">${t('nOf', { n: state.players.length, of: state.settings.max_players })}</span></h2>
-      <ul class="seatlist">${seats}</ul>${addBot}${actions}</div>
+    </div>`;
+  const players = html`<div class="panel"><h2>${t('playersTitle')} <span class="muted small">${t('nOf', { n: state.players.length, of: state.settings.max_players })}</span></h2>
+      <ul class="seatlist">${seats}</ul>${addBot}${actions}</div>`;
+  const joining = me == null && free > 0;
+  return html`${page.bar(state)}
+    ${joining ? players : share}${joining ? share : players}
     <div class="panel"><h2>${t('settings')}</h2>
       ${host
         ? html`<form data-change="setting" onsubmit="return false">${settingsFields(state.settings)}</form>`

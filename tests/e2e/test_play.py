@@ -242,7 +242,9 @@ def test_a_computer_player_and_the_servers_hints(pages: Pages, shot: Shot) -> No
     assert named[pile] in words
     piles.first.click()
     expect(ann.locator(".status.mine")).to_contain_text("discard")
-    ann.click("[data-act=hint]")
+    # The hint's discard stays with her, words and marked card, without asking again.
+    expect(advice).to_have_text(words)
+    expect(ann.locator("[data-act=hint]")).to_have_count(0)
     expect(ann.locator(".hand .card.hinted")).to_have_count(1)
     # The bot may have knocked on its first turn: then this discard ends the round.
     last_turn = ann.locator(".status", has_text="knocked").count() > 0
@@ -305,6 +307,7 @@ def test_multiple_pickups_and_ten_cards_with_the_ready_countdown(pages: Pages, s
     cards.nth(0).click()
     cards.nth(3).click()
     expect(bob.locator(".hand .card[aria-pressed=true] .pick")).to_have_text(["1", "2"])
+    shot(bob, "discard-picks-360")
     bob.click("text=Discard 2/2")
     expect(bob.locator(".hand .card")).to_have_count(10)
     expect(ann.locator(".pile.discard")).to_have_attribute(
@@ -347,3 +350,59 @@ def test_multiple_pickups_and_ten_cards_with_the_ready_countdown(pages: Pages, s
         expect(page.locator(".roombar")).to_contain_text("Round 2 of 2")
         expect(page.locator(".handgroup")).to_have_count(2)
         expect(page.locator("#table-title:focus, .pile.can:focus")).to_have_count(1)
+
+
+def test_a_turn_the_timer_plays_is_told_and_then_a_bot_stands_in(pages: Pages, shot: Shot) -> None:
+    """Two people who let a two-second turn timer (the API allows any length) play for them:
+    nobody knocks (the timer never does), so each misses turn after turn."""
+    server = pages.server
+    response = api(server, "POST", "/api/rooms", {"name": "Bob", "settings": {"turn_seconds": 2}})
+    assert response.status_code == 201, response.text
+    room = response.json()
+    code = room["code"]
+    joined = api(server, "POST", f"/api/rooms/{code}/join", {"name": "Ann"})
+    assert joined.status_code == 201, joined.text
+    seated = []
+    for token, phone in ((room["token"], False), (joined.json()["token"], True)):
+        page = pages.open("/", phone=phone)
+        page.evaluate(
+            "([key, token]) => localStorage.setItem(key, token)", [f"spectrum.token.{code}", token]
+        )
+        page.goto(f"{server.url}/r/{code}")
+        seated.append(page)
+    bob, ann = seated
+    seat_online(bob, "Ann")
+    bob.click("text=Start the match")
+    # Ann (seat 1) plays first. Her turn runs out: the move made for her is in the log as
+    # hers, and she is told.
+    told = "Out of time: your turn was played for you."
+    expect(ann.locator("#toast")).to_have_text(told, timeout=20000)
+    expect(ann.locator(".log")).to_contain_text("You took")
+    # Bob's, then: he is told too.
+    expect(bob.locator("#toast")).to_have_text(told, timeout=20000)
+    # Ann's second runs out: a bot plays for her from now on, and the banner says why, though
+    # she never left.
+    banner = ann.locator(".banner", has_text="A bot is playing for you")
+    expect(banner).to_contain_text("out of time twice running", timeout=20000)
+    shot(ann, "standin-360")
+
+
+def test_a_visitor_by_the_link_finds_the_seat_form_first(pages: Pages, shot: Shot) -> None:
+    ann = pages.open("/")
+    code = create_room(ann, "Ann", rounds=1, timer="0")
+    bob = pages.open(f"/r/{code}", phone=True)
+    form = bob.locator("form[data-submit=join]")
+    expect(form).to_be_in_viewport()
+    assert form.bounding_box()["y"] < bob.locator(".panel.share").bounding_box()["y"]
+    # A name already taken: the refusal shows where he is looking.
+    form.locator("input[name=name]").fill("ann")
+    form.locator("button").click()
+    error = form.locator(".error-text")
+    expect(error).to_contain_text("already called ann")
+    expect(error).to_be_in_viewport()
+    shot(bob, "join-taken-360")
+    form.locator("input[name=name]").fill("Bob")
+    form.locator("button").click()
+    seat_online(ann, "Bob")
+    # Seated, he sees the invitation first again, like everyone at the table.
+    expect(bob.locator(".panel").first).to_have_class(re.compile(r"\bshare\b"))

@@ -165,7 +165,7 @@ nWatching {n} watching
 roundOf Round {n} of {of}
 roundEnd Round {n} of {of}: {ending}
 tableTitle Room {code}, round {n} of {of}
-botForYou A bot is playing for you while you were away.
+botForYou A bot is playing for you: you were away, or out of time twice running.
 back I'm back
 others The other players, in turn order
 piles Piles
@@ -227,6 +227,7 @@ notConnected Not connected right now. Reconnecting…
 yourTurnTitle Your turn
 waitTurn Wait for your turn: {name} is playing.
 discardFirst First choose what to discard from your hand.
+timedOut Out of time: your turn was played for you.
 shareTitle Play Spectrum with me
 roundsRange Rounds go from 1 to 50.
 nameToSit Enter your name to take a seat.

@@ -165,7 +165,7 @@ nWatching {n} spectateur|{n} spectateurs
 roundOf Manche {n} sur {of}
 roundEnd Manche {n} sur {of} : {ending}
 tableTitle Salle {code}, manche {n} sur {of}
-botForYou Un bot joue pour vous pendant votre absence.
+botForYou Un bot joue pour vous : absence, ou temps écoulé deux fois de suite.
 back Je suis de retour
 others Les autres joueurs, dans l’ordre du jeu
 piles Piles
@@ -227,6 +227,7 @@ notConnected Pas connecté. Reconnexion…
 yourTurnTitle À vous
 waitTurn Attendez votre tour : {name} joue.
 discardFirst Choisissez d’abord quoi défausser de votre main.
+timedOut Temps écoulé : votre tour a été joué.
 shareTitle Joue à Spectrum avec moi
 roundsRange Les manches vont de 1 à 50.
 nameToSit Saisissez votre nom pour prendre une place.
