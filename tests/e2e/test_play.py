@@ -208,8 +208,13 @@ def test_a_computer_player_and_the_servers_hints(pages: Pages, shot: Shot) -> No
         "aria-label", re.compile("computer player")
     )
     # Ann asks the server for a hint: the move is spelled out and marked on the table.
+    dock = ann.locator(".dock")
+    assert dock.evaluate("dock => getComputedStyle(dock).position") == "sticky"
     ann.click("[data-act=hint]")
     advice = ann.locator(".hint-line")
+    expect(advice).to_be_visible()
+    # On a phone the dock then stops covering the end of the hand (two hands of ten cards).
+    assert dock.evaluate("dock => getComputedStyle(dock).position") == "static"
     # In a player's words: which card from which pile and what it gives, or why to knock now;
     # never a bot's log.
     expect(advice).to_have_text(

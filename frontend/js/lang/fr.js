@@ -165,7 +165,7 @@ nWatching {n} spectateur|{n} spectateurs
 roundOf Manche {n} sur {of}
 roundEnd Manche {n} sur {of} : {ending}
 tableTitle Salle {code}, manche {n} sur {of}
-botForYou Un bot joue pour vous : absence, ou temps écoulé deux fois de suite.
+botForYou Un bot joue pour vous : absence, ou deux tours manqués.
 back Je suis de retour
 others Les autres joueurs, dans l’ordre du jeu
 piles Piles
