@@ -32,7 +32,6 @@ router = APIRouter(tags=["rooms"])
 
 
 CLOSE_BAD_HELLO = 4002
-CLOSE_BAD_TOKEN = 4001
 CLOSE_ORIGIN = 4003
 CLOSE_NO_ROOM = 4004
 CLOSE_TOO_MANY = 4029
@@ -220,8 +219,9 @@ async def _serve(
     connection = kind(raw_send(websocket), None, settings.send_queue_frames)
     # The seat is looked up when the room takes the connection, not before: seats may be
     # renumbered meanwhile.
-    if not await room.attach(connection, token_hash):
-        await websocket.close(CLOSE_BAD_TOKEN, "this token holds no seat in this room")
+    refused = await room.attach(connection, token_hash)
+    if refused is not None:
+        await websocket.close(*refused)
         return
     try:
         await _read(websocket, connection, room, settings)

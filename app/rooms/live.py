@@ -44,6 +44,7 @@ from app.rooms.views import View, ViewBuilder
 __all__ = ["CLOSE_KICKED", "CLOSE_REPLACED", "CLOSE_ROOM_GONE", "LiveRoom", "RoomConfig", "now_ms"]
 
 CLOSE_ROOM_GONE = 4011
+CLOSE_BAD_TOKEN = 4001
 NOT_SAVED = "the server can't save right now; your move is waiting"
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,8 @@ class LiveRoom:
         self.table = Table()
         self.lock = asyncio.Lock()
         self.closed = False
+        # How its connections were closed, for one that comes after (the room is gone or moved).
+        self.closed_with: tuple[int, str] = (CLOSE_ROOM_GONE, "the room was closed")
         self.autoplay = Autoplay(self, thinker or Thinker(workers=0))
         self.timers = RoomTimers(
             self.clock,
@@ -133,18 +136,23 @@ class LiveRoom:
         """How many connections watch without a seat."""
         return self.table.spectators()
 
-    async def attach(self, connection: Connection, token_hash: str | None = None) -> bool:
+    async def attach(
+        self, connection: Connection, token_hash: str | None = None
+    ) -> tuple[int, str] | None:
         """Add a connection: it gets a full state; an older one for the same seat is closed.
 
         With ``token_hash`` the connection takes the seat that token holds, looked up under the
         lock: a change waiting for the lock may renumber the seats (a player leaving, a kick).
-        False, and nothing changes, when the token holds no seat.
+        Returns None, or the close code and reason it gets instead, with nothing changed: the
+        token holds no seat, or the room was closed (gone idle, or moved) meanwhile.
         """
         async with self.lock:
+            if self.closed:
+                return self.closed_with
             if token_hash is not None:
                 seat = self.state.seat_of(token_hash)
                 if seat is None:
-                    return False
+                    return CLOSE_BAD_TOKEN, "this token holds no seat in this room"
                 connection.seat = seat
             # Everyone else hears of the arrival by patch; the newcomer starts from a state.
             self.table.arrive(connection)
@@ -156,12 +164,12 @@ class LiveRoom:
                 connection.push(protocol.error_frame("not_saved", NOT_SAVED))
             else:
                 self.send_state(connection)
-        return True
+        return None
 
     async def detach(self, connection: Connection) -> None:
         """Remove a connection; the host's role passes on if the host is gone."""
         async with self.lock:
-            if not self.table.leave(connection):
+            if not self.table.leave(connection) or self.closed:
                 return
             self.table.pass_host_if_away(self.state)
             deal_when_all_ready(self)
@@ -179,6 +187,8 @@ class LiveRoom:
         """Act on one client message; a refusal answers the sender alone and changes nothing."""
         if isinstance(message, protocol.Resync):
             async with self.lock:
+                if self.closed:
+                    return
                 if self.holding:
                     self.needs_state.append(connection)
                 else:
@@ -189,7 +199,7 @@ class LiveRoom:
             return
         started = time.perf_counter()
         async with self.lock:
-            if connection not in self.table.connections:
+            if self.closed or connection not in self.table.connections:
                 return
             if self.holding:
                 connection.push(protocol.error_frame("not_saved", NOT_SAVED, message.id))
@@ -213,6 +223,8 @@ class LiveRoom:
     async def join(self, name: str, token_hash: str, key_hash: str = "") -> int:
         """Seat a new player (from the HTTP join); returns the seat."""
         async with self.lock:
+            if self.closed:
+                raise IllegalAction("room_moved", "the room was closed or moved; try again")
             if self.holding:
                 raise IllegalAction("not_saved", NOT_SAVED)
             seat = self.state.join(name, token_hash, millis(self.clock), key_hash)
@@ -318,14 +330,17 @@ class LiveRoom:
             self.timers.idle.set(IdleKey(self.code), self.config.idle_seconds)
 
     async def _idle_expired(self, key: IdleKey) -> None:
-        self.timers.idle.clear()
-        if not self.table.connections and not self.closed:
-            self.store.forget(self.code)
-            self.on_idle(self)
+        # Under the lock: a hello or a join waiting for it comes after, and finds the room closed.
+        async with self.lock:
+            self.timers.idle.clear()
+            if not self.table.connections and not self.closed:
+                self.store.forget(self.code)
+                self.on_idle(self)
 
     def close(self, code: int, reason: str) -> None:
         """Stop the room's timers and close every connection."""
         self.closed = True
+        self.closed_with = (code, reason)
         self.timers.stop()
         for connection in self.table.connections:
             connection.close(code, reason)

@@ -6,10 +6,16 @@ which dropped, in this process with a clock moved by hand."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Iterator
 
 import pytest
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
+from app.engine.errors import IllegalAction
+from app.rooms import protocol
+from app.rooms.connection import Connection
 from app.rooms.live import RoomConfig
 from tests.rooms.client import api, closed_with, create_room, join_room
 from tests.rooms.local import Host, LocalClient
@@ -74,3 +80,47 @@ async def test_rooms_with_someone_connected_are_kept() -> None:
         await client.close()
         await host.run_timers(lambda code=room["code"]: code not in host.rooms)
         assert room["code"] in host.store.forgotten
+
+
+async def test_a_socket_opened_before_the_room_was_dropped_is_closed_4011(
+    idle_server: Server,
+) -> None:
+    """A socket finds its room, then says hello only after the room was dropped: it is told
+    the room was closed, not given a state nobody will ever patch."""
+    room = create_room(idle_server)
+    async with connect(f"{idle_server.ws_url}/ws/rooms/{room['code']}", compression=None) as ws:
+        await until_gone(idle_server, room["code"])
+        await ws.send(json.dumps({"type": "hello", "token": room["token"]}))
+        with pytest.raises(ConnectionClosed):  # no state first
+            await asyncio.wait_for(ws.recv(), 30)
+        assert ws.close_code == 4011
+        assert ws.close_reason == "the room was closed"
+
+
+async def test_a_closed_room_takes_no_change_and_writes_nothing() -> None:
+    """Closed (dropped when idle, or moved to another node): what was waiting for its lock, a
+    hello, a join, a message, a connection leaving, changes nothing and is written nowhere."""
+    host = Host(RoomConfig(ready_seconds=2, idle_seconds=60))
+    room = host.create(turn_seconds=0)
+    code = room["code"]
+    bob = await host.join(code, "Bob")
+    ann = LocalClient(host, code, room["token"])
+    await ann.connect()
+    live = host.rooms[code]
+    await host.store.saved()
+    written = list(host.store.events[code])
+    live.close(4012, "")  # as a node that lost the room closes it
+    assert ann.connection is not None
+    for message in ('{"type":"chat","text":"late"}', '{"type":"start"}', '{"type":"resync"}'):
+        await live.handle(ann.connection, protocol.parse_message(message))
+    with pytest.raises(IllegalAction) as refused:
+        await live.join("Cid", "0" * 64)
+    assert refused.value.code == "room_moved"
+    late = Connection(lambda message: asyncio.sleep(0), None, 8)
+    assert await live.attach(late, None) == (4012, "")
+    await live.detach(ann.connection)  # the host leaving would pass the host's role
+    assert live.state.take_unsaved()[1] == []
+    assert host.store.events[code] == written
+    assert [seat.name for seat in live.state.seats] == ["Ann", "Bob"]
+    assert live.state.host == 0
+    assert bob["seat"] == 1
