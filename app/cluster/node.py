@@ -68,6 +68,7 @@ class ClusterNode:
         self._claiming: dict[str, tuple[asyncio.Lock, int]] = {}
         self._tasks: list[asyncio.Task[None]] = []
         store.on_fenced = self._fenced
+        store.fencing = True
 
     # Life.
 

@@ -50,6 +50,9 @@ class DatabaseStore(BatchWriter):
         self.engine = engine
         # This node's hold on each room, in cluster mode: its writes are fenced by its epoch.
         self.epochs: dict[str, Tenure] = {}
+        # In cluster mode a room's writes go only with its fence: one this node does not hold
+        # (any more) writes nothing, rather than something no other node's epoch can stop.
+        self.fencing = False
 
     async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> bool:
         """Queue a room's unsaved events and finished rounds; True once they are written, False
@@ -59,6 +62,11 @@ class DatabaseStore(BatchWriter):
             tenure = self.epochs.get(state.code)
             if tenure is not None:
                 ops.append(Fence(state.code, tenure))
+            elif self.fencing:
+                log.warning(
+                    "room %s: not held by this node, its changes are not written", state.code
+                )
+                return False
             first, events = state.take_unsaved()
             if first == 0 and events:
                 settings = state.initial_settings.model_dump()

@@ -188,3 +188,16 @@ async def test_without_the_check_the_older_write_lands(monkeypatch: pytest.Monke
         state.join("Bob", hash_token("Bob"), now_ms())
         await old.save(state)
         assert [e.get("name") for e in await journal(url, state.code)] == ["Ann", "Bob"]
+
+
+async def test_a_room_this_node_does_not_hold_writes_nothing() -> None:
+    """In cluster mode a room's changes go only with its fence: with no hold on the room (it
+    was dropped, or moved), nothing is written that another node's epoch could not stop."""
+    async with two_nodes() as (node, _, url):
+        node.fencing = True
+        state = new_room()
+        assert not await node.save(state)
+        assert await journal(url, state.code) == []
+        node.fencing = False  # a single server's store: written as it is
+        assert await node.save(state)
+        assert [event.get("name") for event in await journal(url, state.code)] == ["Ann"]
