@@ -231,6 +231,12 @@ class LiveRoom:
             await self.announce()
             if self.closed:
                 raise IllegalAction("room_moved", "the room moved while joining; try again")
+            if self.holding:
+                # Not durable: no token is given for it, so the seat is given up again, to be
+                # written after the join (a seat whose token nobody holds would stay empty).
+                self.state.leave(seat)
+                await self.announce()
+                raise IllegalAction("not_saved", NOT_SAVED)
             return seat
 
     async def _save(self) -> bool:

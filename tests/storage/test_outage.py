@@ -51,3 +51,39 @@ async def test_a_move_waits_for_the_database_and_is_shown_when_it_returns() -> N
             await table.close()
         finally:
             server.stop()
+
+
+async def test_a_join_the_database_cannot_take_gets_no_seat() -> None:
+    """A join while writes fail is refused (503, not_saved), like a new room, and the seat it
+    made is given up again: no token for a seat that may not be kept, and no seat left empty
+    once the writes are done."""
+    with postgres_database() as url, tempfile.TemporaryDirectory() as folder:
+        server = new_server(url, OUTBOX_PATH=f"{folder}/outbox")
+        server.start()
+        try:
+            table = Table(server, players=2, rounds=2)
+            await table.connect()
+            join = f"{server.url}/api/rooms/{table.code}/join"
+            set_connections_allowed(url, False)
+            try:
+                refused = fetch.post(join, json={"name": "Cid"}, timeout=60)
+                assert refused.status_code == 503, refused.text
+                assert refused.json()["code"] == HELD
+                assert "token" not in refused.json()
+            finally:
+                set_connections_allowed(url, True)
+            await until(lambda: ready(server), 60, "/readyz saying ready again")
+            for client in table.clients:
+                before, fresh = await client.resync()
+                assert before == fresh
+                assert [player["name"] for player in fresh["players"]] == ["Ann", "Bob"]
+            await table.close()
+            server.stop()
+            server.start()  # what was written says the same
+            lobby = fetch.get(f"{server.url}/api/rooms/{table.code}").json()
+            assert [player["name"] for player in lobby["players"]] == ["Ann", "Bob"]
+            joined = fetch.post(join, json={"name": "Cid"})
+            assert joined.status_code == 201, joined.text
+            assert joined.json()["seat"] == 2
+        finally:
+            server.stop()
