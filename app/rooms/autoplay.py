@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from app.rooms.live import LiveRoom
 
 log = logging.getLogger(__name__)
+HINT_LATE = "the position changed while the hint was worked out; ask again"
 
 
 class Autoplay:
@@ -109,4 +110,12 @@ class Autoplay:
             observation = observe(current, seat)
         advice = hints.advice(await self.thinker.decide(Level.STRONG, observation, 0))
         self.hints.put(seat, key, advice)
-        connection.push(protocol.hint_frame(message_id, advice))
+        # Worked out outside the lock: the turn may have been played meanwhile (its timer).
+        try:
+            still = hints.position(self.room.state, connection.seat)[1] == key
+        except IllegalAction:
+            still = False
+        if still and not self.room.closed:
+            connection.push(protocol.hint_frame(message_id, advice))
+        else:
+            connection.push(protocol.error_frame("hint_late", HINT_LATE, message_id))

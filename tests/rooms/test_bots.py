@@ -4,12 +4,16 @@ Rooms in this process with a clock moved by hand; bots think in place (no worker
 
 from __future__ import annotations
 
+import asyncio
 import random
 from typing import Any
 
 import pytest
 
+from app.bots.decision import Decision
+from app.bots.observation import Observation
 from app.rooms.live import RoomConfig
+from app.rooms.thinking import Thinker
 from tests.rooms.client import Refused
 from tests.rooms.local import Host, LocalClient, open_table
 
@@ -201,3 +205,39 @@ async def answer(client: LocalClient, message: dict[str, object]) -> dict[str, A
     await client.send(message)
     await client.wait_for(lambda s: message_id in client.answers)
     return client.answers.pop(message_id)
+
+
+class GatedThinker(Thinker):
+    """Decides only once let through: what happens at the table meanwhile comes first."""
+
+    def __init__(self) -> None:
+        super().__init__(workers=0)
+        self.gate = asyncio.Event()
+
+    async def decide(self, level: str, observation: Observation, seed: int) -> Decision:
+        await self.gate.wait()
+        return await super().decide(level, observation, seed)
+
+
+async def test_a_hint_for_a_position_that_passed_meanwhile_is_refused(bot_server: Host) -> None:
+    """The hint is worked out outside the room's lock; the turn is played meanwhile (here by
+    the player, as the turn timer might): the asker is told it came too late, not advised on a
+    position that is gone."""
+    table = await open_table(bot_server, 2, rounds=1, turn_seconds=0)
+    await table.host.act("start")
+    for client in table.players:
+        await client.wait_for(lambda s: s["status"] == "playing")
+    mover = next(client for client in table.players if client.my_turn())
+    thinker = GatedThinker()
+    mover.room.autoplay.thinker = thinker
+    asking = asyncio.create_task(mover.send({"type": "hint", "id": "late"}))
+    await asyncio.sleep(0)
+    await mover.act("take", piles=[0])
+    thinker.gate.set()
+    await asking
+    late = mover.answers.pop("late")
+    assert late["type"] == "error"
+    assert late["code"] == "hint_late"
+    # Asked again in the new position, the hint comes.
+    assert (await answer(mover, {"type": "hint", "id": "now"}))["type"] == "hint"
+    await table.close()
