@@ -7,15 +7,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import random
 import shutil
 import sqlite3
 import threading
 import time
 from pathlib import Path
 
+import pytest
+
+from app.engine.match import Match, MatchRules
 from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
+from app.rooms.store import FinishedRound
 from app.storage.backends.sqlite import SqliteJournal
 from app.storage.db import make_engine
 from app.storage.eventlog import folder_for
@@ -329,3 +334,38 @@ async def test_a_fold_asked_for_while_one_runs_does_not_outlive_the_close(tmp_pa
     finally:
         await again.close()
         await engine.dispose()
+
+
+async def test_a_round_is_not_stored_before_the_move_that_ended_it(tmp_path: Path) -> None:
+    """The event log's append comes before the finished round's commit: an append that fails
+    (or a server killed between the two) leaves no round in the history that no player was
+    shown; the events replayed at a restart write the round then."""
+    path = tmp_path / "spectrum.db"
+    store = open_store(path)
+    journal = store.backend
+    assert isinstance(journal, SqliteJournal)
+    match = Match(2, MatchRules(rounds=1), "m" * 32)
+    rng = random.Random(3)
+    current = match.start_round()
+    while not current.ended:
+        match.apply(current.random_action(rng))
+    finished = FinishedRound(
+        "m" * 32, "ABCD-EFGH", RoomSettings().model_dump(), 0, ("Ann", "Bob"), match.results[0],
+        1, True, (1, 2),
+    )  # fmt: skip
+    room = NewRoom("ABCD-EFGH", RoomSettings().model_dump(), 0)
+    ending = Events("ABCD-EFGH", 0, 0, [{"type": "join", "name": "Ann"}])
+
+    def full_disk(batch: object) -> bool:
+        raise OSError(28, "No space left on device")
+
+    try:
+        journal.log.append = full_disk  # type: ignore[method-assign]
+        with pytest.raises(OSError, match="No space left"):
+            await journal.write(Batch([room, ending, finished]))
+        with contextlib.closing(sqlite3.connect(path)) as connection:
+            assert connection.execute("SELECT count(*) FROM rounds").fetchone() == (0,)
+            assert connection.execute("SELECT count(*) FROM live_rooms").fetchone() == (1,)
+    finally:
+        del journal.log.append
+        await close_store(store)

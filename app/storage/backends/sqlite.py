@@ -27,6 +27,7 @@ from sqlalchemy.dialects.sqlite import insert
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from app.rooms.store import FinishedRound
 from app.storage.eventlog import EventLog, folder_for, read_segment
 from app.storage.journal import Batch, Events, JournalRoom, Op, Snapshot
 from app.storage.statements import EVENTS, ROOMS, SNAPSHOTS, Plan, Statements, ping, read_rooms
@@ -136,25 +137,27 @@ class SqliteJournal:
         self.turn = threading.Lock()
 
     async def write(self, batch: Batch) -> None:
-        """Commit everything but the events and snapshots, then append the events to the event
-        log, then commit the snapshots: a room's first events never reach the log before the
-        room reaches the database, and a snapshot never before the events after it."""
+        """Commit everything but the events, finished rounds and snapshots, then append the
+        events to the event log, then commit the rounds and snapshots: a room's first events
+        never reach the log before the room reaches the database, a snapshot never before the
+        events after it, and a finished round never before the move that ended it (a restart
+        between the two replays that move and writes the round then)."""
         events: list[Events] = []
-        snapshots: list[Snapshot] = []
+        after: list[Op] = []
         rest: list[Op] = []
         for op in batch.ops:
             if type(op) is Events:
                 events.append(op)
-            elif type(op) is Snapshot:
-                snapshots.append(op)
+            elif type(op) is Snapshot or type(op) is FinishedRound:
+                after.append(op)
             else:
                 rest.append(op)
         if rest:
             self._commit(self.statements.plan(rest))
         if events:
             self._append(events)
-        if snapshots:
-            self._commit(self.statements.plan(snapshots))
+        if after:
+            self._commit(self.statements.plan(after))
 
     async def restore(self) -> list[JournalRoom]:
         """The rooms in the database, with the events of the event log added to theirs.
