@@ -70,3 +70,49 @@ async def test_a_room_is_rebuilt_from_its_snapshot_and_its_current_match(
     finally:
         await store.stop()
         await store.engine.dispose()
+
+
+def chat_of(state: RoomState) -> tuple[object, ...]:
+    chat = state.chat
+    lines = [(line.n, line.seat, line.name, line.text, line.reaction) for line in chat.lines]
+    return chat.count, chat.spectators, lines, [seat.muted for seat in state.seats]
+
+
+async def test_the_chat_and_its_mutes_outlive_the_events_a_rematch_compacts(
+    database_url: str,
+) -> None:
+    """The chat belongs to the room, not to a match: rebuilt from a rematch's snapshot, the
+    room has its lines (numbered on from where they were), its mutes and its spectators'
+    switch, as they were."""
+    migrate(database_url)
+    store = DatabaseStore(make_engine(database_url), flush_seconds=0)
+    store.start()
+    try:
+        state = RoomState("CHAT-SNAP", RoomSettings(rounds=1), 1)
+        state.join("Ann", "a" * 64, 1)
+        state.join("Bob", "b" * 64, 1)
+        state.say(0, "hello from Ann", 2)
+        state.react(1, "🎉", 2)
+        state.allow_spectator_chat(0, True)
+        state.say(None, "good luck", 2)
+        state.mute(0, 1, True)
+        assert await store.save(state)
+        state.start(0, "m" * 32, "1" * 64, 2)
+        await play_match(state, store, 3)
+        state.rematch(0, "n" * 32, "2" * 64, 4)
+        assert await store.save(state)
+        state.say(0, "again?", 5)
+        assert await store.save(state)
+
+        (kept,) = await store.backend.restore()
+        assert kept.snapshot is not None
+        assert "chat" in kept.snapshot.state
+        (restored,) = await store.restore()
+        assert chat_of(restored) == chat_of(state)
+        assert [line.text for line in restored.chat.lines][-1] == "again?"
+        assert restored.chat.count == 4
+        assert restored.seats[1].muted
+        assert summary(restored) == summary(state)
+    finally:
+        await store.stop()
+        await store.engine.dispose()
