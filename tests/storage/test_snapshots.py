@@ -3,6 +3,9 @@ current match rebuild it exactly, and the events before the snapshot are no long
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
 from app.bots.greedy import greedy_turn
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState, Status
@@ -11,6 +14,19 @@ from app.storage.db import make_engine
 from app.storage.store import DatabaseStore
 from tests.server import migrate
 from tests.storage.test_recorded_journal import summary
+
+
+@asynccontextmanager
+async def started_store(database_url: str) -> AsyncIterator[DatabaseStore]:
+    """A store on a freshly migrated database, stopped and let go of afterwards."""
+    migrate(database_url)
+    store = DatabaseStore(make_engine(database_url), flush_seconds=0)
+    store.start()
+    try:
+        yield store
+    finally:
+        await store.stop()
+        await store.engine.dispose()
 
 
 async def play_match(state: RoomState, store: DatabaseStore, at: int) -> None:
@@ -30,10 +46,7 @@ async def play_match(state: RoomState, store: DatabaseStore, at: int) -> None:
 async def test_a_room_is_rebuilt_from_its_snapshot_and_its_current_match(
     database_url: str,
 ) -> None:
-    migrate(database_url)
-    store = DatabaseStore(make_engine(database_url), flush_seconds=0)
-    store.start()
-    try:
+    async with started_store(database_url) as store:
         state = RoomState("SNAP-SHOT", RoomSettings(rounds=2), 1)
         state.join("Ann", "a" * 64, 1)
         state.join("Bob", "b" * 64, 1)
@@ -67,9 +80,6 @@ async def test_a_room_is_rebuilt_from_its_snapshot_and_its_current_match(
             assert min(kept.events) == last_start
             (restored,) = await store.restore()
             assert summary(restored) == summary(state)
-    finally:
-        await store.stop()
-        await store.engine.dispose()
 
 
 def chat_of(state: RoomState) -> tuple[object, ...]:
@@ -84,10 +94,7 @@ async def test_the_chat_and_its_mutes_outlive_the_events_a_rematch_compacts(
     """The chat belongs to the room, not to a match: rebuilt from a rematch's snapshot, the
     room has its lines (numbered on from where they were), its mutes and its spectators'
     switch, as they were."""
-    migrate(database_url)
-    store = DatabaseStore(make_engine(database_url), flush_seconds=0)
-    store.start()
-    try:
+    async with started_store(database_url) as store:
         state = RoomState("CHAT-SNAP", RoomSettings(rounds=1), 1)
         state.join("Ann", "a" * 64, 1)
         state.join("Bob", "b" * 64, 1)
@@ -113,6 +120,3 @@ async def test_the_chat_and_its_mutes_outlive_the_events_a_rematch_compacts(
         assert restored.chat.count == 4
         assert restored.seats[1].muted
         assert summary(restored) == summary(state)
-    finally:
-        await store.stop()
-        await store.engine.dispose()
