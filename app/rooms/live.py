@@ -78,9 +78,8 @@ class LiveRoom:
         self.clock: Clock = clock or LoopClock()
         self.table = Table()
         self.lock = asyncio.Lock()
-        self.closed = False
-        # How its connections were closed, for one that comes after (the room is gone or moved).
-        self.closed_with: tuple[int, str] = (CLOSE_ROOM_GONE, "the room was closed")
+        # Once closed: how its connections were, for one that comes after (gone, or moved).
+        self.closed_with: tuple[int, str] | None = None
         self.autoplay = Autoplay(self, thinker or Thinker(workers=0))
         self.timers = RoomTimers(
             self.clock,
@@ -101,6 +100,11 @@ class LiveRoom:
         self.frames = Frames(ViewBuilder(), {})
         self.frames.public = self.frames.public_view(state, self.table, self.timers)
         self._schedule_idle()
+
+    @property
+    def closed(self) -> bool:
+        """Whether the room was closed (dropped when idle, or moved to another node)."""
+        return self.closed_with is not None
 
     @property
     def code(self) -> str:
@@ -147,7 +151,7 @@ class LiveRoom:
         token holds no seat, or the room was closed (gone idle, or moved) meanwhile.
         """
         async with self.lock:
-            if self.closed:
+            if self.closed_with is not None:
                 return self.closed_with
             if token_hash is not None:
                 seat = self.state.seat_of(token_hash)
@@ -345,7 +349,6 @@ class LiveRoom:
 
     def close(self, code: int, reason: str) -> None:
         """Stop the room's timers and close every connection."""
-        self.closed = True
         self.closed_with = (code, reason)
         self.timers.stop()
         for connection in self.table.connections:
