@@ -67,6 +67,9 @@ async def readyz(store: StoreDep, cluster: ClusterDep) -> JSONResponse:
     late = store.oldest_unsaved_seconds()
     if store.failing:
         problems.append(f"database writes are failing ({store.last_error})")
+    elif store.refused:
+        why = next(iter(store.refused.values()))
+        problems.append(f"the database refuses the writes of {len(store.refused)} room(s) ({why})")
     elif late > LATE_WRITE_SECONDS:
         problems.append(f"writes wait for the database: the oldest for {late:.0f} s")
     redis = None

@@ -7,9 +7,11 @@ meanwhile goes into the next batch, so a quiet server writes each change at once
 writes many in one. Each caller waits for its own operations at most ``wait_seconds`` and is
 told whether they were written; operations not yet written stay queued, in order, and are
 retried after a pause that grows, so a caller can wait for them again (``saved``) without a
-bound, outside any lock. A write that hangs fails after ``write_seconds``. At a stop, what the
-database did not take is kept in the outbox file (``outbox.py``) and written first at the next
-start.
+bound, outside any lock. A write that hangs fails after ``write_seconds``. A batch the database
+refuses for what it holds (a constraint, a value it cannot store), not for being away, is
+written again room by room: the rooms whose operations are refused are held apart and retried
+on their own, and every other room's writes go on. At a stop, what the database did not take
+is kept in the outbox file (``outbox.py``) and written first at the next start.
 """
 
 from __future__ import annotations
@@ -17,9 +19,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
+
+from sqlalchemy import exc as sql_errors
 
 from app.rooms.store import FinishedRound
 from app.running_loop import RunningLoop
@@ -76,6 +81,12 @@ class BatchWriter:
         # Told of each room whose write was refused because the database holds a newer epoch;
         # answers True to write it again (the node raised its own epoch meanwhile).
         self.on_fenced: Callable[[str], bool] | None = None
+        # Rooms whose operations the database refuses while it takes others', with why: held
+        # apart from the batch and retried on their own after a pause that grows.
+        self.refused: dict[str, str] = {}
+        self._refused_attempt = 0
+        self._refused_retry_at = float("-inf")
+        self._refused_timer: asyncio.TimerHandle | None = None
 
     def start(self) -> None:
         """Start writing in the background."""
@@ -121,21 +132,42 @@ class BatchWriter:
 
     async def drain_outbox(self) -> None:
         """Write what the outbox kept at the last stop, before anything else; raise if the
-        database does not take it within ``write_seconds`` (it stays queued and kept)."""
+        database does not take it within ``write_seconds`` (it stays queued and kept). A room
+        whose operations the database refuses stays queued, held apart (``refused``), and
+        does not hold up the others."""
         if self.outbox is None:
             return
         kept = self.outbox.read()
         if not kept:
             return
         log.info("writing %d operations kept in the outbox at the last stop", len(kept))
-        written = self._enqueue(kept, first=True)
+        by_room: dict[str, list[Op]] = {}
+        for op in kept:
+            by_room.setdefault(_room_of(op), []).append(op)
+        # One entry per room, so that a room the database refuses holds up no other.
+        written = [self._enqueue(ops, first=True) for ops in reversed(by_room.values())]
         outbox = self.outbox
-        # Deleted once written, whenever that is: never written a second time later.
-        written.add_done_callback(lambda done: None if done.cancelled() else outbox.clear())
+        left = len(written)
+
+        def done(future: asyncio.Future[None]) -> None:
+            nonlocal left
+            left -= 1
+            if not left:  # all in the database: never written a second time later
+                outbox.clear()
+
+        for future in written:
+            future.add_done_callback(done)
         self._wakeup.set()
-        async with asyncio.timeout(self.write_seconds + self.wait_seconds):
-            await asyncio.wait([written])
-        if written.cancelled():
+        loop = self._loop()
+        deadline = loop.time() + self.write_seconds + self.wait_seconds
+        while any(
+            not future.done() and room not in self.refused
+            for room, future in zip(reversed(by_room), written, strict=True)
+        ):
+            if loop.time() >= deadline:
+                raise TimeoutError("the database did not take the outbox in time")
+            await asyncio.sleep(0.02)
+        if all(future.cancelled() for future in written):
             # Every room it held has a newer owner (a cluster): the database refused it all.
             log.warning("the outbox kept at the last stop was refused: newer owners hold its rooms")
             outbox.clear()
@@ -244,32 +276,104 @@ class BatchWriter:
             await self._write()
 
     async def _write(self) -> None:
-        """Write everything queued as one batch."""
-        self._last_write = self._loop().time()
+        """Write everything queued as one batch, but the rooms the database refuses: those are
+        written apart, each on its own, once their pause is over."""
+        loop = self._loop()
+        self._last_write = loop.time()
         entries, self._queue = self._queue, []
-        if not entries:
+        if self.refused:
+            entries, held = _hold(entries, set(self.refused))
+            if held and loop.time() < self._refused_retry_at:
+                self._queue = held + self._queue
+                held = []
+        else:
+            held = []
+        if not entries and not held:
             return
-        self._writing = entries
+        self._writing = entries + held
+        try:
+            if entries:
+                await self._write_together(entries)
+            if held:
+                await self._write_apart(held, retry=True)
+        finally:
+            self._writing = []
+
+    async def _write_together(self, entries: list[Pending]) -> None:
         batch = Batch([op for pending in entries for op in pending.ops])
         try:
-            if self.backend.inline:
-                await self.backend.write(batch)
-            else:
-                async with asyncio.timeout(self.write_seconds):
-                    await self.backend.write(batch)
+            await self._write_batch(batch)
         except Fenced as fenced:
             self._queue = self._fenced(entries, fenced.codes) + self._queue
             self._wakeup.set()
         except Exception as error:  # any database failure: keep the batch and retry
-            self._queue = entries + self._queue
-            self._failed(error)
+            if _refused(error):
+                # The database answers, but not to this batch: find the rooms it refuses.
+                await self._write_apart(entries, retry=False)
+            else:
+                self._queue = entries + self._queue
+                self._failed(error)
         except BaseException:  # cancelled at a stop: the batch stays queued for the outbox
             self._queue = entries + self._queue
             raise
         else:
             self._written(batch, entries)
-        finally:
-            self._writing = []
+
+    async def _write_batch(self, batch: Batch) -> None:
+        if self.backend.inline:
+            await self.backend.write(batch)
+        else:
+            async with asyncio.timeout(self.write_seconds):
+                await self.backend.write(batch)
+
+    async def _write_apart(self, entries: list[Pending], retry: bool) -> None:
+        """Write each room's operations on their own; hold apart the rooms refused again, and
+        stop at a failure that is not a refusal (the database went away meanwhile)."""
+        groups = _apart(entries)
+        for n, group in enumerate(groups):
+            rooms = {_room_of(op) for pending in group for op in pending.ops}
+            batch = Batch([op for pending in group for op in pending.ops])
+            try:
+                await self._write_batch(batch)
+            except Fenced as fenced:
+                self._queue = self._fenced(group, fenced.codes) + self._queue
+                self._wakeup.set()
+            except Exception as error:
+                if not _refused(error):
+                    self._queue = [p for g in groups[n:] for p in g] + self._queue
+                    self._failed(error)
+                    return
+                self._queue = group + self._queue
+                why = f"{error.__class__.__name__}: {error}".rstrip(": ")
+                for room in sorted(rooms - set(self.refused)):
+                    log.error("the database refuses the writes of room %s, held: %s", room, why)
+                self.refused.update(dict.fromkeys(rooms, why))
+                self.save_failures += 1
+                self.last_error = why
+            except BaseException:
+                self._queue = [p for g in groups[n:] for p in g] + self._queue
+                raise
+            else:
+                for room in sorted(rooms & set(self.refused)):
+                    log.info("room %s: its held writes are in the database at last", room)
+                    del self.refused[room]
+                self._written(batch, group)
+        if retry or self.refused:
+            self._refused_pause()
+
+    def _refused_pause(self) -> None:
+        """Try the refused rooms again after a pause that grows while they stay refused."""
+        if self._refused_timer is not None:
+            self._refused_timer.cancel()
+            self._refused_timer = None
+        if not self.refused:
+            self._refused_attempt = 0
+            return
+        pause = RETRY_SECONDS[min(self._refused_attempt, len(RETRY_SECONDS) - 1)]
+        self._refused_attempt += 1
+        loop = self._loop()
+        self._refused_retry_at = loop.time() + pause
+        self._refused_timer = loop.call_later(pause, self._wakeup.set)
 
     def _fenced(self, entries: list[Pending], codes: set[str]) -> list[Pending]:
         """Drop the refused rooms' operations (their rooms stop, told first); the rest are
@@ -320,3 +424,66 @@ def _tell(told: asyncio.Future[None], _: object) -> None:
 
 def _room_of(op: Op) -> str:
     return op.room_code if isinstance(op, FinishedRound) else op.code
+
+
+def _refused(error: Exception) -> bool:
+    """Whether a failed write was refused for what it holds (it would fail again as it is),
+    rather than for the database being away, busy or slow."""
+    if isinstance(error, (OSError, sqlite3.OperationalError, sql_errors.OperationalError)):
+        return False  # away, locked, full, timed out: the same write can succeed later
+    cause = getattr(error, "orig", None)  # what SQLAlchemy wrapped
+    if isinstance(cause, Exception) and cause is not error and _refused(cause):
+        return True
+    if isinstance(
+        error,
+        (
+            TypeError,  # a value that cannot be encoded
+            ValueError,
+            sqlite3.IntegrityError,
+            sqlite3.DataError,
+            sqlite3.ProgrammingError,
+            sql_errors.IntegrityError,
+            sql_errors.DataError,
+            sql_errors.ProgrammingError,
+        ),
+    ):
+        return True
+    # asyncpg: the SQLSTATE classes of bad data, broken constraints and bad statements.
+    return str(getattr(error, "sqlstate", ""))[:2] in {"22", "23", "42"}
+
+
+def _hold(entries: list[Pending], refused: set[str]) -> tuple[list[Pending], list[Pending]]:
+    """The entries that touch no refused room, and the others: an entry is held if one of its
+    rooms is refused or held, so that each room's operations stay in order."""
+    held_rooms = set(refused)
+    free: list[Pending] = []
+    held: list[Pending] = []
+    for pending in entries:
+        rooms = {_room_of(op) for op in pending.ops}
+        if rooms & held_rooms:
+            held.append(pending)
+            held_rooms |= rooms
+        else:
+            free.append(pending)
+    return free, held
+
+
+def _apart(entries: list[Pending]) -> list[list[Pending]]:
+    """The entries in groups that share no room, each group in order (an entry holding two
+    rooms' operations joins their groups)."""
+    group_of: dict[str, int] = {}
+    groups: dict[int, list[tuple[int, Pending]]] = {}
+    for n, pending in enumerate(entries):
+        rooms = {_room_of(op) for op in pending.ops}
+        joined = sorted({group_of[room] for room in rooms if room in group_of})
+        target = joined[0] if joined else n
+        members = groups.setdefault(target, [])
+        for other in joined[1:]:
+            for _, moved in groups[other]:
+                for op in moved.ops:
+                    group_of[_room_of(op)] = target
+            members.extend(groups.pop(other))
+        members.append((n, pending))
+        for room in rooms:
+            group_of[room] = target
+    return [[pending for _, pending in sorted(members)] for members in groups.values()]

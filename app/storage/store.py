@@ -90,7 +90,15 @@ class DatabaseStore(BatchWriter):
     async def restore(self) -> list[RoomState]:
         """Every room the journal holds, rebuilt from its events."""
         states = []
+        held = self.unsaved_rooms()  # the outbox's rooms the database still refuses
         for room in await self.backend.restore():
+            if room.code in held:
+                log.error(
+                    "room %s is not restored: the database refuses its last changes (%s)",
+                    room.code,
+                    self.refused.get(room.code, "held behind a refused write"),
+                )
+                continue
             try:
                 settings = RoomSettings.model_validate(room.settings)
                 if room.snapshot is None:

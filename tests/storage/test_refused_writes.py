@@ -1,0 +1,225 @@
+"""A write the database refuses for what it holds, not for being away: the refused room's
+operations are held apart and retried on their own, in order, while every other room's writes
+go on; at a restart the outbox's other rooms are written and restored without it."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import orjson
+
+from app.api.health import readyz
+from app.rooms.registry import hash_token
+from app.rooms.settings import RoomSettings
+from app.rooms.state import RoomState
+from app.storage.backends.memory import MemoryJournal
+from app.storage.batching import BatchWriter
+from app.storage.db import make_engine
+from app.storage.journal import Batch, Events, NewRoom, Op
+from app.storage.store import DatabaseStore
+from tests.databases import postgres_database
+from tests.server import migrate
+
+GOOD = "GOOD-GOOD"
+BAD = "BADD-BADD"
+
+
+def room(code: str) -> NewRoom:
+    return NewRoom(code, {"rounds": 5}, 1)
+
+
+def joined(code: str, first: int, *names: object) -> Events:
+    return Events(code, 1, first, [{"type": "join", "name": name} for name in names])
+
+
+def poisoned(code: str, first: int) -> Events:
+    """Events no encoder can write: a set is not JSON."""
+    return Events(code, 1, first, [{"type": "join", "name": {"a", "set"}}])
+
+
+async def until(condition: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never came true"
+        await asyncio.sleep(0.01)
+
+
+def open_store(path: Path) -> DatabaseStore:
+    url = f"sqlite+aiosqlite:///{path}"
+    migrate(url)
+    store = DatabaseStore(make_engine(url), flush_seconds=0, outbox=path.with_name("outbox"))
+    store.start()
+    return store
+
+
+async def close_store(store: DatabaseStore, grace: float = 5.0) -> None:
+    await store.stop(grace)
+    await store.engine.dispose()
+
+
+def names(events: dict[int, dict[str, object]]) -> list[object]:
+    return [event["name"] for _, event in sorted(events.items())]
+
+
+async def test_a_refused_room_is_held_apart_and_the_others_are_written(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "spectrum.db")
+    try:
+        # Both rooms in one batch: the good room's operations are queued first.
+        store.queue(room(GOOD))
+        store.queue(joined(GOOD, 0, "Ann"))
+        bad = poisoned(BAD, 0)
+        assert await store.write([room(BAD), bad]) is False
+        assert set(store.refused) == {BAD}
+        assert "not JSON serializable" in store.refused[BAD]
+        assert store.unsaved_rooms() == {BAD}
+        assert not store.failing  # the database is not away: other rooms are not told so
+
+        # The good room goes on; the refused one's later operations wait behind its first.
+        assert await store.write([joined(GOOD, 1, "Bob")]) is True
+        assert await store.write([joined(BAD, 1, "Cy")]) is False
+        assert store.backlog == 3
+
+        # Once the database takes them, they are written on their own, in order.
+        bad.events[0]["name"] = "Dee"
+        await until(lambda: not store.refused)
+        await asyncio.wait_for(store.saved(), timeout=30)
+        assert store.backlog == 0
+        rooms = {room.code: room for room in await store.backend.restore()}
+        assert names(rooms[GOOD].events) == ["Ann", "Bob"]
+        assert names(rooms[BAD].events) == ["Dee", "Cy"]
+    finally:
+        await close_store(store)
+
+
+async def test_the_outbox_of_a_refused_room_holds_up_no_other_at_a_restart(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "spectrum.db"
+    store = open_store(path)
+    good = RoomState(GOOD, RoomSettings(), 0)
+    good.join("Ann", hash_token("ann"), 0)
+    assert await store.save(good) is True
+    assert await store.write([room(BAD), poisoned(BAD, 0)]) is False
+    await close_store(store, grace=0.1)
+    assert store.outbox is not None
+    kept = store.outbox.read()
+    assert {op.code for op in kept if isinstance(op, (NewRoom, Events))} == {BAD}
+
+    # Kept again with the good room's next events, as after a stop while both waited.
+    good.join("Bob", hash_token("bob"), 1)
+    first, events = good.take_unsaved()
+    store.outbox.keep([*kept, Events(GOOD, good.created_at, first, events)])
+
+    again = open_store(path)
+    try:
+        await asyncio.wait_for(again.drain_outbox(), timeout=30)  # does not wait for BAD
+        assert set(again.refused) == {BAD}
+        restored = {state.code: state for state in await again.restore()}
+        assert set(restored) == {GOOD}  # BAD's journal is behind what its players saw
+        assert [seat.name for seat in restored[GOOD].seats] == ["Ann", "Bob"]
+        assert store.outbox.path.exists()  # what the database has not taken stays kept
+    finally:
+        await close_store(again, grace=0.1)
+
+
+class RefusingJournal(MemoryJournal):
+    """The memory journal, refusing a room's operations like a broken constraint while
+    ``refuse`` names it, or away altogether while ``down`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inline = False
+        self.refuse: str | None = None
+        self.down = False
+        self.attempts: list[list[Op]] = []
+
+    async def write(self, batch: Batch) -> None:
+        self.attempts.append(list(batch.ops))
+        if self.down:
+            raise ConnectionError("the database is away")
+        if any(getattr(op, "code", None) == self.refuse for op in batch.ops):
+            raise sqlite3.IntegrityError("UNIQUE constraint failed")
+        await super().write(batch)
+
+
+async def test_a_database_away_is_retried_whole_not_room_by_room() -> None:
+    journal = RefusingJournal()
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=0.05)
+    writer.start()
+    try:
+        journal.down = True
+        results = await asyncio.gather(
+            writer.write([room(GOOD)]), writer.write([room(BAD)]), writer.write([room("CCCC-CCCC")])
+        )
+        assert list(results) == [False, False, False]
+        assert writer.failing
+        assert not writer.refused
+        assert all(len(attempt) >= 1 for attempt in journal.attempts)
+        tries = len(journal.attempts)
+        journal.down = False
+        journal.refuse = BAD
+        await until(lambda: bool(writer.refused))
+        # One whole batch refused, then each room alone: three more attempts, no more.
+        assert [len(attempt) for attempt in journal.attempts[tries:]][-3:] == [1, 1, 1]
+        assert set(journal.rooms) == {GOOD, "CCCC-CCCC"}
+        assert set(writer.refused) == {BAD}
+        assert "IntegrityError" in writer.refused[BAD]
+        assert not writer.failing
+        journal.refuse = None
+        await until(lambda: not writer.refused)
+        assert set(journal.rooms) == {GOOD, BAD, "CCCC-CCCC"}
+    finally:
+        await writer.stop()
+
+
+async def test_postgresql_refusing_one_room_holds_up_no_other(tmp_path: Path) -> None:
+    with postgres_database() as url:
+        migrate(url)
+        store = DatabaseStore(
+            make_engine(url), flush_seconds=0.05, wait_seconds=5, outbox=tmp_path / "outbox"
+        )
+        store.start()
+        try:
+            assert await store.write([room(GOOD)]) is True
+            # Gathered into one batch (the writer waits 50 ms between writes): events of a
+            # room the database does not hold break a foreign key, the good room's do not.
+            results = await asyncio.gather(
+                store.write([joined(GOOD, 0, "Ann")]),
+                store.write([joined(BAD, 0, "Cy")]),
+                store.write([joined(GOOD, 1, "Bob")]),
+            )
+            assert list(results) == [True, False, True]
+            assert set(store.refused) == {BAD}
+            assert "ForeignKeyViolation" in store.refused[BAD]
+            assert not store.failing
+            rooms = {room.code: room for room in await store.backend.restore()}
+            assert names(rooms[GOOD].events) == ["Ann", "Bob"]
+            # The room is put in the database by other means: its held events follow it in.
+            await store.backend.write(Batch([room(BAD)]))
+            await until(lambda: not store.refused)
+            rooms = {room.code: room for room in await store.backend.restore()}
+            assert names(rooms[BAD].events) == ["Cy"]
+        finally:
+            await store.stop(grace=0.1)
+            await store.engine.dispose()
+
+
+async def test_readiness_names_the_refused_rooms(tmp_path: Path) -> None:
+    store = open_store(tmp_path / "spectrum.db")
+    try:
+        response = await readyz(store, None)
+        assert response.status_code == 200
+        assert await store.write([room(BAD), poisoned(BAD, 0)]) is False
+        response = await readyz(store, None)
+        assert response.status_code == 503
+        body = orjson.loads(response.body)
+        assert body["status"] == "degraded"
+        assert body["backlog"] == 2
+        (problem,) = body["problems"]
+        assert problem.startswith("the database refuses the writes of 1 room(s) (TypeError")
+    finally:
+        await close_store(store, grace=0.1)
