@@ -71,8 +71,9 @@ class RoomCommands:
             raise IllegalAction("already_started", "the match has started; you can watch")
         if len(self.seats) >= self.settings.max_players:
             raise IllegalAction("room_full", "every seat is taken; you can watch")
-        if name_taken(self.seats, name):
-            raise IllegalAction("name_taken", f"someone here is already called {name}")
+        taken = name_taken(self.seats, name)
+        if taken is not None:  # the name as the room shows it, which this one looks like
+            raise IllegalAction("name_taken", f"someone here is already called {taken}")
         self.record(Joined(name, token_hash, at, key_hash))
         return len(self.seats) - 1
 

@@ -44,15 +44,66 @@ def clean_name(name: str) -> str:
     return cleaned
 
 
-def name_taken(seats: Iterable[Seat], name: str) -> bool:
-    """Whether someone seated is already called ``name``, whatever its case or its width
-    (fullwidth letters are the same letters)."""
+# Letters drawn like Latin ones, as each looks: "Ann" with a Cyrillic capital A reads as "Ann".
+# Mapped case by case, since a capital and its small letter can look like different Latin
+# letters (the Greek capital nu like "N", its small letter like "v"). A capital I reads as a
+# small l, whatever its script.
+_LOOKALIKE = str.maketrans(
+    {
+        # Cyrillic capitals
+        **dict(
+            zip(
+                "\u0410\u0412\u0415\u0405\u0406\u0408\u041a\u041c\u041d"
+                "\u041e\u0420\u0421\u0422\u0425\u0423\u04ae\u051c",
+                "ABESlJKMHOPCTXYYW",
+                strict=True,
+            )
+        ),
+        # Cyrillic small letters
+        **dict(
+            zip(
+                "\u0430\u0435\u0455\u0456\u0458\u043e\u0440\u0441\u0445"
+                "\u0443\u04bb\u0501\u051b\u051d\u04cf",
+                "aesijopcxyhdqwl",
+                strict=True,
+            )
+        ),
+        # Greek capitals
+        **dict(
+            zip(
+                "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d"
+                "\u039f\u03a1\u03a4\u03a5\u03a7",
+                "ABEZHlKMNOPTYX",
+                strict=True,
+            )
+        ),
+        # Greek small letters
+        **dict(zip("\u03bf\u03b9\u03bd\u03ba\u03c1\u03c7\u03c5", "oivkpxu", strict=True)),
+        # dotless i, capital I, one, zero
+        **dict(zip("\u0131I10", "illO", strict=True)),
+    }
+)
+
+
+def name_taken(seats: Iterable[Seat], name: str) -> str | None:
+    """The name of someone seated already called ``name``, whatever its case or its width
+    (fullwidth letters are the same letters), or by a name that looks the same (a Cyrillic
+    capital A for a Latin "A", "I" for "l", "0" for "O"); None if nobody is."""
     wanted = _folded(name)
-    return any(_folded(seat.name) == wanted for seat in seats)
+    looks = _looks(name)
+    for seat in seats:
+        if _folded(seat.name) == wanted or _looks(seat.name) == looks:
+            return seat.name
+    return None
 
 
 def _folded(name: str) -> str:
     return unicodedata.normalize("NFKC", name).casefold()
+
+
+def _looks(name: str) -> str:
+    """What a name looks like: its look-alike letters made Latin, then case folded."""
+    return unicodedata.normalize("NFKC", name).translate(_LOOKALIKE).casefold()
 
 
 def bot_name(seats: Iterable[Seat], level: str) -> str:

@@ -298,6 +298,33 @@ def test_join_with_a_name_taken_is_409_in_any_case_or_width(rooms_server: Server
         assert response.json()["code"] == "name_taken"
 
 
+def test_a_name_that_looks_like_a_seated_one_is_409_name_taken(rooms_server: Server) -> None:
+    room = create_room(rooms_server, "Ann Lee")
+    join_room(rooms_server, room["code"], "Bill")
+    look_alikes = [
+        "\u0410nn Lee",  # a Cyrillic capital A
+        "\u0430nn \u0406ee",  # Cyrillic small a, capital I for the L
+        "\u0391nn Lee",  # a Greek capital alpha
+        "Ann L\u0435\u0435",  # Cyrillic small e twice
+        "BiII",  # capital I for small l
+        "B\u0131ll",  # a dotless i
+    ]
+    for name in look_alikes:
+        response = post_join(rooms_server, room["code"], name)
+        assert response.status_code == 409, name
+        body = response.json()
+        assert body["code"] == "name_taken"
+        assert body["detail"] in (
+            "someone here is already called Ann Lee",
+            "someone here is already called Bill",
+        )
+    # Names that only resemble one another in part are different names.
+    for name in ["Ann Lea", "Bil", "Anne Lee", "\u0411ill"]:
+        assert post_join(rooms_server, room["code"], name).status_code == 201, name
+    names = [player["name"] for player in get_room(rooms_server, room["code"]).json()["players"]]
+    assert names == ["Ann Lee", "Bill", "Ann Lea", "Bil", "Anne Lee", "\u0411ill"]
+
+
 async def test_join_after_the_start_is_409_already_started(rooms_server: Server) -> None:
     room = create_room(rooms_server, turn_seconds=0)
     join_room(rooms_server, room["code"], "Bob")
