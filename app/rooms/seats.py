@@ -107,11 +107,12 @@ def _looks(name: str) -> str:
 
 
 def bot_name(seats: Iterable[Seat], level: str) -> str:
-    """The first free name for a bot of ``level``: "Easy bot", then "Easy bot 2" and on."""
-    taken = {seat.name for seat in seats}
+    """The first free name for a bot of ``level``: "Easy bot", then "Easy bot 2" and on (a
+    name is free when no seated name is it or looks like it, "easy bot" included)."""
+    seated = list(seats)
     base = f"{level.capitalize()} bot"
     return next(
         candidate
         for candidate in (base, *(f"{base} {n}" for n in range(2, BOTS_PER_LEVEL + 1)))
-        if candidate not in taken
+        if name_taken(seated, candidate) is None
     )

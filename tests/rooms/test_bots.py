@@ -55,6 +55,16 @@ async def test_the_host_seats_and_removes_bots(bot_server: Host) -> None:
     await host.close()
 
 
+async def test_a_bot_is_not_named_like_a_seated_person(bot_server: Host) -> None:
+    room = bot_server.create("easy B0T", turn_seconds=0)
+    host = LocalClient(bot_server, str(room["code"]), str(room["token"]))
+    await host.connect()
+    await host.act("add_bot", level="easy")
+    await host.act("add_bot", level="easy")
+    assert [p["name"] for p in host.view["players"]] == ["easy B0T", "Easy bot 2", "Easy bot 3"]
+    await host.close()
+
+
 async def test_a_guest_cannot_add_bots(bot_server: Host) -> None:
     table = await open_table(bot_server, 2, turn_seconds=0)
     with pytest.raises(Refused) as refused:
