@@ -12,6 +12,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 
 from app.engine.errors import IllegalAction
+from app.rooms.seats import BLANKS
 
 MAX_CHAT_LENGTH = 200
 CHAT_KEPT = 50
@@ -90,19 +91,22 @@ class RoomChat:
 
 def clean_text(text: str) -> str:
     """A chat line on one line, spaces tidied, control and direction marks taken out; raises
-    IllegalAction ``chat_empty`` or ``chat_too_long``."""
-    visible = "".join(
+    IllegalAction ``chat_empty`` (nothing visible left: only spaces, letters that show as
+    nothing, joiners and other invisible marks) or ``chat_too_long``."""
+    kept = "".join(
         character
-        for character in " ".join(text.split())
-        if character not in _HIDDEN and unicodedata.category(character) not in ("Cc", "Cs")
-    ).strip()
-    if not visible:
+        for character in text
+        if character not in _HIDDEN
+        and (unicodedata.category(character) not in ("Cc", "Cs") or character.isspace())
+    )
+    tidied = " ".join(kept.translate(BLANKS).split())
+    if not any(unicodedata.category(character)[0] not in "MZC" for character in tidied):
         raise IllegalAction("chat_empty", "a chat message needs at least one visible character")
-    if len(visible) > MAX_CHAT_LENGTH:
+    if len(tidied) > MAX_CHAT_LENGTH:
         raise IllegalAction(
             "chat_too_long", f"a chat message has at most {MAX_CHAT_LENGTH} characters"
         )
-    return visible
+    return tidied
 
 
 def check_reaction(reaction: str) -> str:

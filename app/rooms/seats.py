@@ -28,12 +28,12 @@ class Seat:
 
 
 # Letters that show as nothing (Hangul fillers, the blank Braille pattern): tidied as spaces.
-_BLANKS = str.maketrans(dict.fromkeys("\u115f\u1160\u3164\uffa0\u2800", " "))
+BLANKS = str.maketrans(dict.fromkeys("\u115f\u1160\u3164\uffa0\u2800", " "))
 
 
 def clean_name(name: str) -> str:
     """A player name with spaces tidied; raises IllegalAction ``bad_name`` if unusable."""
-    cleaned = " ".join(name.translate(_BLANKS).split())
+    cleaned = " ".join(name.translate(BLANKS).split())
     # A mark alone (an accent, say) is drawn on nothing.
     if not any(unicodedata.category(character)[0] != "M" for character in cleaned):
         raise IllegalAction("bad_name", "a name needs at least one visible character")

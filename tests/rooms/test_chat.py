@@ -96,6 +96,10 @@ async def test_a_move_does_not_rebuild_or_send_the_chat(rooms: Host) -> None:
         ({"type": "chat", "text": ""}, "chat_empty"),
         ({"type": "chat", "text": " \t\n "}, "chat_empty"),
         ({"type": "chat", "text": "\u0000\u0007\u202e\u200f"}, "chat_empty"),
+        # Letters that show as nothing, joiners, invisible marks, a mark on nothing.
+        ({"type": "chat", "text": "\u3164 \u2800\u115f"}, "chat_empty"),
+        ({"type": "chat", "text": "\u200b\u200d\u00ad\u2060\u2060"}, "chat_empty"),
+        ({"type": "chat", "text": " \u0301 "}, "chat_empty"),
         ({"type": "react", "reaction": "💩"}, "unknown_reaction"),
         ({"type": "react", "reaction": "👍👍"}, "unknown_reaction"),
         ({"type": "react", "reaction": "<b>"}, "unknown_reaction"),
@@ -127,9 +131,12 @@ async def test_control_characters_are_taken_out_and_the_length_counts_what_is_le
     await ann.act("chat", text="a\u0000b\u202ec\u0007" + "z" * (MAX_CHAT_LENGTH - 3))
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467 \u2764\ufe0f"
     await ann.act("chat", text=family)
+    rooms.clock.time += CHAT_WINDOW
+    # A mark taken out between spaces leaves one space; a blank letter is a space.
+    await ann.act("chat", text="a \u200e b\u3164\u3164c\td")
     await table.settle()
     texts = [line["text"] for line in lines(table.players[1])]
-    assert texts == ["abc" + "z" * (MAX_CHAT_LENGTH - 3), family]
+    assert texts == ["abc" + "z" * (MAX_CHAT_LENGTH - 3), family, "a b c d"]
     await table.close()
 
 
