@@ -210,16 +210,17 @@ class LiveRoom:
                 return
             if self.replies.repeat(self.state, self.frames, connection, message):
                 return
+            match_id = self.state.match_id  # an action that starts a match keeps no id
             try:
                 scope = dispatch(self, connection, message)
             except IllegalAction as error:
                 refusal = protocol.error_frame(error.code, error.message, message.id)
                 connection.push(refusal)
-                self.replies.keep(self.state, connection, message.id, refusal)
+                self.replies.keep(self.state, match_id, connection, message.id, refusal)
                 accepted = False
             else:
                 await self.announce(connection, message.id, scope)
-                self.replies.keep(self.state, connection, message.id, None)
+                self.replies.keep(self.state, match_id, connection, message.id, None)
                 accepted = True
         if self.on_action is not None:
             self.on_action(time.perf_counter() - started, accepted)

@@ -57,10 +57,18 @@ class Replies:
         return True
 
     def keep(
-        self, state: RoomState, connection: Connection, key: object, answer: bytes | None
+        self,
+        state: RoomState,
+        match_id: str | None,
+        connection: Connection,
+        key: object,
+        answer: bytes | None,
     ) -> None:
-        """Remember the answer given to an action of the sender's seat (during a match)."""
-        if key is None or connection.seat is None or state.match_id is None:
+        """Remember the answer given to an action of the sender's seat, if the action came
+        during the match ``match_id`` (the room's when it came) and started no other."""
+        if key is None or connection.seat is None or match_id is None:
+            return
+        if state.match_id != match_id:
             return
         if state.match_id != self.match_id:
             self.match_id = state.match_id

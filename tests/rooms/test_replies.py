@@ -107,6 +107,21 @@ async def test_a_refused_id_gets_the_same_refusal_even_once_it_would_apply(
     assert waiting.state["round"]["turn"]["pending"] == 0
 
 
+async def test_the_id_that_started_the_match_is_not_kept(rooms_server: Server) -> None:
+    table = await open_table(rooms_server, 3, turn_seconds=0)
+    host = table.host
+    start = await answer(host, {"type": "start"}, "S")
+    assert start["type"] == "patch"
+    await table.settle()
+    # A discard before any take, under the start's id: refused by the rules (out of turn, or
+    # before taking), not answered as the start was.
+    assert host.state is not None
+    card = host.state["you"]["hand"][0]
+    refused = await answer(host, {"type": "discard", "cards": [card]}, "S")
+    assert refused["type"] == "error"
+    assert refused["code"] in {"not_your_turn", "wrong_step"}
+
+
 async def test_a_retry_after_a_reconnect_is_answered_not_applied(rooms_server: Server) -> None:
     table = await started(rooms_server)
     mover = table.mover()
