@@ -133,6 +133,10 @@ class RoomCommands:
         """A turn action by the seat whose turn it is."""
         if seat is None:
             raise IllegalAction("not_a_player", "spectators cannot play")
+        if self.status is Status.ROUND_OVER:
+            raise IllegalAction(
+                "round_over", "the round is over; the next is dealt once all are ready"
+            )
         if self.status is not Status.PLAYING:
             raise IllegalAction("no_round", "no round is being played")
         self._play(action)  # raises, changing nothing, if the rules refuse it

@@ -306,8 +306,8 @@ async def test_no_round_in_the_lobby(lobby: Table, message: dict[str, Any]) -> N
     await plays_on(lobby)
 
 
-async def test_no_round_between_rounds(rooms: Host) -> None:
-    """After a knock ends the round, turn actions are refused until the next deal."""
+async def test_round_over_between_rounds(rooms: Host) -> None:
+    """After a knock ends the round, turn actions and hints are refused until the next deal."""
     table = await open_table(rooms, 2, spectators=1, rounds=2, turn_seconds=0)
     await table.host.act("start")
     await table.settle()
@@ -326,7 +326,8 @@ async def test_no_round_between_rounds(rooms: Host) -> None:
             {"type": "knock"},
             {"type": "discard", "cards": [hand(client)[0]]},
         ]:
-            await refused(table, client, {**message, "id": 31}, "no_round")
+            await refused(table, client, {**message, "id": 31}, "round_over")
+        await refused(table, client, {"type": "hint", "id": 32}, "round_over")
     for client in table.players:
         await client.act("ready")
     await table.settle(table.players[-1])
