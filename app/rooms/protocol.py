@@ -223,6 +223,8 @@ def _explain(text: str | bytes, error: ValidationError) -> BadMessage:
         return BadMessage("bad_message", "a message needs a type", message_id)
     if kind == "union_tag_invalid":
         tag = first.get("ctx", {}).get("tag")
+        if not isinstance(orjson.loads(text).get("type"), str):  # 5, null, a list: mistyped
+            return BadMessage("bad_message", "type: a message's type is a string", message_id)
         return BadMessage(
             "unknown_type",
             f"unknown message type {tag!r}; known types: {', '.join(MESSAGE_TYPES)}",

@@ -132,6 +132,10 @@ async def test_bad_message_not_an_object(lobby: Table, text: str) -> None:
         {"type": "start", "id": -1},
         {"type": "start", "id": "x" * 65},
         {"type": "start", "id": 1.5},
+        {"type": 5, "id": 18},
+        {"type": None, "id": 19},
+        {"type": ["start"], "id": 20},
+        {"type": True, "id": 21},
     ],
     ids=lambda message: "-".join(f"{k}={v!s:.8}" for k, v in message.items()),
 )
