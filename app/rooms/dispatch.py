@@ -26,7 +26,9 @@ CLOSE_KICKED = 4010
 
 
 def dispatch(room: LiveRoom, connection: Connection, message: protocol.ClientMessage) -> Scope:
-    """Apply the message to the room's state; what of the public view it can have changed."""
+    """Apply the message to the room's state; what of the public view it can have changed.
+    A spectator may only chat and react (when the host lets them): anything else a seat does
+    is refused ``not_a_player``."""
     state, seat, at = room.state, connection.seat, millis(room.clock)
     match message:
         case protocol.TakeMessage() | protocol.DiscardMessage() | protocol.KnockMessage():
@@ -35,30 +37,30 @@ def dispatch(room: LiveRoom, connection: Connection, message: protocol.ClientMes
             _chat(room, connection, message, at)
             return "chat"
         case protocol.Mute(seat=target, muted=muted):
-            state.mute(seat, target, muted)
+            state.mute(_seat(seat), target, muted)
             return "chat"
         case protocol.SpectatorChatMessage(allowed=allowed):
-            state.allow_spectator_chat(seat, allowed)
+            state.allow_spectator_chat(_seat(seat), allowed)
             return "chat"
         case protocol.Ready():
-            state.mark_ready(seat)
+            state.mark_ready(_seat(seat))
             deal_when_all_ready(room)
         case protocol.Start():
-            state.start(seat, uuid.uuid4().hex, secrets.token_hex(32), at)
+            state.start(_seat(seat), uuid.uuid4().hex, secrets.token_hex(32), at)
         case protocol.Rematch():
-            state.rematch(seat, uuid.uuid4().hex, secrets.token_hex(32), at)
+            state.rematch(_seat(seat), uuid.uuid4().hex, secrets.token_hex(32), at)
         case protocol.ChangeSettings(settings=changes):
-            state.change_settings(seat, changed(state.settings, changes))
+            state.change_settings(_seat(seat), changed(state.settings, changes))
         case protocol.Kick(seat=target):
-            state.kick(seat, target)
+            state.kick(_seat(seat), target)
             _unseat(room, target, CLOSE_KICKED, "the host removed you from the room")
         case protocol.Leave():
             state.leave(_seat(seat))
             _unseat(room, _seat(seat), None, "")
         case protocol.AddBot(level=level):
-            state.add_bot(seat, level)
+            state.add_bot(_seat(seat), level)
         case protocol.RemoveBot(seat=target):
-            state.remove_bot(seat, target)
+            state.remove_bot(_seat(seat), target)
             _unseat(room, target, None, "")
         case protocol.Back():
             room.table.came_back(_seat(seat))

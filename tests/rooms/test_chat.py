@@ -180,7 +180,9 @@ async def test_a_spectator_chats_only_if_the_host_allows_it(rooms: Host) -> None
         table, watcher, {"type": "react", "reaction": "👍", "id": 2}, "spectator_chat_off"
     )
     await refused(table, bob, {"type": "spectator_chat", "allowed": True, "id": 3}, "not_host")
-    await refused(table, watcher, {"type": "spectator_chat", "allowed": True, "id": 4}, "not_host")
+    await refused(
+        table, watcher, {"type": "spectator_chat", "allowed": True, "id": 4}, "not_a_player"
+    )
     await ann.act("spectator_chat", allowed=True)
     await table.settle()
     assert watcher.view["chat"]["spectators"] is True
@@ -203,7 +205,7 @@ async def test_the_host_mutes_and_unmutes_a_player(rooms: Host) -> None:
     table = await open_table(rooms, 3, spectators=1, turn_seconds=0)
     ann, bob, cy = table.players
     await refused(table, bob, {"type": "mute", "seat": 2, "id": 1}, "not_host")
-    await refused(table, table.spectators[0], {"type": "mute", "seat": 2, "id": 2}, "not_host")
+    await refused(table, table.spectators[0], {"type": "mute", "seat": 2, "id": 2}, "not_a_player")
     await refused(table, ann, {"type": "mute", "seat": 0, "id": 3}, "bad_mute")
     await refused(table, ann, {"type": "mute", "seat": 3, "id": 4}, "no_such_seat")
     await refused(table, ann, {"type": "mute", "seat": -1, "id": 5}, "no_such_seat")

@@ -207,9 +207,25 @@ async def test_not_host(lobby: Table, message: dict[str, Any]) -> None:
     await plays_on(lobby)
 
 
-async def test_not_host_for_a_spectator_either(lobby: Table) -> None:
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "start"},
+        {"type": "settings", "settings": {"rounds": 3}},
+        {"type": "kick", "seat": 1},
+        {"type": "rematch"},
+        {"type": "add_bot", "level": "easy"},
+        {"type": "remove_bot", "seat": 1},
+        {"type": "mute", "seat": 1},
+        {"type": "spectator_chat", "allowed": True},
+    ],
+    ids=lambda message: message["type"],
+)
+async def test_a_spectator_is_not_a_player_for_what_the_host_does(
+    lobby: Table, message: dict[str, Any]
+) -> None:
     (watcher,) = lobby.spectators
-    await refused(lobby, watcher, {"type": "kick", "seat": 1, "id": 3}, "not_host")
+    await refused(lobby, watcher, {**message, "id": 3}, "not_a_player")
     await plays_on(lobby)
 
 
