@@ -211,8 +211,8 @@ async def _serve(
     if not isinstance(hello, protocol.Hello):
         await websocket.close(CLOSE_BAD_HELLO, "the first message must be hello")
         return
-    if hello.token is None and not hello.spectate:
-        await websocket.close(CLOSE_BAD_HELLO, "hello needs a token, or spectate: true")
+    if (hello.token is None) != hello.spectate:  # neither, or both
+        await websocket.close(CLOSE_BAD_HELLO, "hello needs a token, or spectate: true, not both")
         return
     token_hash = hash_token(hello.token) if hello.token is not None else None
     kind = CONNECTIONS[hello.encoding]

@@ -53,6 +53,14 @@ async def test_first_message_not_a_hello_closes_4002(
     assert reason
 
 
+async def test_a_hello_with_a_token_and_spectate_closes_4002(rooms_server: Server) -> None:
+    room = create_room(rooms_server)
+    hello = {"type": "hello", "token": room["token"], "spectate": True}
+    code, reason = await closed_with(rooms_server, room["code"], hello)
+    assert code == 4002
+    assert reason == "hello needs a token, or spectate: true, not both"
+
+
 async def test_wrong_token_closes_4001(rooms_server: Server) -> None:
     room = create_room(rooms_server)
     code, reason = await closed_with(
