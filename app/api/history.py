@@ -95,6 +95,10 @@ async def list_matches(
 ) -> MatchPage:
     """Matches newest first, optionally only those a player played (with a `tag`, one person
     of that name)."""
+    if tag is not None and player is None:
+        raise RequestValidationError(
+            [{"loc": ("query", "tag"), "msg": "a tag needs the player's name", "type": "tag"}]
+        )
     after = _decode_cursor(cursor) if cursor else None
     matches, next_cursor = await history.list_matches(session, limit, player, after, tag)
     return MatchPage(

@@ -255,6 +255,9 @@ def cursor_of(stamp: str) -> str:
         ("/api/matches", {"cursor": cursor_of("9999-12-31T23:59:59-23:59")}, 422),
         ("/api/matches", {"cursor": cursor_of("0001-01-01T00:00:00+23:59")}, 422),
         ("/api/leaderboard", {"limit": -1}, 422),
+        # A tag tells apart people of one name: without the name it means nothing.
+        ("/api/matches", {"tag": "0123456789ab"}, 422),
+        ("/api/matches", {"tag": ""}, 422),
     ],
 )
 def test_unknown_ids_and_bad_parameters(
