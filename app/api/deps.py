@@ -131,15 +131,21 @@ async def get_room_or_none(
     if isinstance(found, Elsewhere):
         raise Moved(there(found.path, connection) if found.path else None)
     if found is Miss.TOO_MANY:
-        raise ApiError(429, "too_many_misses", "too many unknown room codes; wait a minute")
+        raise too_many_misses(services, address)
     return None if found is Miss.UNKNOWN else found
+
+
+def too_many_misses(services: Services, address: str) -> ApiError:
+    """The 429 for an address past its unknown codes, saying when it may try again."""
+    wait = services.room_misses.wait(address)
+    return ApiError(429, "too_many_misses", "too many unknown room codes; wait a minute", wait)
 
 
 async def count_room_miss(services: ServicesDep, address: AddressDep, code: str) -> None:
     """For a page of a room: 429 once the address has missed too often (any node serves it)."""
     found = await find_room_anywhere(services, code, address)
     if found is Miss.TOO_MANY:
-        raise ApiError(429, "too_many_misses", "too many unknown room codes; wait a minute")
+        raise too_many_misses(services, address)
 
 
 MaybeRoomDep = Annotated[LiveRoom | None, Depends(get_room_or_none)]

@@ -24,11 +24,14 @@ class ErrorOut(BaseModel):
 class ApiError(Exception):
     """An HTTP error with a stable code and a human message."""
 
-    def __init__(self, status: int, code: str, message: str) -> None:
+    def __init__(
+        self, status: int, code: str, message: str, retry_after: int | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.code = code
         self.message = message
+        self.retry_after = retry_after  # seconds, sent as Retry-After
 
     @classmethod
     def refused(cls, error: IllegalAction) -> Exception:
@@ -57,7 +60,10 @@ async def validation_error_handler(request: Request, error: Exception) -> JSONRe
 async def api_error_handler(request: Request, error: Exception) -> JSONResponse:
     """Render an ApiError."""
     assert isinstance(error, ApiError)
-    return JSONResponse({"detail": error.message, "code": error.code}, status_code=error.status)
+    headers = None if error.retry_after is None else {"Retry-After": str(error.retry_after)}
+    return JSONResponse(
+        {"detail": error.message, "code": error.code}, status_code=error.status, headers=headers
+    )
 
 
 async def database_error_handler(request: Request, error: Exception) -> JSONResponse:

@@ -147,7 +147,12 @@ async def create_room(
         if place.node != cluster.node and not placed:
             raise Moved(f"{place.address}/api/rooms")
     if not creations.hit(address):
-        raise ApiError(429, "too_many_rooms", "too many rooms created from here; wait a minute")
+        raise ApiError(
+            429,
+            "too_many_rooms",
+            "too many rooms created from here; wait a minute",
+            creations.wait(address),
+        )
     try:
         room, token = await registry.create(body.name, body.settings, key_hash(body.key))
     except IllegalAction as error:

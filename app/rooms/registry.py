@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 import secrets
 import time
 from collections import Counter, deque
@@ -65,6 +66,13 @@ class WindowLimiter:
         if len(self.events) > 10_000:
             self.events = {k: v for k, v in self.events.items() if v and v[-1] > now - self.window}
         return True
+
+    def wait(self, key: str) -> int:
+        """Whole seconds until the key may have an event again (at least 1)."""
+        stamps = self.events.get(key)
+        if not stamps or len(stamps) < self.limit:
+            return 1
+        return max(1, math.ceil(stamps[0] + self.window - time.monotonic()))
 
 
 class RoomRegistry:

@@ -36,6 +36,7 @@ async def test_every_lookup_counts_unknown_codes_and_refuses_past_the_limit(
     assert page.headers["content-type"] == answer.headers["content-type"] == "application/json"
     assert page.json() == answer.json()
     assert page.json()["code"] == "too_many_misses"
+    assert 1 <= int(page.headers["retry-after"]) <= 60
     assert fetch.get(f"{url}/api/rooms/2345-6787/qr.svg").status_code == 429
     assert fetch.post(f"{url}/api/rooms/2345-6788/join", json={"name": "Bo"}).status_code == 429
     closed, _ = await closed_with(guarded_server, "2345-6789", {"type": "hello", "spectate": True})

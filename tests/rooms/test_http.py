@@ -368,11 +368,22 @@ def limited_server() -> Iterator[Server]:
         yield server
 
 
+def retry_after(response: httpx.Response) -> int:
+    """The Retry-After of a 429: the seconds left of the minute its limit counts."""
+    assert response.status_code == 429
+    seconds = int(response.headers["retry-after"])
+    assert 1 <= seconds <= 60
+    return seconds
+
+
 def test_too_many_rooms_from_one_address_get_429(limited_server: Server) -> None:
-    answers = [post_room(limited_server, {"name": "Ann"}).status_code for _ in range(4)]
-    assert answers == [201, 201, 201, 429]
+    answers = [post_room(limited_server, {"name": "Ann"}) for _ in range(4)]
+    assert [answer.status_code for answer in answers] == [201, 201, 201, 429]
+    assert all("retry-after" not in answer.headers for answer in answers[:3])
+    retry_after(answers[3])
 
 
 def test_too_many_unknown_codes_from_one_address_get_429(limited_server: Server) -> None:
-    answers = [get_room(limited_server, f"2345-678{n}").status_code for n in range(2, 6)]
-    assert answers == [404, 404, 404, 429]
+    answers = [get_room(limited_server, f"2345-678{n}") for n in range(2, 6)]
+    assert [answer.status_code for answer in answers] == [404, 404, 404, 429]
+    retry_after(answers[3])
