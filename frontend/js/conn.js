@@ -1,5 +1,4 @@
-// One live connection to a room: hello, the state kept up to date by patches, actions with ids,
-// and reconnection with backoff when the network or the server goes away.
+// A room's socket: hello, the state patched, actions with ids, reconnection with backoff.
 
 import { applyPatch, expandOps } from './patch.js';
 import { unpack } from './unpack.js';
@@ -8,13 +7,13 @@ export const FINAL_CLOSES = new Set([4001, 4002, 4003, 4004, 4009, 4010, 4011]);
 const MAX_DELAY_MS = 8000;
 // The room moved to another node; the reason is where to go.
 const CLOSE_MOVED = 4012;
-// A page cannot see WebSocket pings, so it pings a quiet link itself (the server takes 7 s of
-// silence for a dead link); one silent for DEAD_AFTER_MS, and PONG_WAIT_MS after a ping, is dead
-// (a phone that lost its network keeps the socket open).
+// Pages can't see WebSocket pings: a quiet link is pinged (7 s of silence is dead to the server);
+// one silent DEAD_AFTER_MS, and PONG_WAIT_MS after a ping, is dead (a phone offline keeps it open).
 const PING_EVERY_MS = 2000;
 const SEND_EVERY_MS = 5000;
 const DEAD_AFTER_MS = 3500;
 const PONG_WAIT_MS = 1000;
+const OPEN_WAIT_MS = 8000;
 const PING = JSON.stringify({ type: 'ping' });
 const ENCODINGS = ['binary', 'compact', 'standard'];
 
@@ -26,7 +25,7 @@ export class RoomConnection {
     this.onEvent = onEvent;
     this.state = null;
     this.version = 0;
-    // Binary patches unless the address asks for compact (JSON) or standard RFC 6902 ones.
+    // Binary patches unless the address asks for compact or standard ones.
     const asked = new URLSearchParams(location.search).get('encoding');
     this.encoding = ENCODINGS.includes(asked) ? asked : 'binary';
     this.tables = null;
@@ -53,16 +52,22 @@ export class RoomConnection {
 
   checkLink() {
     const ws = this.ws;
-    if (!ws || ws.readyState !== WebSocket.OPEN || this.stopped) return;
+    if (!ws || ws.readyState > 1 || this.stopped) return;
     const now = Date.now();
     const quiet = now - this.heard;
-    if (quiet >= DEAD_AFTER_MS && this.pinged > this.heard && now - this.pinged >= PONG_WAIT_MS) {
+    // Opening: a stalled server may never answer.
+    const opening = !ws.readyState;
+    if (
+      opening
+        ? quiet >= OPEN_WAIT_MS
+        : quiet >= DEAD_AFTER_MS && this.pinged > this.heard && now - this.pinged >= PONG_WAIT_MS
+    ) {
       this.ws = null;
       ws.close();
       this.closed(1006, 'no answer from the server');
     } else if (
-      now - this.sentAt >= SEND_EVERY_MS ||
-      (quiet >= PING_EVERY_MS && now - this.pinged >= PING_EVERY_MS)
+      !opening &&
+      (now - this.sentAt >= SEND_EVERY_MS || (quiet >= PING_EVERY_MS && now - this.pinged >= PING_EVERY_MS))
     ) {
       this.pinged = this.sentAt = now;
       ws.send(PING);
@@ -77,6 +82,7 @@ export class RoomConnection {
     const ws = new WebSocket(`${scheme}://${location.host}${path}`);
     ws.binaryType = 'arraybuffer';
     this.ws = ws;
+    this.heard = Date.now();
     this.awaitingState = true;
     this.setStatus('connecting');
     ws.onopen = () => {
@@ -91,7 +97,7 @@ export class RoomConnection {
       this.heard = Date.now();
       let frame;
       try {
-        // Text frames are JSON; binary ones, the binary encoding's patches.
+        // Text frames are JSON; binary ones, patches.
         frame = typeof event.data === 'string' ? JSON.parse(event.data) : unpack(event.data);
       } catch {
         return;
@@ -125,7 +131,7 @@ export class RoomConnection {
       this.awaitingState = false;
       this.attempts = 0;
       this.moves = 0;
-      // Actions sent before a resync are answered by this state (their acks may have been lost).
+      // This state answers actions sent before a resync (acks may be lost).
       for (const id of this.pending.keys()) if (id < this.resyncFrom) this.pending.delete(id);
       this.setStatus('open', false);
       this.onEvent('state', frame);

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 from collections.abc import Callable
 from typing import Any
 
@@ -102,6 +103,40 @@ def test_it_reconnects_by_itself_after_a_server_restart(browser: Any, shot: Shot
         finally:
             pages.close()
         assert pages.errors == []
+
+
+def test_a_stalled_server_is_given_up_on_while_opening_and_tried_again(browser: Any) -> None:
+    """A server that takes connections but never answers (stopped, not dead): the page gives
+    up a socket that does not open, tries again, and is back once the server runs again."""
+    with running_server(**E2E_SETTINGS) as server:
+        pages = Pages(browser, server)
+        try:
+            ann = pages.open("/")
+            sockets: list[Any] = []
+            ann.on("websocket", lambda socket: sockets.append(socket))
+            create_room(ann, "Ann", rounds=1, timer="0")
+            expect(ann.locator("[data-act=start]")).to_have_count(1)
+            assert len(sockets) == 1
+            process = server.process
+            assert process is not None
+            process.send_signal(signal.SIGSTOP)
+            try:
+                banner = ann.locator(".banner")
+                expect(banner).to_contain_text("Reconnecting", timeout=30000)
+                # The open socket is found dead; the next one never opens and is given up on,
+                # then another is tried: two sockets after the first, the server still stopped.
+                for _ in range(600):
+                    if len(sockets) >= 3:
+                        break
+                    ann.wait_for_timeout(100)
+                assert len(sockets) >= 3, "the page waited on a socket that never opened"
+                assert sockets[1].is_closed()
+            finally:
+                process.send_signal(signal.SIGCONT)
+            expect(banner).to_have_count(0, timeout=30000)
+            expect(ann.locator("[data-act=start]")).to_have_count(1)
+        finally:
+            pages.close()
 
 
 def test_a_kicked_player_is_told_and_not_retried(pages: Pages, shot: Shot) -> None:
