@@ -220,10 +220,13 @@ class ClusterNode:
         self.counts.lost += 1
         self._drop(code)
 
-    def _fenced(self, code: str) -> bool:
-        """The database refused a write: True to write it again when this node still holds the
-        room (its own claim raised the epoch past the write's); else the room stops here."""
-        if self.owns(code):
+    def _fenced(self, code: str, epoch: int) -> bool:
+        """The database refused a write carrying ``epoch``: True to write it again when this
+        node still holds the room and its own claim raised the epoch past the write's; else
+        another node raised it, and the room stops here (at once: written again, the write
+        would be refused again until the lease is found lost)."""
+        tenure = self.store.epochs.get(code)
+        if self.owns(code) and tenure is not None and tenure.epoch > epoch:
             return True
         self.counts.fenced += 1
         log.warning("room %s: a write was refused, another node owns the room now", code)

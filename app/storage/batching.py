@@ -78,9 +78,10 @@ class BatchWriter:
         self.last_error: str | None = None
         # The rooms whose operations the stop left unwritten (kept in the outbox).
         self.kept_rooms: set[str] = set()
-        # Told of each room whose write was refused because the database holds a newer epoch;
-        # answers True to write it again (the node raised its own epoch meanwhile).
-        self.on_fenced: Callable[[str], bool] | None = None
+        # Told of each room whose write was refused because the database holds a newer epoch
+        # than the one the write carried; answers True to write it again (the node raised its
+        # own epoch past it meanwhile).
+        self.on_fenced: Callable[[str, int], bool] | None = None
         # Rooms whose operations the database refuses while it takes others', with why: held
         # apart from the batch and retried on their own after a pause that grows.
         self.refused: dict[str, str] = {}
@@ -240,13 +241,15 @@ class BatchWriter:
         return written.done() and not written.cancelled()
 
     async def saved(self) -> None:
-        """Wait, however long it takes, until everything queued so far is written."""
-        if self._last is not None and not self._last.done():
-            await asyncio.shield(self._last)
+        """Wait, however long it takes, until everything queued so far is written (or dropped,
+        its rooms held by a newer owner)."""
+        last = self._last
+        if last is not None and not last.done():
+            await asyncio.wait([last])  # neither cancels it nor raises if it was cancelled
 
-    def queue(self, op: Op) -> None:
-        """Queue an operation without waiting for it."""
-        self._enqueue([op])
+    def queue(self, *ops: Op) -> None:
+        """Queue operations, written together, without waiting for them."""
+        self._enqueue(ops)
         self._wakeup.set()
 
     def _enqueue(self, ops: Sequence[Op], first: bool = False) -> asyncio.Future[None]:
@@ -304,7 +307,7 @@ class BatchWriter:
         try:
             await self._write_batch(batch)
         except Fenced as fenced:
-            self._queue = self._fenced(entries, fenced.codes) + self._queue
+            self._queue = self._fenced(entries, fenced) + self._queue
             self._wakeup.set()
         except Exception as error:  # any database failure: keep the batch and retry
             if _refused(error):
@@ -336,7 +339,7 @@ class BatchWriter:
             try:
                 await self._write_batch(batch)
             except Fenced as fenced:
-                self._queue = self._fenced(group, fenced.codes) + self._queue
+                self._queue = self._fenced(group, fenced) + self._queue
                 self._wakeup.set()
             except Exception as error:
                 if not _refused(error):
@@ -375,12 +378,12 @@ class BatchWriter:
         self._refused_retry_at = loop.time() + pause
         self._refused_timer = loop.call_later(pause, self._wakeup.set)
 
-    def _fenced(self, entries: list[Pending], codes: set[str]) -> list[Pending]:
+    def _fenced(self, entries: list[Pending], fenced: Fenced) -> list[Pending]:
         """Drop the refused rooms' operations (their rooms stop, told first); the rest are
         written again. A write left with nothing is never done: its future is cancelled."""
         dropped = set()
-        for code in sorted(codes):
-            if self.on_fenced is None or not self.on_fenced(code):
+        for code in sorted(fenced.codes):
+            if self.on_fenced is None or not self.on_fenced(code, fenced.epochs[code]):
                 log.warning("write of room %s refused: a newer owner holds it", code)
                 dropped.add(code)
         kept = []

@@ -72,11 +72,13 @@ class Fence:
 
 
 class Fenced(Exception):
-    """A write was refused: the database holds a newer epoch for these rooms."""
+    """A write was refused: the database holds a newer epoch for these rooms than the epochs
+    the write carried (``epochs``, by room)."""
 
-    def __init__(self, codes: set[str]) -> None:
+    def __init__(self, codes: set[str], epochs: dict[str, int]) -> None:
         super().__init__(f"a newer owner holds {', '.join(sorted(codes))}")
         self.codes = codes
+        self.epochs = epochs
 
 
 Op = NewRoom | Events | Forget | Snapshot | FinishedRound | Fence

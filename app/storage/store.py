@@ -80,8 +80,15 @@ class DatabaseStore(BatchWriter):
         return await self.write(ops)
 
     def forget(self, code: str) -> None:
-        """Drop a room's journal (queued after its last events)."""
-        self.queue(Forget(code))
+        """Drop a room's journal (queued after its last events); in cluster mode only with the
+        room's fence, so that a node that lost the room deletes nothing of its new owner's."""
+        tenure = self.epochs.get(code)
+        if tenure is not None:
+            self.queue(Fence(code, tenure), Forget(code))
+        elif self.fencing:
+            log.warning("room %s: not held by this node, its journal is not deleted", code)
+        else:
+            self.queue(Forget(code))
 
     async def ping(self) -> None:
         """Raise if the database cannot be reached."""

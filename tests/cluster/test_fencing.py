@@ -17,9 +17,12 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from app.cluster.epochs import claim_in_database, raise_epoch, stored_epoch
+from app.cluster.lease import Lease
+from app.cluster.node import ClusterNode
+from app.config import Settings
 from app.rooms.connection import Connection
 from app.rooms.live import LiveRoom, RoomConfig, now_ms
-from app.rooms.registry import hash_token, new_code
+from app.rooms.registry import RoomRegistry, hash_token, new_code
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.storage.backends import postgresql
@@ -27,6 +30,7 @@ from app.storage.db import make_engine
 from app.storage.journal import Tenure
 from app.storage.store import DatabaseStore
 from tests.databases import postgres_database
+from tests.redis_server import TEST_REDIS_URL, redis_client
 from tests.server import migrate
 
 CLOSE_MOVED = 4012
@@ -64,7 +68,7 @@ def refusals_of(store: DatabaseStore) -> list[str]:
     """The codes of rooms whose writes ``store`` is told were refused (it stops each)."""
     refused: list[str] = []
 
-    def refuse(code: str) -> bool:
+    def refuse(code: str, epoch: int) -> bool:
         refused.append(code)
         return False
 
@@ -102,6 +106,45 @@ async def test_an_older_owner_write_is_refused_after_a_newer_claim() -> None:
         assert names == ["Ann", "Cy"]
         assert old.backlog == 0  # the refused write is dropped, not retried
         assert await stored_epoch(new.engine, state.code) == 2
+
+
+async def test_an_older_owner_forgetting_the_room_deletes_nothing_after_a_newer_claim() -> None:
+    async with two_nodes() as (old, new, url):
+        refused = refusals_of(old)
+        state = new_room()
+        old.epochs[state.code] = Tenure(1)
+        await old.save(state)
+        taken = await claim_in_database(new.engine, state.code, 2)
+        assert taken is not None
+        new.epochs[state.code] = Tenure(2)
+        taken.join("Cy", hash_token("Cy"), now_ms())
+        await new.save(taken)
+
+        # The old owner, stalled while the room was taken, finds it idle and forgets it.
+        old.forget(state.code)
+        await asyncio.wait_for(old.saved(), timeout=30)
+        assert refused == [state.code]
+        assert old.backlog == 0
+        assert [e.get("name") for e in await journal(url, state.code)] == ["Ann", "Cy"]
+        assert await stored_epoch(new.engine, state.code) == 2
+
+        # Its owner forgets it for good.
+        new.forget(state.code)
+        await asyncio.wait_for(new.saved(), timeout=30)
+        assert await stored_epoch(new.engine, state.code) is None
+        assert await journal(url, state.code) == []
+
+
+async def test_a_node_that_holds_no_epoch_for_a_room_deletes_nothing() -> None:
+    async with two_nodes() as (old, new, url):
+        state = new_room()
+        new.epochs[state.code] = Tenure(1)
+        await new.save(state)
+        old.fencing = True  # a cluster's node, whose hold on the room is gone
+        old.forget(state.code)
+        await asyncio.wait_for(old.saved(), timeout=30)
+        assert old.backlog == 0
+        assert [e.get("name") for e in await journal(url, state.code)] == ["Ann"]
 
 
 async def test_a_claim_below_the_stored_epoch_is_refused() -> None:
@@ -151,7 +194,7 @@ async def test_a_refused_room_tells_its_players_nothing_and_closes_moved() -> No
         state = new_room()
         room = LiveRoom(state, RoomConfig(), lambda _: None, old)
 
-        def stop(code: str) -> bool:
+        def stop(code: str, epoch: int) -> bool:
             room.close(CLOSE_MOVED, "")
             return False
 
@@ -201,3 +244,36 @@ async def test_a_room_this_node_does_not_hold_writes_nothing() -> None:
         node.fencing = False  # a single server's store: written as it is
         assert await node.save(state)
         assert [event.get("name") for event in await journal(url, state.code)] == ["Ann"]
+
+
+async def test_a_write_refused_at_the_epoch_the_node_holds_stops_the_room_at_once() -> None:
+    """Redis forgot the lease and another node claimed the room, but the node's own lease has
+    not yet run out: the refusal itself says the room is another's, and the write is not tried
+    again and again until the lease is found lost."""
+    async with two_nodes() as (old, new, url), redis_client() as (_, prefix):
+        settings = Settings(
+            redis_url=TEST_REDIS_URL, database_url=url, node_id="old-node", cluster_name=prefix
+        )
+        registry = RoomRegistry(RoomConfig(), 10, old)
+        node = ClusterNode(settings, registry, old)
+        try:
+            state = new_room()
+            lease = await node.ownership.claim(state.code)
+            assert isinstance(lease, Lease)
+            old.epochs[state.code] = Tenure(lease.epoch)
+            assert await old.save(state)
+            await registry.restore([state])
+            room = registry.rooms[state.code]
+            assert await claim_in_database(new.engine, state.code, lease.epoch + 1) is not None
+
+            assert node.owns(state.code)  # as far as this node knows
+            state.join("Bob", hash_token("Bob"), now_ms())
+            assert await old.save(state) is False
+            assert node.counts.fenced == 1
+            assert old.backlog == 0  # dropped, not queued again
+            assert room.closed_with == (CLOSE_MOVED, "")
+            assert state.code not in registry.rooms
+            assert [e.get("name") for e in await journal(url, state.code)] == ["Ann"]
+        finally:
+            await node.ownership.release(state.code)
+            await node.redis.aclose()

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from app.storage.journal import Batch, Fence, Fenced, JournalRoom
+from app.storage.journal import Batch, Fence, Fenced, Forget, JournalRoom
 from app.storage.statements import (
     FENCE_LOCK,
     FENCE_RAISE,
@@ -56,6 +56,10 @@ class PostgresJournal:
                     await driver.executemany(statement.sql, rows)
                 return
             async with driver.transaction():
+                if any(type(op) is Forget and op.code in fences for op in batch.ops):
+                    # A room's journal is deleted only by its owner: checked, and the room's
+                    # row locked against a newer claim, before anything is deleted.
+                    await self._check_fences(driver, fences)
                 for statement, rows in plan:
                     await driver.executemany(statement.sql, rows)
                 if fences:
@@ -73,7 +77,7 @@ class PostgresJournal:
         await driver.execute(FENCE_LOCK, codes)
         rows = await driver.fetch(FENCED_ROOMS, codes, epochs)
         if rows:
-            raise Fenced({row[0] for row in rows})
+            raise Fenced({row[0] for row in rows}, fences)
 
     async def restore(self) -> list[JournalRoom]:
         """The rooms in the database, with their events."""
