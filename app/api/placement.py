@@ -24,12 +24,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+MOVING = "the room is moving to another server; try again in a moment"
+
+
 class Moved(Exception):
     """The request belongs to another node: at ``location``, or unknown for a moment (None)."""
 
-    def __init__(self, location: str | None) -> None:
+    def __init__(self, location: str | None, detail: str = MOVING) -> None:
         super().__init__(location or "moving")
         self.location = location
+        self.detail = detail
 
 
 async def moved_handler(request: Request, error: Exception) -> Response:
@@ -38,7 +42,7 @@ async def moved_handler(request: Request, error: Exception) -> Response:
     if error.location:
         return RedirectResponse(error.location, status_code=307)
     return JSONResponse(
-        {"detail": "the room is moving to another server; try again in a moment", "code": "moving"},
+        {"detail": error.detail, "code": "moving"},
         status_code=503,
         headers={"Retry-After": "1"},
     )

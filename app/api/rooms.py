@@ -126,6 +126,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 }
 
 
+NO_NODE = "no server can take a new room right now; try again in a moment"
+
+
 @router.post("/api/rooms", status_code=201, response_model=CreatedRoom, responses=ERRORS)
 async def create_room(
     body: Annotated[CreateRoom, Body()],
@@ -139,13 +142,16 @@ async def create_room(
     """Create a room; the creator takes seat 0 and is the host (in a cluster, on the least
     loaded node: a 307 sends the request there)."""
     if cluster is not None:
-        place = await cluster.placement()
-        if place is None or cluster.draining:
-            raise Moved(None)
-        # The load balancer names the node of a path under a node's prefix: already placed.
+        place = await cluster.placement()  # never a draining node
+        if place is None:
+            raise Moved(None, NO_NODE)
+        # The load balancer names the node of a path under a node's prefix: already placed,
+        # unless this node is being drained (a rolling upgrade): then the room goes elsewhere.
         placed = request.headers.get("x-spectrum-node") is not None
-        if place.node != cluster.node and not placed:
+        if place.node != cluster.node and (cluster.draining or not placed):
             raise Moved(f"{place.address}/api/rooms")
+        if cluster.draining:
+            raise Moved(None, NO_NODE)
     if not creations.hit(address):
         raise ApiError(
             429,

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import redis
 
+from tests import fetch
 from tests.cluster.harness import (
     Cluster,
     ClusterClient,
@@ -120,6 +121,16 @@ async def test_the_lease_is_kept_until_the_database_takes_the_held_move() -> Non
             assert holder(cluster, code) == lease
             assert process.poll() is None
             await asyncio.sleep(0.1)
+        # A new room asked of the draining node, even by its own path, goes to the other node.
+        answer = await asyncio.to_thread(
+            fetch.post,
+            f"{cluster.nodes[draining].url}/api/rooms",
+            json={"name": "Zed"},
+            headers={"X-Spectrum-Node": draining},
+            timeout=30,
+        )
+        assert answer.status_code == 307, answer.text
+        assert answer.headers["location"] == f"/n/{other}/api/rooms"
 
         proxy.heal()
         server = cluster.nodes[draining]
