@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal, get_args
 
 import orjson
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
+from pydantic_core import from_json
 
 ActionId = Annotated[str, Field(max_length=64)] | Annotated[int, Field(ge=0, le=2**53)]
 CardId = Annotated[str, Field(max_length=32)]
@@ -223,7 +224,8 @@ def _explain(text: str | bytes, error: ValidationError) -> BadMessage:
         return BadMessage("bad_message", "a message needs a type", message_id)
     if kind == "union_tag_invalid":
         tag = first.get("ctx", {}).get("tag")
-        if not isinstance(orjson.loads(text).get("type"), str):  # 5, null, a list: mistyped
+        # 5, null, a list, Infinity: mistyped (read by the parser that read the message).
+        if not isinstance(from_json(text, allow_inf_nan=True).get("type"), str):
             return BadMessage("bad_message", "type: a message's type is a string", message_id)
         return BadMessage(
             "unknown_type",

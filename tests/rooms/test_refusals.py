@@ -112,6 +112,12 @@ async def test_bad_message_not_an_object(lobby: Table, text: str) -> None:
     await plays_on(lobby)
 
 
+@pytest.mark.parametrize("text", ['{"type": Infinity}', '{"type": NaN, "id": "n"}'])
+async def test_a_type_that_is_not_even_json_is_a_bad_message(lobby: Table, text: str) -> None:
+    await refused(lobby, lobby.host, text, "bad_message", echo=None)
+    await plays_on(lobby)
+
+
 @pytest.mark.parametrize(
     "message",
     [
