@@ -28,12 +28,15 @@ class Settings(BaseSettings):
     )
 
     # Serving.
-    host: str = Field("127.0.0.1", description="Address the server listens on.")
+    host: str = Field(
+        "127.0.0.1", description="Address the server listens on: an IP address or a known name."
+    )
     port: int = Field(8000, ge=1, le=65535, description="Port the server listens on.")
     public_url: str = Field(
         "",
-        description="Base URL players reach the server at, used in share links and QR codes; "
-        "empty means the address each request came to.",
+        description="Base URL players reach the server at, used in share links and QR codes: "
+        "a site's root (https://cards.example.org), never a path under it; empty means the "
+        "address each request came to.",
     )
     allowed_origins: Annotated[list[str], NoDecode] = Field(
         default_factory=list,
@@ -43,7 +46,8 @@ class Settings(BaseSettings):
     forwarded_allow_ips: str = Field(
         "127.0.0.1",
         description="Comma-separated addresses of proxies trusted to set X-Forwarded-For and "
-        "X-Forwarded-Proto; networks such as 172.16.0.0/12 are accepted. '*' trusts anyone, "
+        "X-Forwarded-Proto; networks such as 172.16.0.0/12 are accepted, anything else is "
+        "refused. '*' trusts anyone, "
         "so any client could choose its own address: only behind a proxy that is the sole way in.",
     )
     shutdown_grace_seconds: int = Field(
@@ -86,7 +90,8 @@ class Settings(BaseSettings):
         "",
         description="File where live-room changes the database has not taken are kept when the "
         "server stops, and written first at the next start; empty means beside an SQLite "
-        "database (spectrum.db-outbox), else ./spectrum-outbox.",
+        "database (spectrum.db-outbox), else ./spectrum-outbox. The server refuses to start "
+        "if it could not write it.",
     )
     journal_flush_ms: int = Field(
         0,
@@ -242,6 +247,16 @@ class Settings(BaseSettings):
     @classmethod
     def _check_public_url(cls, value: str) -> str:
         return checks.public_url(value)
+
+    @field_validator("forwarded_allow_ips")
+    @classmethod
+    def _check_forwarded_allow_ips(cls, value: str) -> str:
+        return checks.forwarded_allow_ips(value)
+
+    @field_validator("host")
+    @classmethod
+    def _check_host(cls, value: str) -> str:
+        return checks.host(value)
 
     @field_validator("database_url")
     @classmethod

@@ -3,8 +3,11 @@ taken together, and the problems of refused settings named by environment variab
 
 from __future__ import annotations
 
+import ipaddress
 import re
+import socket
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
 
 from pydantic import SecretStr, ValidationError
 from sqlalchemy.engine import make_url
@@ -34,10 +37,47 @@ def origins(value: list[str]) -> list[str]:
 
 
 def public_url(value: str) -> str:
-    """Empty, or an http(s) URL, without its trailing slash."""
+    """Empty, or an http(s) URL of a site's root (the client is served from ``/``), without
+    its trailing slash."""
     if value and not value.startswith(("http://", "https://")):
         raise ValueError("must start with http:// or https://")
+    parts = urlsplit(value)
+    if value and not parts.hostname:
+        raise ValueError("names no host")
+    if parts.path.strip("/") or parts.query or parts.fragment:
+        raise ValueError(
+            "must be the site's root, such as https://cards.example.org: the server cannot "
+            "be served under a path (give it a host name of its own)"
+        )
     return value.rstrip("/")
+
+
+def forwarded_allow_ips(value: str) -> str:
+    """Comma-separated addresses or networks (127.0.0.1, 172.16.0.0/12, ::1), or '*'."""
+    for item in (part.strip() for part in value.split(",")):
+        if not item or item == "*":
+            continue
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise ValueError(
+                f"{item!r} is not an address or a network such as 172.16.0.0/12"
+            ) from None
+    return value
+
+
+def host(value: str) -> str:
+    """An address to listen on: an IP address, or a name this machine can resolve."""
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        try:
+            socket.getaddrinfo(value, None)
+        except (OSError, UnicodeError):
+            raise ValueError(
+                f"{value!r} is neither an IP address nor a name this machine knows"
+            ) from None
+    return value
 
 
 def database_url(value: str) -> str:

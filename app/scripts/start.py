@@ -115,6 +115,34 @@ def check_sqlite_file(url: str) -> None:
             )
 
 
+def check_outbox(settings: Settings) -> None:
+    """Refuse an outbox (OUTBOX_PATH) the server could not write at a stop: the changes the
+    database has not taken would be lost then."""
+    if settings.outbox_path:
+        path = Path(settings.outbox_path).expanduser().resolve()
+    elif is_sqlite(settings.database_url):
+        path = Path(f"{make_url(settings.database_url).database}-outbox").expanduser().resolve()
+    else:
+        path = Path("spectrum-outbox").resolve()
+    folder = path.parent
+    hint = "set OUTBOX_PATH to a file in a folder this user can write (a volume in a container)"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise Unusable(
+            f"cannot create the folder {folder} for the outbox: {error.strerror}; {hint}"
+        ) from None
+    for place in (folder, path):
+        if place.exists() and not os.access(place, os.W_OK):
+            why = "read-only file system" if _read_only(place) else "permission denied"
+            raise Unusable(
+                f"cannot write the outbox at {path} ({why} for uid {os.getuid()} on {place}); "
+                f"{hint}"
+            )
+    if path.is_dir():
+        raise Unusable(f"the outbox at {path} is a folder; {hint}")
+
+
 def _read_only(place: Path) -> bool:
     return bool(os.statvfs(place).f_flag & os.ST_RDONLY)
 
@@ -200,6 +228,7 @@ def prepare(settings: Settings) -> None:
     target = Target.of(settings.database_url)
     if is_sqlite(target.url):
         check_sqlite_file(target.url)
+    check_outbox(settings)
     revision = asyncio.run(wait_for_database(target, settings.database_wait_seconds))
     if check_revision(revision, target.where):
         migrate(target.url)

@@ -82,6 +82,11 @@ def start(folder: Path, **env: str) -> tuple[int, str]:
         ({"DATABASE_URL": "sqlite+aiosqlite://"}, "DATABASE_URL: an in-memory SQLite database"),
         ({"DATABASE_URL": "sqlite+aiosqlite:///:memory:"}, "loses every round"),
         ({"PUBLIC_URL": "example.org"}, "PUBLIC_URL: must start with http:// or https://"),
+        ({"PUBLIC_URL": "https://example.org/cards/"}, "PUBLIC_URL: must be the site's root"),
+        ({"PUBLIC_URL": "https://"}, "PUBLIC_URL: names no host"),
+        ({"FORWARDED_ALLOW_IPS": "127.0.0.l"}, "FORWARDED_ALLOW_IPS: '127.0.0.l' is not an"),
+        ({"FORWARDED_ALLOW_IPS": "10.0.0.1,10.0.0.0/33"}, "'10.0.0.0/33' is not an address"),
+        ({"HOST": "999.1.1.1"}, "HOST: '999.1.1.1' is neither an IP address nor a name"),
         ({"ALLOWED_ORIGINS": "example.org"}, "ALLOWED_ORIGINS: 'example.org' is not an origin"),
         (
             {"LOG_LEVEL": "loud"},

@@ -163,6 +163,17 @@ def test_an_unwritable_sqlite_folder_is_refused(tmp_path: Path) -> None:
     assert "mount a writable volume" in str(error["message"])
 
 
+def test_an_unwritable_outbox_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "taken").write_text("a file where the outbox's folder should be")
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    log = tmp_path / "start.log"
+    process = start(url, free_port(), log, OUTBOX_PATH=str(tmp_path / "taken" / "outbox"))
+    assert process.wait(30) == 1
+    (error,) = [r for r in records(log) if r["level"] == "error"]
+    assert f"cannot create the folder {tmp_path}/taken for the outbox" in str(error["message"])
+    assert "set OUTBOX_PATH" in str(error["message"])
+
+
 def test_sigterm_while_waiting_stops_at_once(tmp_path: Path) -> None:
     with postgres_database() as url:
         set_connections_allowed(url, False)
