@@ -224,7 +224,7 @@ async def export_match(
                     "" if played.knocker is None else played.knocker,
                     played.ending,
                     hand.seat,
-                    hand.name,
+                    spreadsheet_text(hand.name),
                     " ".join(hand.cards),
                     hand.points,
                     sequence or "none",
@@ -232,6 +232,16 @@ async def export_match(
                 ]
             )
     return Response(out.getvalue(), media_type="text/csv", headers=headers)
+
+
+# What a spreadsheet opening a CSV file takes for the start of a formula.
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_text(text: str) -> str:
+    """A player's text as a spreadsheet shows it as text: one starting like a formula is
+    quoted with a leading apostrophe, which spreadsheets take for "this is text"."""
+    return f"'{text}" if text.startswith(FORMULA_START) else text
 
 
 @router.get("/players/{name:path}", response_model=PlayerOut, responses=NOT_FOUND)

@@ -9,6 +9,7 @@ import io
 import random
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -268,3 +269,36 @@ def test_unknown_ids_and_bad_parameters(
     match_id = next(iter(played.matches))
     bad = get(server, f"/api/matches/{match_id}/export", format="xml")
     assert bad.status_code == 422
+
+
+async def save_one_match(url: str, names: tuple[str, ...]) -> str:
+    """One finished round of a new match by ``names``; the match's id."""
+    store = DatabaseStore(make_engine(url), flush_seconds=0)
+    store.start()
+    try:
+        settings = RoomSettings.model_validate({"rounds": 1})
+        match = play(len(names), settings.rules, "formulas", 1)
+        match_id = "f" * 32
+        saved = FinishedRound(
+            match_id, "ABCD-EFGH", settings.model_dump(), START, names,
+            match.results[0], START + 1000, True, tuple(match.places()),
+        )  # fmt: skip
+        assert await store.save(None, [saved])
+        return match_id
+    finally:
+        await store.stop()
+        await store.engine.dispose()
+
+
+def test_a_name_that_starts_like_a_formula_is_text_in_the_csv(tmp_path: Path) -> None:
+    names = ('=HYPERLINK("http://x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(1)", "Ann = 1")
+    with fresh_database(BACKENDS[0], tmp_path) as url:
+        migrate(url)
+        match_id = asyncio.run(save_one_match(url, names))
+        with running_server(url) as server:
+            as_csv = get(server, f"/api/matches/{match_id}/export", format="csv")
+            as_json = get(server, f"/api/matches/{match_id}/export", format="json").json()
+    shown = [row["name"] for row in csv.DictReader(io.StringIO(as_csv.text))]
+    assert shown == [f"'{name}" for name in names[:4]] + ["Ann = 1"]
+    # The JSON and the API keep the names as they are.
+    assert [player["name"] for player in as_json["players"]] == list(names)
