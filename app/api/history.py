@@ -37,6 +37,7 @@ from app.api.history_models import (
 from app.api.score import HandScoreOut
 from app.engine.match import MAX_ROUNDS
 from app.engine.variant import Variant
+from app.rooms.seats import tidy_name
 from app.storage import history
 from app.storage.models import MatchRecord
 
@@ -100,6 +101,8 @@ async def list_matches(
             [{"loc": ("query", "tag"), "msg": "a tag needs the player's name", "type": "tag"}]
         )
     after = _decode_cursor(cursor) if cursor else None
+    if player is not None:
+        player = tidy_name(player)  # as names are kept
     matches, next_cursor = await history.list_matches(session, limit, player, after, tag)
     return MatchPage(
         matches=[MatchSummary(**summary_fields(match)) for match in matches],
@@ -253,6 +256,7 @@ async def get_player(
     """One person's matches, wins, average points per round and best hand. A name is not an
     account: people of one name are told apart by the player key their browser sent (`tag`);
     without a `tag`, the one of that name with the most matches."""
+    name = tidy_name(name)  # as names are kept
     person = await history.find_person(session, name, tag)
     totals = await history.player_totals(session, person) if person else None
     if person is None or totals is None:

@@ -31,9 +31,15 @@ class Seat:
 BLANKS = str.maketrans(dict.fromkeys("\u115f\u1160\u3164\uffa0\u2800", " "))
 
 
+def tidy_name(name: str) -> str:
+    """A name as it is kept: spaces tidied (blank letters count as spaces), and accented
+    letters composed (NFC), so that one name typed two ways is kept one way."""
+    return unicodedata.normalize("NFC", " ".join(name.translate(BLANKS).split()))
+
+
 def clean_name(name: str) -> str:
     """A player name with spaces tidied; raises IllegalAction ``bad_name`` if unusable."""
-    cleaned = " ".join(name.translate(BLANKS).split())
+    cleaned = tidy_name(name)
     # A mark alone (an accent, say) is drawn on nothing.
     if not any(unicodedata.category(character)[0] != "M" for character in cleaned):
         raise IllegalAction("bad_name", "a name needs at least one visible character")

@@ -151,6 +151,13 @@ def test_matches_of_one_player(history: tuple[Server, Played]) -> None:
         )
         listed = get(server, "/api/matches", player=name.upper(), limit=100).json()
         assert [match["id"] for match in listed["matches"]] == expected
+        # Spaces around or inside are tidied as a seated name's are.
+        spaced = get(server, "/api/matches", player=f" {name}\u3164 ", limit=100).json()
+        assert spaced == listed
+        assert (
+            get(server, f"/api/players/{name}%20").json()
+            == get(server, f"/api/players/{name}").json()
+        )
 
 
 def test_a_match_with_every_round_and_hand(history: tuple[Server, Played]) -> None:

@@ -183,7 +183,7 @@ def test_letters_that_show_as_nothing_are_tidied_as_spaces(rooms_server: Server)
     join_room(rooms_server, room["code"], "Jos\u00e9")
     join_room(rooms_server, room["code"], "Jose\u0301 2")  # an accent on a letter stays
     names = [p["name"] for p in get_room(rooms_server, room["code"]).json()["players"]]
-    assert names == ["Ann Lee", "Jos\u00e9", "Jose\u0301 2"]
+    assert names == ["Ann Lee", "Jos\u00e9", "Jos\u00e9 2"]  # composed with its letter
 
 
 # Codes and tokens.
@@ -296,6 +296,13 @@ def test_join_with_a_name_taken_is_409_in_any_case_or_width(rooms_server: Server
         response = post_join(rooms_server, room["code"], name)
         assert response.status_code == 409
         assert response.json()["code"] == "name_taken"
+
+
+def test_a_name_is_kept_composed_however_it_was_typed(rooms_server: Server) -> None:
+    room = create_room(rooms_server, "Zoe\u0308 Lee")  # e and a combining diaeresis
+    assert post_join(rooms_server, room["code"], "Zo\u00eb lee").status_code == 409
+    names = [player["name"] for player in get_room(rooms_server, room["code"]).json()["players"]]
+    assert names == ["Zo\u00eb Lee"]
 
 
 def test_a_name_that_looks_like_a_seated_one_is_409_name_taken(rooms_server: Server) -> None:
