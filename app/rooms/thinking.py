@@ -8,11 +8,28 @@ decisions run in a pool of separate processes; with zero they run in place (test
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import multiprocessing
+import os
+import signal
+import sys
 from concurrent.futures import ProcessPoolExecutor
 
 from app.bots.levels import Decision, decide_seeded
 from app.bots.observation import Observation
+
+# prctl(2): the signal a process gets when the thread that started it ends (Linux).
+PR_SET_PDEATHSIG = 1
+
+
+def end_with_parent(parent: int) -> None:
+    """In a worker: end when the server that started it ends, even killed outright (SIGKILL
+    gives it no time to stop its workers), rather than live on without it."""
+    if sys.platform == "linux":
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it ended before the signal was asked for
+        os._exit(0)
 
 
 class Thinker:
@@ -28,7 +45,12 @@ class Thinker:
         if self.pool is None:
             # A fresh interpreter per worker: forking a process with live threads is unsafe.
             context = multiprocessing.get_context("spawn")
-            self.pool = ProcessPoolExecutor(self.workers, mp_context=context)
+            self.pool = ProcessPoolExecutor(
+                self.workers,
+                mp_context=context,
+                initializer=end_with_parent,
+                initargs=(os.getpid(),),
+            )
         return self.pool
 
     async def decide(self, level: str, observation: Observation, seed: int) -> Decision:
