@@ -1,0 +1,71 @@
+"""A copy of an SQLite database that a running server may be writing: every finished round, and
+every live room as far as its events were written.
+
+    .venv/bin/python -m app.scripts.backup DEST        # DATABASE_URL as the server's
+
+A plain copy of the file can miss what is still in its write-ahead log (``spectrum.db-wal``);
+this uses SQLite's online backup, which copies the database as one consistent whole. The live
+rooms' latest events, in the event log beside the database (``spectrum.db-live/``), are copied
+first, beside the copy (``DEST-live/``): a segment folded into the database and deleted while
+the copy is made is then in the database's copy. Restore by stopping the server and putting
+both back under the database's name. PostgreSQL is backed up with its own tools (``pg_dump``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sqlite3
+import sys
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+from app.config import load_settings
+from app.storage.db import is_sqlite
+from app.storage.eventlog import folder_for
+
+
+def backup(database: Path, dest: Path) -> int:
+    """Copy ``database`` and its event log to ``dest``; the number of event-log segments."""
+    if not database.is_file():
+        raise FileNotFoundError(f"there is no SQLite database at {database}")
+    if dest.exists():
+        raise FileExistsError(f"{dest} exists already; name a new file")
+    live, copied = folder_for(str(database)), folder_for(str(dest))
+    segments = 0
+    if live.is_dir():
+        copied.mkdir(parents=True)
+        for segment in sorted(live.iterdir()):
+            try:
+                shutil.copy2(segment, copied / segment.name)
+            except FileNotFoundError:
+                continue  # folded and deleted meanwhile: the database's copy holds it
+            segments += 1
+    source = sqlite3.connect(database)
+    target = sqlite3.connect(dest)
+    try:
+        source.backup(target)
+    finally:
+        target.close()
+        source.close()
+    return segments
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dest", type=Path, help="the new file to copy the database to")
+    arguments = parser.parse_args()
+    settings = load_settings()
+    if not is_sqlite(settings.database_url):
+        sys.exit("DATABASE_URL is PostgreSQL: back it up with pg_dump (see the README)")
+    database = Path(make_url(settings.database_url).database or "").expanduser().resolve()
+    try:
+        segments = backup(database, arguments.dest)
+    except (OSError, sqlite3.Error) as error:
+        sys.exit(f"cannot back up: {error}")
+    print(f"copied {database} to {arguments.dest}, with {segments} event-log segments")
+
+
+if __name__ == "__main__":
+    main()
