@@ -220,13 +220,18 @@ class ClusterNode:
         self.counts.lost += 1
         self._drop(code)
 
-    def _fenced(self, code: str, epoch: int) -> bool:
-        """The database refused a write carrying ``epoch``: True to write it again when this
-        node still holds the room and its own claim raised the epoch past the write's; else
-        another node raised it, and the room stops here (at once: written again, the write
-        would be refused again until the lease is found lost)."""
-        tenure = self.store.epochs.get(code)
-        if self.owns(code) and tenure is not None and tenure.epoch > epoch:
+    def _fenced(self, code: str, tenure: Tenure, epoch: int) -> bool:
+        """The database refused a write made under ``tenure``, carrying ``epoch``: True to write
+        it again when it is this node's hold on the room now and its own claim raised the epoch
+        past the write's. A write of an earlier hold (the room was dropped and claimed again
+        since) is dropped, and the room held now stays. Otherwise another node raised the
+        epoch, and the room stops here (at once: written again, the write would be refused
+        again until the lease is found lost)."""
+        held = self.store.epochs.get(code)
+        if held is not None and held is not tenure:
+            log.info("room %s: a write of an earlier hold on it was refused and dropped", code)
+            return False
+        if self.owns(code) and held is not None and held.epoch > epoch:
             return True
         self.counts.fenced += 1
         log.warning("room %s: a write was refused, another node owns the room now", code)

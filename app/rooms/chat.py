@@ -89,6 +89,11 @@ class RoomChat:
         return self.lines[0].n if self.lines else self.count
 
 
+# What draws nothing on its own: marks, spaces, controls, format characters (joiners). Letters
+# newer than this Python's Unicode tables (a new emoji) and private-use ones are drawn.
+INVISIBLE = frozenset({"Mn", "Mc", "Me", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs"})
+
+
 def clean_text(text: str) -> str:
     """A chat line on one line, spaces tidied, control and direction marks taken out; raises
     IllegalAction ``chat_empty`` (nothing visible left: only spaces, letters that show as
@@ -100,7 +105,7 @@ def clean_text(text: str) -> str:
         and (unicodedata.category(character) not in ("Cc", "Cs") or character.isspace())
     )
     tidied = " ".join(kept.translate(BLANKS).split())
-    if not any(unicodedata.category(character)[0] not in "MZC" for character in tidied):
+    if not any(unicodedata.category(character) not in INVISIBLE for character in tidied):
         raise IllegalAction("chat_empty", "a chat message needs at least one visible character")
     if len(tidied) > MAX_CHAT_LENGTH:
         raise IllegalAction(

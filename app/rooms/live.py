@@ -292,7 +292,7 @@ class LiveRoom:
         """Once every held change is durable, publish them (the held move's ack with them)."""
         while True:
             saves = self.saves
-            await self.store.saved()
+            await self.store.saved(self.code)  # this room's: another's may be refused
             async with self.lock:
                 if self.saves != saves:
                     continue  # changed again meanwhile: wait for that write too

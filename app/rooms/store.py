@@ -38,8 +38,9 @@ class RoomStore(Protocol):
         once they are, False if not within a bounded wait (they are kept, in order, and
         retried)."""
 
-    async def saved(self) -> None:
-        """Wait, however long it takes, until everything handed to ``save`` is durable."""
+    async def saved(self, room: str | None = None) -> None:
+        """Wait, however long it takes, until everything handed to ``save`` (for ``room`` alone,
+        if given) is durable."""
 
     def forget(self, code: str) -> None:
         """The room is gone from memory: drop what was kept to restore it."""
@@ -54,7 +55,7 @@ class NullStore:
             state.take_unsaved()
         return True
 
-    async def saved(self) -> None:
+    async def saved(self, room: str | None = None) -> None:
         """Nothing is ever waiting."""
 
     def forget(self, code: str) -> None:

@@ -6,8 +6,9 @@ every live room as far as its events were written.
 A plain copy of the file can miss what is still in its write-ahead log (``spectrum.db-wal``);
 this uses SQLite's online backup, which copies the database as one consistent whole. The live
 rooms' latest events, in the event log beside the database (``spectrum.db-live/``), are copied
-first, beside the copy (``DEST-live/``): a segment folded into the database and deleted while
-the copy is made is then in the database's copy. Restore by stopping the server and putting
+beside the copy (``DEST-live/``), before the database and again after it: a segment folded into
+the database and deleted meanwhile is in one copy or the other, and no event is older than the
+database's copy. Restore by stopping the server and putting
 both back under the database's name. PostgreSQL is backed up with its own tools (``pg_dump``).
 """
 
@@ -33,15 +34,8 @@ def backup(database: Path, dest: Path) -> int:
     if dest.exists():
         raise FileExistsError(f"{dest} exists already; name a new file")
     live, copied = folder_for(str(database)), folder_for(str(dest))
-    segments = 0
-    if live.is_dir():
-        copied.mkdir(parents=True)
-        for segment in sorted(live.iterdir()):
-            try:
-                shutil.copy2(segment, copied / segment.name)
-            except FileNotFoundError:
-                continue  # folded and deleted meanwhile: the database's copy holds it
-            segments += 1
+    copied.mkdir(parents=True)
+    _copy_segments(live, copied)  # what the database may fold and delete while it is copied
     source = sqlite3.connect(database)
     target = sqlite3.connect(dest)
     try:
@@ -49,7 +43,22 @@ def backup(database: Path, dest: Path) -> int:
     finally:
         target.close()
         source.close()
-    return segments
+    # Again, newer: the events are never older than the database's copy (a finished round
+    # is committed after the events that ended it, and events without their round are
+    # replayed and the round written at the start).
+    return _copy_segments(live, copied)
+
+
+def _copy_segments(live: Path, copied: Path) -> int:
+    """Copy the event log's segments (those deleted meanwhile are skipped); how many."""
+    count = 0
+    for segment in sorted(live.iterdir()) if live.is_dir() else []:
+        try:
+            shutil.copy2(segment, copied / segment.name)
+        except FileNotFoundError:
+            continue  # folded and deleted meanwhile: the database's copy holds it
+        count += 1
+    return count
 
 
 def main() -> None:

@@ -119,7 +119,7 @@ def check_outbox(settings: Settings) -> None:
     """Refuse an outbox (OUTBOX_PATH) the server could not write at a stop: the changes the
     database has not taken would be lost then."""
     if settings.outbox_path:
-        path = Path(settings.outbox_path).expanduser().resolve()
+        path = Path(settings.outbox_path).resolve()  # as the server takes it
     elif is_sqlite(settings.database_url):
         path = Path(f"{make_url(settings.database_url).database}-outbox").expanduser().resolve()
     else:
@@ -132,13 +132,12 @@ def check_outbox(settings: Settings) -> None:
         raise Unusable(
             f"cannot create the folder {folder} for the outbox: {error.strerror}; {hint}"
         ) from None
-    for place in (folder, path):
-        if place.exists() and not os.access(place, os.W_OK):
-            why = "read-only file system" if _read_only(place) else "permission denied"
-            raise Unusable(
-                f"cannot write the outbox at {path} ({why} for uid {os.getuid()} on {place}); "
-                f"{hint}"
-            )
+    # The file is written beside itself and renamed into place: the folder is what counts.
+    if not os.access(folder, os.W_OK):
+        why = "read-only file system" if _read_only(folder) else "permission denied"
+        raise Unusable(
+            f"cannot write the outbox at {path} ({why} for uid {os.getuid()} on {folder}); {hint}"
+        )
     if path.is_dir():
         raise Unusable(f"the outbox at {path} is a folder; {hint}")
 

@@ -28,7 +28,7 @@ from sqlalchemy import exc as sql_errors
 
 from app.rooms.store import FinishedRound
 from app.running_loop import RunningLoop
-from app.storage.journal import Batch, Fenced, JournalBackend, Op
+from app.storage.journal import Batch, Fence, Fenced, JournalBackend, Op, Tenure
 from app.storage.outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -79,9 +79,9 @@ class BatchWriter:
         # The rooms whose operations the stop left unwritten (kept in the outbox).
         self.kept_rooms: set[str] = set()
         # Told of each room whose write was refused because the database holds a newer epoch
-        # than the one the write carried; answers True to write it again (the node raised its
-        # own epoch past it meanwhile).
-        self.on_fenced: Callable[[str, int], bool] | None = None
+        # than the one the write carried (its tenure, and the epoch read from it); answers True
+        # to write it again (the node raised that tenure's epoch past it meanwhile).
+        self.on_fenced: Callable[[str, Tenure, int], bool] | None = None
         # Rooms whose operations the database refuses while it takes others', with why: held
         # apart from the batch and retried on their own after a pause that grows.
         self.refused: dict[str, str] = {}
@@ -145,31 +145,38 @@ class BatchWriter:
         by_room: dict[str, list[Op]] = {}
         for op in kept:
             by_room.setdefault(_room_of(op), []).append(op)
-        # One entry per room, so that a room the database refuses holds up no other.
-        written = [self._enqueue(ops, first=True) for ops in reversed(by_room.values())]
         outbox = self.outbox
-        left = len(written)
+        # What is not yet in the database: the file keeps no more than that, so that a room
+        # written already is never written a second time at a later start.
+        left = dict(by_room)
+        # One entry per room, so that a room the database refuses holds up no other.
+        written = {room: self._enqueue(ops, first=True) for room, ops in reversed(by_room.items())}
 
-        def done(future: asyncio.Future[None]) -> None:
-            nonlocal left
-            left -= 1
-            if not left:  # all in the database: never written a second time later
-                outbox.clear()
+        def stored(room: str, future: asyncio.Future[None]) -> None:
+            if future.cancelled():
+                return  # dropped at a stop (which keeps it again) or by a newer owner
+            del left[room]
+            try:
+                if left:
+                    outbox.keep([op for ops in left.values() for op in ops])
+                else:
+                    outbox.clear()
+            except OSError:  # the file then keeps more than is left: written again, harmless
+                log.exception("the outbox could not be rewritten")
 
-        for future in written:
-            future.add_done_callback(done)
+        for room, future in written.items():
+            future.add_done_callback(partial(stored, room))
         self._wakeup.set()
         loop = self._loop()
         deadline = loop.time() + self.write_seconds + self.wait_seconds
         while any(
-            not future.done() and room not in self.refused
-            for room, future in zip(reversed(by_room), written, strict=True)
+            not future.done() and room not in self.refused for room, future in written.items()
         ):
             if loop.time() >= deadline:
                 raise TimeoutError("the database did not take the outbox in time")
             await asyncio.sleep(0.02)
-        if all(future.cancelled() for future in written):
-            # Every room it held has a newer owner (a cluster): the database refused it all.
+        if all(future.done() for future in written.values()) and left:
+            # Every room left has a newer owner (a cluster): the database refused them.
             log.warning("the outbox kept at the last stop was refused: newer owners hold its rooms")
             outbox.clear()
 
@@ -240,12 +247,21 @@ class BatchWriter:
             failure.remove_done_callback(tell)
         return written.done() and not written.cancelled()
 
-    async def saved(self) -> None:
-        """Wait, however long it takes, until everything queued so far is written (or dropped,
-        its rooms held by a newer owner)."""
-        last = self._last
-        if last is not None and not last.done():
-            await asyncio.wait([last])  # neither cancels it nor raises if it was cancelled
+    async def saved(self, room: str | None = None) -> None:
+        """Wait, however long it takes, until everything queued so far (of ``room`` alone, if
+        given: another room's may be refused for good) is written, or dropped, its room held
+        by a newer owner."""
+        if room is None:
+            waiting = [self._last] if self._last is not None else []
+        else:
+            waiting = [
+                pending.written
+                for pending in (*self._writing, *self._queue)
+                if any(_room_of(op) == room for op in pending.ops)
+            ]
+        waiting = [future for future in waiting if not future.done()]
+        if waiting:
+            await asyncio.wait(waiting)  # neither cancels them nor raises if one was cancelled
 
     def queue(self, *ops: Op) -> None:
         """Queue operations, written together, without waiting for them."""
@@ -294,13 +310,16 @@ class BatchWriter:
         if not entries and not held:
             return
         self._writing = entries + held
+        refused = set(self.refused)
         try:
             if entries:
                 await self._write_together(entries)
             if held:
-                await self._write_apart(held, retry=True)
+                await self._write_apart(held)
         finally:
             self._writing = []
+        if held or set(self.refused) - refused:
+            self._refused_pause()  # once, whether rooms were tried again or newly refused
 
     async def _write_together(self, entries: list[Pending]) -> None:
         batch = Batch([op for pending in entries for op in pending.ops])
@@ -312,7 +331,7 @@ class BatchWriter:
         except Exception as error:  # any database failure: keep the batch and retry
             if _refused(error):
                 # The database answers, but not to this batch: find the rooms it refuses.
-                await self._write_apart(entries, retry=False)
+                await self._write_apart(entries)
             else:
                 self._queue = entries + self._queue
                 self._failed(error)
@@ -329,7 +348,7 @@ class BatchWriter:
             async with asyncio.timeout(self.write_seconds):
                 await self.backend.write(batch)
 
-    async def _write_apart(self, entries: list[Pending], retry: bool) -> None:
+    async def _write_apart(self, entries: list[Pending]) -> None:
         """Write each room's operations on their own; hold apart the rooms refused again, and
         stop at a failure that is not a refusal (the database went away meanwhile)."""
         groups = _apart(entries)
@@ -361,8 +380,6 @@ class BatchWriter:
                     log.info("room %s: its held writes are in the database at last", room)
                     del self.refused[room]
                 self._written(batch, group)
-        if retry or self.refused:
-            self._refused_pause()
 
     def _refused_pause(self) -> None:
         """Try the refused rooms again after a pause that grows while they stay refused."""
@@ -382,8 +399,16 @@ class BatchWriter:
         """Drop the refused rooms' operations (their rooms stop, told first); the rest are
         written again. A write left with nothing is never done: its future is cancelled."""
         dropped = set()
+        tenures = {
+            op.code: op.tenure for pending in entries for op in pending.ops if type(op) is Fence
+        }
         for code in sorted(fenced.codes):
-            if self.on_fenced is None or not self.on_fenced(code, fenced.epochs[code]):
+            tenure = tenures.get(code)
+            if (
+                self.on_fenced is None
+                or tenure is None
+                or not self.on_fenced(code, tenure, fenced.epochs[code])
+            ):
                 log.warning("write of room %s refused: a newer owner holds it", code)
                 dropped.add(code)
         kept = []
@@ -444,15 +469,14 @@ def _refused(error: Exception) -> bool:
             ValueError,
             sqlite3.IntegrityError,
             sqlite3.DataError,
-            sqlite3.ProgrammingError,
             sql_errors.IntegrityError,
             sql_errors.DataError,
-            sql_errors.ProgrammingError,
         ),
     ):
         return True
-    # asyncpg: the SQLSTATE classes of bad data, broken constraints and bad statements.
-    return str(getattr(error, "sqlstate", ""))[:2] in {"22", "23", "42"}
+    # asyncpg: the SQLSTATE classes of bad data and broken constraints (a missing table or a
+    # missing grant fails every room's writes alike: the database is failing, not a room).
+    return str(getattr(error, "sqlstate", ""))[:2] in {"22", "23"}
 
 
 def _hold(entries: list[Pending], refused: set[str]) -> tuple[list[Pending], list[Pending]]:

@@ -68,7 +68,7 @@ def refusals_of(store: DatabaseStore) -> list[str]:
     """The codes of rooms whose writes ``store`` is told were refused (it stops each)."""
     refused: list[str] = []
 
-    def refuse(code: str, epoch: int) -> bool:
+    def refuse(code: str, tenure: Tenure, epoch: int) -> bool:
         refused.append(code)
         return False
 
@@ -194,7 +194,7 @@ async def test_a_refused_room_tells_its_players_nothing_and_closes_moved() -> No
         state = new_room()
         room = LiveRoom(state, RoomConfig(), lambda _: None, old)
 
-        def stop(code: str, epoch: int) -> bool:
+        def stop(code: str, tenure: Tenure, epoch: int) -> bool:
             room.close(CLOSE_MOVED, "")
             return False
 
@@ -274,6 +274,18 @@ async def test_a_write_refused_at_the_epoch_the_node_holds_stops_the_room_at_onc
             assert room.closed_with == (CLOSE_MOVED, "")
             assert state.code not in registry.rooms
             assert [e.get("name") for e in await journal(url, state.code)] == ["Ann"]
+
+            # Held again since under a new tenure: a refused write of the earlier hold (its
+            # forget, say) is dropped, and the room held now stays.
+            again = new_room("Dee")
+            first = Tenure(1)
+            old.epochs[again.code] = Tenure(2)
+            assert await node.ownership.claim(again.code) is not None
+            await registry.restore([again])
+            assert not node._fenced(again.code, first, 1)
+            assert again.code in registry.rooms
+            assert node.counts.fenced == 1
+            await node.ownership.release(again.code)
         finally:
             await node.ownership.release(state.code)
             await node.redis.aclose()

@@ -86,7 +86,7 @@ class MemoryStore:
         self.rounds.extend(rounds)
         return True
 
-    async def saved(self) -> None:
+    async def saved(self, room: str | None = None) -> None:
         """Everything is kept at once."""
 
     def forget(self, code: str) -> None:

@@ -134,9 +134,14 @@ async def test_control_characters_are_taken_out_and_the_length_counts_what_is_le
     rooms.clock.time += CHAT_WINDOW
     # A mark taken out between spaces leaves one space; a blank letter is a space.
     await ann.act("chat", text="a \u200e b\u3164\u3164c\td")
+    rooms.clock.time += CHAT_WINDOW
+    # Newer emoji than this Python's Unicode tables, and private-use letters, are drawn.
+    await ann.act("chat", text="\U0001fa77")
+    await ann.act("chat", text="\uf8ff")
     await table.settle()
     texts = [line["text"] for line in lines(table.players[1])]
-    assert texts == ["abc" + "z" * (MAX_CHAT_LENGTH - 3), family, "a b c d"]
+    expected = ["abc" + "z" * (MAX_CHAT_LENGTH - 3), family, "a b c d", "\U0001fa77", "\uf8ff"]
+    assert texts == expected
     await table.close()
 
 

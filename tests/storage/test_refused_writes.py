@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import orjson
+import pytest
 
 from app.api.health import readyz
 from app.rooms.registry import hash_token
@@ -82,6 +83,10 @@ async def test_a_refused_room_is_held_apart_and_the_others_are_written(tmp_path:
         assert await store.write([joined(GOOD, 1, "Bob")]) is True
         assert await store.write([joined(BAD, 1, "Cy")]) is False
         assert store.backlog == 3
+        # Waiting for one room's writes is not waiting for the refused room's.
+        await asyncio.wait_for(store.saved(GOOD), timeout=30)
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(store.saved(BAD), timeout=0.5)
 
         # Once the database takes them, they are written on their own, in order.
         bad.events[0]["name"] = "Dee"
@@ -118,12 +123,17 @@ async def test_the_outbox_of_a_refused_room_holds_up_no_other_at_a_restart(
     try:
         await asyncio.wait_for(again.drain_outbox(), timeout=30)  # does not wait for BAD
         assert set(again.refused) == {BAD}
+        # The file keeps what is left, never the good room's events a second time.
+        assert {op.code for op in store.outbox.read() if isinstance(op, Events)} == {BAD}
         restored = {state.code: state for state in await again.restore()}
         assert set(restored) == {GOOD}  # BAD's journal is behind what its players saw
         assert [seat.name for seat in restored[GOOD].seats] == ["Ann", "Bob"]
         assert store.outbox.path.exists()  # what the database has not taken stays kept
     finally:
         await close_store(again, grace=0.1)
+    # Kept again at that stop, and not deleted after.
+    await asyncio.sleep(0.1)
+    assert {op.code for op in store.outbox.read() if isinstance(op, (NewRoom, Events))} == {BAD}
 
 
 class RefusingJournal(MemoryJournal):
