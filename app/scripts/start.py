@@ -16,9 +16,11 @@ import gc
 gc.disable()
 
 import asyncio
+import errno
 import logging
 import os
 import signal
+import socket
 import sys
 import time
 from dataclasses import dataclass
@@ -222,6 +224,27 @@ def _stop(signum: int, _: FrameType | None) -> None:
     raise Stopped(signal.Signals(signum).name)
 
 
+def check_port_free(settings: Settings) -> None:
+    """Refuse a HOST and PORT another program listens on, naming them (the server would
+    otherwise start, then stop with the system's words alone)."""
+    try:
+        family = socket.getaddrinfo(settings.host, settings.port, type=socket.SOCK_STREAM)[0][0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            # As the server binds: an address whose last connections are closing is free.
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((settings.host, settings.port))
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise Unusable(
+                f"PORT {settings.port} on HOST {settings.host} is taken by another program; "
+                "stop it, or choose another PORT"
+            ) from None
+        raise Unusable(
+            f"cannot listen on HOST {settings.host}, PORT {settings.port}: "
+            f"{error.strerror or error}"
+        ) from None
+
+
 def prepare(settings: Settings) -> None:
     """Make the database ready to serve from, or raise Unusable."""
     target = Target.of(settings.database_url)
@@ -260,6 +283,7 @@ def main() -> None:
     # As the container's first process nothing would stop it before the server's own handlers.
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
+        check_port_free(settings)
         prepare(settings)
         if settings.cluster:
             asyncio.run(check_node_free(settings))

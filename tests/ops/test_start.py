@@ -2,6 +2,7 @@
 
 import json
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -172,6 +173,18 @@ def test_an_unwritable_outbox_is_refused(tmp_path: Path) -> None:
     (error,) = [r for r in records(log) if r["level"] == "error"]
     assert f"cannot create the folder {tmp_path}/taken for the outbox" in str(error["message"])
     assert "set OUTBOX_PATH" in str(error["message"])
+
+
+def test_a_port_another_program_listens_on_is_named(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        log = tmp_path / "start.log"
+        process = start(f"sqlite+aiosqlite:///{tmp_path}/spectrum.db", port, log)
+        assert process.wait(30) == 1
+    (error,) = [r for r in records(log) if r["level"] == "error"]
+    assert f"PORT {port} on HOST 127.0.0.1 is taken by another program" in str(error["message"])
 
 
 def test_sigterm_while_waiting_stops_at_once(tmp_path: Path) -> None:
