@@ -47,7 +47,7 @@ class Settings(BaseSettings):
         "127.0.0.1",
         description="Comma-separated addresses of proxies trusted to set X-Forwarded-For and "
         "X-Forwarded-Proto; networks such as 172.16.0.0/12 are accepted, anything else is "
-        "refused. '*' trusts anyone, "
+        "refused. '*' on its own trusts anyone, "
         "so any client could choose its own address: only behind a proxy that is the sole way in.",
     )
     shutdown_grace_seconds: int = Field(

@@ -53,12 +53,16 @@ def public_url(value: str) -> str:
 
 
 def forwarded_allow_ips(value: str) -> str:
-    """Comma-separated addresses or networks (127.0.0.1, 172.16.0.0/12, ::1), or '*'."""
-    for item in (part.strip() for part in value.split(",")):
-        if not item or item == "*":
-            continue
+    """'*' alone, or comma-separated addresses and networks (127.0.0.1, 172.16.0.0/12, ::1),
+    each as uvicorn reads it: a network with host bits set (10.0.0.5/24) would trust nobody."""
+    items = [part.strip() for part in value.split(",") if part.strip()]
+    if items == ["*"]:
+        return value
+    for item in items:
+        if item == "*":
+            raise ValueError("'*' trusts anyone only on its own, not in a list")
         try:
-            ipaddress.ip_network(item, strict=False)
+            ipaddress.ip_network(item)
         except ValueError:
             raise ValueError(
                 f"{item!r} is not an address or a network such as 172.16.0.0/12"

@@ -6,9 +6,9 @@ every live room as far as its events were written.
 A plain copy of the file can miss what is still in its write-ahead log (``spectrum.db-wal``);
 this uses SQLite's online backup, which copies the database as one consistent whole. The live
 rooms' latest events, in the event log beside the database (``spectrum.db-live/``), are copied
-beside the copy (``DEST-live/``), before the database and again after it: a segment folded into
-the database and deleted meanwhile is in one copy or the other, and no event is older than the
-database's copy. Restore by stopping the server and putting
+beside the copy (``DEST-live/``), before the database and again after it, so that no event is
+older than the database's copy; if a segment was folded into the database and deleted
+meanwhile, the whole copy is made again. Restore by stopping the server and putting
 both back under the database's name. PostgreSQL is backed up with its own tools (``pg_dump``).
 """
 
@@ -26,6 +26,9 @@ from app.config import load_settings
 from app.storage.db import is_sqlite
 from app.storage.eventlog import folder_for
 
+# Copies made again, at most, while the event log's segments are folded under them.
+ATTEMPTS = 5
+
 
 def backup(database: Path, dest: Path) -> int:
     """Copy ``database`` and its event log to ``dest``; the number of event-log segments."""
@@ -34,31 +37,47 @@ def backup(database: Path, dest: Path) -> int:
     if dest.exists():
         raise FileExistsError(f"{dest} exists already; name a new file")
     live, copied = folder_for(str(database)), folder_for(str(dest))
-    copied.mkdir(parents=True)
-    _copy_segments(live, copied)  # what the database may fold and delete while it is copied
-    source = sqlite3.connect(database)
-    target = sqlite3.connect(dest)
-    try:
-        source.backup(target)
-    finally:
-        target.close()
-        source.close()
-    # Again, newer: the events are never older than the database's copy (a finished round
-    # is committed after the events that ended it, and events without their round are
-    # replayed and the round written at the start).
-    return _copy_segments(live, copied)
+    for _ in range(ATTEMPTS):
+        before = _copy_segments(live, copied)  # what may be folded while the database is copied
+        source = sqlite3.connect(database)
+        target = sqlite3.connect(dest)
+        try:
+            source.backup(target)
+        finally:
+            target.close()
+            source.close()
+        # Again, newer: no event is older than the database's copy (a finished round is
+        # committed after the events that ended it, and events without their round are
+        # replayed and the round written at the start).
+        after = _copy_segments(live, copied)
+        if before <= after and _no_gap(before, after):
+            return len(after)
+        # A segment was folded and deleted meanwhile, perhaps after the database was read:
+        # its last events may be in neither copy. Copied again from the start.
+        dest.unlink()
+        shutil.rmtree(copied, ignore_errors=True)
+    raise RuntimeError(f"the event log kept moving on; tried {ATTEMPTS} times")
 
 
-def _copy_segments(live: Path, copied: Path) -> int:
-    """Copy the event log's segments (those deleted meanwhile are skipped); how many."""
-    count = 0
+def _copy_segments(live: Path, copied: Path) -> set[int]:
+    """Copy the event log's segments (those deleted meanwhile are skipped); their numbers."""
+    numbers = set()
     for segment in sorted(live.iterdir()) if live.is_dir() else []:
+        if not segment.stem.isdigit():
+            continue
+        copied.mkdir(parents=True, exist_ok=True)
         try:
             shutil.copy2(segment, copied / segment.name)
         except FileNotFoundError:
             continue  # folded and deleted meanwhile: the database's copy holds it
-        count += 1
-    return count
+        numbers.add(int(segment.stem))
+    return numbers
+
+
+def _no_gap(before: set[int], after: set[int]) -> bool:
+    """Whether no segment can have come and gone between the two copies: the numbers seen
+    after follow on from those seen before."""
+    return not before or not after or min(after - before, default=max(before)) <= max(before) + 1
 
 
 def main() -> None:
@@ -71,7 +90,7 @@ def main() -> None:
     database = Path(make_url(settings.database_url).database or "").expanduser().resolve()
     try:
         segments = backup(database, arguments.dest)
-    except (OSError, sqlite3.Error) as error:
+    except (OSError, sqlite3.Error, RuntimeError) as error:
         sys.exit(f"cannot back up: {error}")
     print(f"copied {database} to {arguments.dest}, with {segments} event-log segments")
 

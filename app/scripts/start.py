@@ -226,13 +226,18 @@ def _stop(signum: int, _: FrameType | None) -> None:
 
 def check_port_free(settings: Settings) -> None:
     """Refuse a HOST and PORT another program listens on, naming them (the server would
-    otherwise start, then stop with the system's words alone)."""
+    otherwise start, then stop with the system's words alone). Each address is tried as the
+    server binds it: address reuse on, an IPv6 socket for IPv6 alone."""
     try:
-        family = socket.getaddrinfo(settings.host, settings.port, type=socket.SOCK_STREAM)[0][0]
-        with socket.socket(family, socket.SOCK_STREAM) as probe:
-            # As the server binds: an address whose last connections are closing is free.
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            probe.bind((settings.host, settings.port))
+        found = socket.getaddrinfo(
+            settings.host, settings.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )
+        for family, kind, proto, _, address in found:
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if family == socket.AF_INET6:
+                    probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                probe.bind(address)
     except OSError as error:
         if error.errno == errno.EADDRINUSE:
             raise Unusable(

@@ -296,10 +296,14 @@ class BatchWriter:
 
     async def _write(self) -> None:
         """Write everything queued as one batch, but the rooms the database refuses: those are
-        written apart, each on its own, once their pause is over."""
+        written apart, each on its own, once their pause is over. A batch never holds writes
+        of two holds on one room (a cluster's node that dropped a room and claimed it again):
+        the later ones wait for the next batch, so each is checked at its own epoch."""
         loop = self._loop()
         self._last_write = loop.time()
-        entries, self._queue = self._queue, []
+        entries, self._queue = _one_hold_each(self._queue)
+        if self._queue:
+            self._wakeup.set()
         if self.refused:
             entries, held = _hold(entries, set(self.refused))
             if held and loop.time() < self._refused_retry_at:
@@ -314,8 +318,18 @@ class BatchWriter:
         try:
             if entries:
                 await self._write_together(entries)
-            if held:
+            if held and not self.failing:  # the database away: tried again whole, later
                 await self._write_apart(held)
+            elif held:
+                self._queue = held + self._queue
+        except BaseException:  # cancelled at a stop: what is unwritten stays queued, in order
+            queued = {id(pending) for pending in self._queue}
+            self._queue = [
+                pending
+                for pending in self._writing
+                if not pending.written.done() and id(pending) not in queued
+            ] + self._queue
+            raise
         finally:
             self._writing = []
         if held or set(self.refused) - refused:
@@ -335,9 +349,6 @@ class BatchWriter:
             else:
                 self._queue = entries + self._queue
                 self._failed(error)
-        except BaseException:  # cancelled at a stop: the batch stays queued for the outbox
-            self._queue = entries + self._queue
-            raise
         else:
             self._written(batch, entries)
 
@@ -372,9 +383,6 @@ class BatchWriter:
                 self.refused.update(dict.fromkeys(rooms, why))
                 self.save_failures += 1
                 self.last_error = why
-            except BaseException:
-                self._queue = [p for g in groups[n:] for p in g] + self._queue
-                raise
             else:
                 for room in sorted(rooms & set(self.refused)):
                     log.info("room %s: its held writes are in the database at last", room)
@@ -411,6 +419,8 @@ class BatchWriter:
             ):
                 log.warning("write of room %s refused: a newer owner holds it", code)
                 dropped.add(code)
+        for code in dropped:
+            self.refused.pop(code, None)  # nothing of it is left to write
         kept = []
         for pending in entries:
             pending.ops = [op for op in pending.ops if _room_of(op) not in dropped]
@@ -477,6 +487,17 @@ def _refused(error: Exception) -> bool:
     # asyncpg: the SQLSTATE classes of bad data and broken constraints (a missing table or a
     # missing grant fails every room's writes alike: the database is failing, not a room).
     return str(getattr(error, "sqlstate", ""))[:2] in {"22", "23"}
+
+
+def _one_hold_each(entries: list[Pending]) -> tuple[list[Pending], list[Pending]]:
+    """The entries up to the first that carries a room's fence of another tenure than an
+    earlier entry's, and the rest."""
+    tenures: dict[str, Tenure] = {}
+    for n, pending in enumerate(entries):
+        for op in pending.ops:
+            if type(op) is Fence and tenures.setdefault(op.code, op.tenure) is not op.tenure:
+                return entries[:n], entries[n:]
+    return entries, []
 
 
 def _hold(entries: list[Pending], refused: set[str]) -> tuple[list[Pending], list[Pending]]:

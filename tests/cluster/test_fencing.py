@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -289,3 +290,41 @@ async def test_a_write_refused_at_the_epoch_the_node_holds_stops_the_room_at_onc
         finally:
             await node.ownership.release(state.code)
             await node.redis.aclose()
+
+
+async def test_writes_of_two_holds_on_a_room_are_never_one_batch(tmp_path: Path) -> None:
+    """Dropped when idle and claimed again by the same node before its forget was written:
+    the forget is checked at the first hold's epoch (refused), the new hold's writes at theirs."""
+    with postgres_database() as url:
+        await asyncio.to_thread(migrate, url)
+        # Writes at most every half second: what comes meanwhile goes into one batch.
+        store = DatabaseStore(make_engine(url), 0.5, outbox=tmp_path / "outbox")
+        told: list[tuple[str, int]] = []
+
+        def earlier_hold(code: str, tenure: Tenure, epoch: int) -> bool:
+            told.append((code, epoch))
+            return False  # as a node does for a write of an earlier hold
+
+        store.on_fenced = earlier_hold
+        store.fencing = True
+        store.start()
+        try:
+            state = new_room()
+            code = state.code
+            store.epochs[code] = Tenure(1)
+            assert await store.save(state)
+            store.forget(code)  # idle: forgotten under the first hold
+            store.epochs.pop(code)
+            taken = await claim_in_database(store.engine, code, 2)  # claimed again
+            assert taken is not None
+            store.epochs[code] = Tenure(2)
+            taken.join("Bob", hash_token("Bob"), now_ms())
+            await asyncio.wait_for(store.save(taken), timeout=30)
+            await asyncio.wait_for(store.saved(code), timeout=30)
+            assert told == [(code, 1)]
+            assert [e.get("name") for e in await journal(url, code)] == ["Ann", "Bob"]
+            assert await stored_epoch(store.engine, code) == 2
+            assert not store.refused
+        finally:
+            await store.stop(grace=0.1)
+            await store.engine.dispose()

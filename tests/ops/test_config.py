@@ -86,6 +86,8 @@ def start(folder: Path, **env: str) -> tuple[int, str]:
         ({"PUBLIC_URL": "https://"}, "PUBLIC_URL: names no host"),
         ({"FORWARDED_ALLOW_IPS": "127.0.0.l"}, "FORWARDED_ALLOW_IPS: '127.0.0.l' is not an"),
         ({"FORWARDED_ALLOW_IPS": "10.0.0.1,10.0.0.0/33"}, "'10.0.0.0/33' is not an address"),
+        ({"FORWARDED_ALLOW_IPS": "10.0.0.5/24"}, "'10.0.0.5/24' is not an address"),
+        ({"FORWARDED_ALLOW_IPS": "127.0.0.1, *"}, "'*' trusts anyone only on its own"),
         ({"HOST": "999.1.1.1"}, "HOST: '999.1.1.1' is neither an IP address nor a name"),
         ({"ALLOWED_ORIGINS": "example.org"}, "ALLOWED_ORIGINS: 'example.org' is not an origin"),
         (

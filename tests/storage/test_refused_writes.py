@@ -20,7 +20,8 @@ from app.rooms.state import RoomState
 from app.storage.backends.memory import MemoryJournal
 from app.storage.batching import BatchWriter
 from app.storage.db import make_engine
-from app.storage.journal import Batch, Events, NewRoom, Op
+from app.storage.journal import Batch, Events, Fence, Fenced, Forget, NewRoom, Op, Tenure
+from app.storage.outbox import Outbox
 from app.storage.store import DatabaseStore
 from tests.databases import postgres_database
 from tests.server import migrate
@@ -233,3 +234,57 @@ async def test_readiness_names_the_refused_rooms(tmp_path: Path) -> None:
         assert problem.startswith("the database refuses the writes of 1 room(s) (TypeError")
     finally:
         await close_store(store, grace=0.1)
+
+
+class HangingJournal(RefusingJournal):
+    """Refuses BAD's operations; any other write hangs while ``hang`` is set, and BAD's are
+    refused by a newer owner's epoch once ``fenced`` is."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.refuse = BAD
+        self.hang = False
+        self.fenced = False
+
+    async def write(self, batch: Batch) -> None:
+        codes = {getattr(op, "code", None) for op in batch.ops}
+        if self.fenced and BAD in codes:
+            raise Fenced({BAD}, {BAD: 1})
+        if self.hang and codes - {BAD}:
+            await asyncio.Event().wait()
+        await super().write(batch)
+
+
+async def test_a_stop_during_another_write_keeps_the_refused_room_in_the_outbox(
+    tmp_path: Path,
+) -> None:
+    journal = HangingJournal()
+    outbox = Outbox(tmp_path / "outbox")
+    # A write at most every 5 s: the refused room's retry (due after 0.5 s) goes with the
+    # next batch, the good room's, which hangs.
+    writer = BatchWriter(journal, 5.0, wait_seconds=0.05, write_seconds=100, outbox=outbox)
+    writer.start()
+    assert await writer.write([room(BAD)]) is False
+    await until(lambda: BAD in writer.refused)
+    journal.hang = True
+    writer.queue(room(GOOD))
+    await until(lambda: len(writer._writing) == 2)  # both under way, the good one hung
+    await writer.stop(grace=0.1)  # cancels the hung write
+    assert {op.code for op in outbox.read() if isinstance(op, NewRoom)} == {GOOD, BAD}
+
+
+async def test_a_refused_room_a_newer_owner_holds_is_refused_no_more() -> None:
+    journal = HangingJournal()
+    writer = BatchWriter(journal, 0, wait_seconds=0.05)
+    writer.on_fenced = lambda code, tenure, epoch: False  # another node holds it
+    writer.start()
+    try:
+        tenure = Tenure(1)
+        assert await writer.write([Fence(BAD, tenure), room(BAD)]) is False
+        assert set(writer.refused) == {BAD}
+        writer.queue(Fence(BAD, tenure), Forget(BAD))  # idle: forgotten, behind its write
+        journal.fenced = True  # claimed by another node meanwhile
+        await until(lambda: writer.backlog == 0)  # dropped
+        assert writer.refused == {}
+    finally:
+        await writer.stop(grace=0.1)
