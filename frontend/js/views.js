@@ -331,9 +331,10 @@ export function lobbyView(page, state) {
     </div>`;
   const players = html`<div class="panel"><h2>${t('playersTitle')} <span class="muted small">${t('nOf', { n: state.players.length, of: state.settings.max_players })}</span></h2>
       <ul class="seatlist">${seats}</ul>${addBot}${actions}</div>`;
-  const joining = me == null && free > 0;
+  // Seats first: to join, or to start.
+  const seatsFirst = (me == null && free > 0) || (host && enough);
   return html`${page.bar(state)}
-    ${joining ? players : share}${joining ? share : players}
+    ${seatsFirst ? players : share}${seatsFirst ? share : players}
     <div class="panel"><h2>${t('settings')}</h2>
       ${host
         ? html`<form data-change="setting" onsubmit="return false">${settingsFields(state.settings)}</form>`

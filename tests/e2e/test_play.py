@@ -411,3 +411,18 @@ def test_a_visitor_by_the_link_finds_the_seat_form_first(pages: Pages, shot: Sho
     seat_online(ann, "Bob")
     # Seated, he sees the invitation first again, like everyone at the table.
     expect(bob.locator(".panel").first).to_have_class(re.compile(r"\bshare\b"))
+
+
+def test_the_host_on_a_phone_finds_start_on_the_first_screen(pages: Pages, shot: Shot) -> None:
+    ann = pages.open("/", phone=True)
+    code = create_room(ann, "Ann", rounds=1, timer="0")
+    # Alone, the invitation comes first: there is nobody to start with yet.
+    expect(ann.locator(".panel").first).to_have_class(re.compile(r"\bshare\b"))
+    api(pages.server, "POST", f"/api/rooms/{code}/join", {"name": "Bob"})  # seated, away
+    expect(ann.locator(".seatlist li", has_text="Bob")).to_be_visible()
+    start = ann.locator("[data-act=start]")
+    expect(start).to_be_enabled()
+    ann.evaluate("scrollTo(0, 0)")
+    expect(start).to_be_in_viewport(ratio=1)
+    assert start.bounding_box()["y"] < ann.locator(".panel.share").bounding_box()["y"]
+    shot(ann, "lobby-host-ready-360")
