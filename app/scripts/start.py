@@ -34,6 +34,7 @@ from app.config import Settings, load_settings
 from app.logs import configure_logging
 from app.storage.db import is_sqlite, make_engine
 from app.storage.migrations import MIGRATIONS, current_revision, head_revision, known_revisions
+from app.storage.outbox import outbox_for
 
 log = logging.getLogger("app.start")
 
@@ -97,51 +98,41 @@ def _reason(error: BaseException) -> str:
 def check_sqlite_file(url: str) -> None:
     """Refuse an SQLite database whose file or folder the server cannot write."""
     path = Path(make_url(url).database or "").expanduser().resolve()
-    folder = path.parent
     hint = (
         "mount a writable volume there (the image keeps its database in /srv/spectrum/data) "
         "or point DATABASE_URL at a folder this user can write"
     )
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise Unusable(
-            f"cannot create the folder {folder} for the SQLite database: {error.strerror}; {hint}"
-        ) from None
-    for place in (folder, path):
-        if place.exists() and not os.access(place, os.W_OK):
-            why = "read-only file system" if _read_only(place) else "permission denied"
-            raise Unusable(
-                f"cannot write the SQLite database at {path} ({why} for uid {os.getuid()} "
-                f"on {place}); {hint}"
-            )
+    check_writable(path, (path.parent, path), "the SQLite database", hint)
 
 
 def check_outbox(settings: Settings) -> None:
     """Refuse an outbox (OUTBOX_PATH) the server could not write at a stop: the changes the
     database has not taken would be lost then."""
-    if settings.outbox_path:
-        path = Path(settings.outbox_path).resolve()  # as the server takes it
-    elif is_sqlite(settings.database_url):
-        path = Path(f"{make_url(settings.database_url).database}-outbox").expanduser().resolve()
-    else:
-        path = Path("spectrum-outbox").resolve()
-    folder = path.parent
+    chosen = settings.outbox_path
+    path = (Path(chosen) if chosen else outbox_for(make_url(settings.database_url))).resolve()
     hint = "set OUTBOX_PATH to a file in a folder this user can write (a volume in a container)"
+    # The file is written beside itself and renamed into place: the folder is what counts.
+    check_writable(path, (path.parent,), "the outbox", hint)
+    if path.is_dir():
+        raise Unusable(f"the outbox at {path} is a folder; {hint}")
+
+
+def check_writable(path: Path, places: tuple[Path, ...], what: str, hint: str) -> None:
+    """Refuse ``what`` at ``path`` when its folder cannot be made or one of ``places`` that
+    exists cannot be written by this user."""
+    folder = path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise Unusable(
-            f"cannot create the folder {folder} for the outbox: {error.strerror}; {hint}"
+            f"cannot create the folder {folder} for {what}: {error.strerror}; {hint}"
         ) from None
-    # The file is written beside itself and renamed into place: the folder is what counts.
-    if not os.access(folder, os.W_OK):
-        why = "read-only file system" if _read_only(folder) else "permission denied"
-        raise Unusable(
-            f"cannot write the outbox at {path} ({why} for uid {os.getuid()} on {folder}); {hint}"
-        )
-    if path.is_dir():
-        raise Unusable(f"the outbox at {path} is a folder; {hint}")
+    for place in places:
+        if place.exists() and not os.access(place, os.W_OK):
+            why = "read-only file system" if _read_only(place) else "permission denied"
+            raise Unusable(
+                f"cannot write {what} at {path} ({why} for uid {os.getuid()} on {place}); {hint}"
+            )
 
 
 def _read_only(place: Path) -> bool:

@@ -14,7 +14,16 @@ import os
 import pickle
 from pathlib import Path
 
+from sqlalchemy.engine import URL
+
 from app.storage.journal import Op
+
+
+def outbox_for(database: URL) -> Path:
+    """Where the outbox is kept by default: beside an SQLite file, else in the working folder."""
+    if database.get_backend_name() == "sqlite" and database.database:
+        return Path(f"{database.database}-outbox")
+    return Path("spectrum-outbox")
 
 
 class Outbox:

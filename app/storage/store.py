@@ -22,7 +22,7 @@ from app.rooms.store import FinishedRound
 from app.storage.batching import BatchWriter
 from app.storage.eventlog import SEGMENT_BYTES
 from app.storage.journal import Events, Fence, Forget, NewRoom, Op, Tenure, open_backend
-from app.storage.outbox import Outbox
+from app.storage.outbox import Outbox, outbox_for
 from app.storage.snapshots import rebuild, snapshot_of
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ class DatabaseStore(BatchWriter):
             flush_seconds,
             wait_seconds,
             write_seconds,
-            Outbox(outbox or outbox_for(engine)),
+            Outbox(outbox or outbox_for(engine.url)),
         )
         self.engine = engine
         # This node's hold on each room, in cluster mode: its writes are fenced by its epoch.
@@ -118,13 +118,6 @@ class DatabaseStore(BatchWriter):
             except Exception:  # a room that cannot be rebuilt must not stop the others
                 log.exception("room %s could not be restored", room.code)
         return states
-
-
-def outbox_for(engine: AsyncEngine) -> Path:
-    """Where the outbox is kept by default: beside an SQLite file, else in the working folder."""
-    if engine.url.get_backend_name() == "sqlite" and engine.url.database:
-        return Path(f"{engine.url.database}-outbox")
-    return Path("spectrum-outbox")
 
 
 def events_in_order(code: str, numbered: dict[int, Event], first: int = 0) -> list[Event]:
