@@ -377,7 +377,7 @@ class BatchWriter:
                     self._failed(error)
                     return
                 self._queue = group + self._queue
-                why = f"{error.__class__.__name__}: {error}".rstrip(": ")
+                why = _said(error)
                 for room in sorted(rooms - set(self.refused)):
                     log.error("the database refuses the writes of room %s, held: %s", room, why)
                 self.refused.update(dict.fromkeys(rooms, why))
@@ -397,7 +397,7 @@ class BatchWriter:
         if not self.refused:
             self._refused_attempt = 0
             return
-        pause = RETRY_SECONDS[min(self._refused_attempt, len(RETRY_SECONDS) - 1)]
+        pause = _pause(self._refused_attempt)
         self._refused_attempt += 1
         loop = self._loop()
         self._refused_retry_at = loop.time() + pause
@@ -434,9 +434,9 @@ class BatchWriter:
         """Keep the batch ahead of what came since, and retry after a pause that grows."""
         self.failing = True
         self.save_failures += 1
-        self.last_error = f"{error.__class__.__name__}: {error}".rstrip(": ")
+        self.last_error = _said(error)
         log.warning("database write failed, will retry: %s", self.last_error)
-        pause = RETRY_SECONDS[min(self._attempt, len(RETRY_SECONDS) - 1)]
+        pause = _pause(self._attempt)
         self._attempt += 1
         self._retry_at = self._loop().time() + pause
         self._wakeup.set()
@@ -453,6 +453,16 @@ class BatchWriter:
         for pending in entries:
             if not pending.written.done():
                 pending.written.set_result(None)
+
+
+def _said(error: Exception) -> str:
+    """A failed write's error in one line: its class, and its words if it has any."""
+    return f"{error.__class__.__name__}: {error}".rstrip(": ")
+
+
+def _pause(attempt: int) -> float:
+    """Seconds before the next try, after ``attempt`` failed tries in a row."""
+    return RETRY_SECONDS[min(attempt, len(RETRY_SECONDS) - 1)]
 
 
 def _tell(told: asyncio.Future[None], _: object) -> None:
