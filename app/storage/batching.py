@@ -501,12 +501,17 @@ def _refused(error: Exception) -> bool:
 
 def _one_hold_each(entries: list[Pending]) -> tuple[list[Pending], list[Pending]]:
     """The entries up to the first that carries a room's fence of another tenure than an
-    earlier entry's, and the rest."""
+    earlier entry's, and the rest. The first entry always goes: one entry is written whole
+    (the outbox's may hold two holds on a room), or it would never be written."""
+    if len(entries) < 2:  # the usual write: one room's save
+        return entries, []
     tenures: dict[str, Tenure] = {}
     for n, pending in enumerate(entries):
-        for op in pending.ops:
-            if type(op) is Fence and tenures.setdefault(op.code, op.tenure) is not op.tenure:
-                return entries[:n], entries[n:]
+        fences = [op for op in pending.ops if type(op) is Fence]
+        if n and any(tenures.get(fence.code, fence.tenure) is not fence.tenure for fence in fences):
+            return entries[:n], entries[n:]
+        for fence in fences:
+            tenures.setdefault(fence.code, fence.tenure)
     return entries, []
 
 

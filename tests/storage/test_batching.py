@@ -13,7 +13,7 @@ import pytest
 
 from app.storage.backends.memory import MemoryJournal
 from app.storage.batching import BatchWriter
-from app.storage.journal import Batch, Events, Forget, NewRoom, Op
+from app.storage.journal import Batch, Events, Fence, Forget, NewRoom, Op, Tenure
 from app.storage.outbox import Outbox
 
 
@@ -209,3 +209,24 @@ async def test_a_backend_that_writes_inline_is_written_without_the_writer_task()
     assert writer.failing
     assert writer.backlog == 1
     await writer.stop(grace=0)
+
+
+async def test_an_entry_holding_two_holds_on_a_room_is_written_not_deferred_for_ever(
+    journal: FlakyJournal, writer: BatchWriter
+) -> None:
+    """The outbox gives a room's operations as one entry, which may span two of a node's
+    holds on the room (dropped and claimed again before a stop): it is written whole, first."""
+    first, second = Tenure(1), Tenure(2)
+    kept: list[Op] = [
+        Fence("AAAA-AAAA", first),
+        room("AAAA-AAAA"),
+        Fence("AAAA-AAAA", second),
+        joined("AAAA-AAAA", 0, "Ann"),
+    ]
+    later: list[Op] = [Fence("AAAA-AAAA", second), joined("AAAA-AAAA", 1, "Bob")]
+    assert await asyncio.wait_for(
+        asyncio.gather(writer.write(kept), writer.write(later)), timeout=30
+    ) == [True, True]
+    assert journal.attempts[0] == kept
+    (stored,) = await journal.restore()
+    assert [event["name"] for _, event in sorted(stored.events.items())] == ["Ann", "Bob"]
