@@ -5,6 +5,7 @@ is done, written before a stop or kept in the outbox."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -18,7 +19,8 @@ from app.storage.outbox import Outbox
 
 
 class FlakyJournal(MemoryJournal):
-    """The memory journal, away while ``down`` is set, held up while ``gate`` is closed."""
+    """The memory journal, away while ``down`` is set, held up while ``gate`` is closed, and
+    refusing the operations of the room ``refuse`` names as a broken constraint would."""
 
     def __init__(self, inline: bool = False) -> None:
         super().__init__()
@@ -26,6 +28,7 @@ class FlakyJournal(MemoryJournal):
         self.down = False
         self.gate = asyncio.Event()
         self.gate.set()
+        self.refuse: str | None = None
         self.attempts: list[list[Op]] = []
         self.closed = False
 
@@ -34,6 +37,10 @@ class FlakyJournal(MemoryJournal):
         await self.gate.wait()
         if self.down:
             raise ConnectionError("the database is away")
+        if self.refuse is not None and any(
+            getattr(op, "code", None) == self.refuse for op in batch.ops
+        ):
+            raise sqlite3.IntegrityError("UNIQUE constraint failed")
         await super().write(batch)
 
     async def close(self) -> None:

@@ -5,9 +5,6 @@ go on; at a restart the outbox's other rooms are written and restored without it
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import orjson
@@ -17,50 +14,23 @@ from app.api.health import readyz
 from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
-from app.storage.backends.memory import MemoryJournal
 from app.storage.batching import BatchWriter
 from app.storage.db import make_engine
-from app.storage.journal import Batch, Events, Fence, Fenced, Forget, NewRoom, Op, Tenure
+from app.storage.journal import Batch, Events, Fence, Fenced, Forget, NewRoom, Tenure
 from app.storage.outbox import Outbox
 from app.storage.store import DatabaseStore
 from tests.databases import postgres_database
 from tests.server import migrate
+from tests.storage.test_batching import FlakyJournal, joined, room, until
+from tests.storage.test_sqlite_journal import close_store, open_store
 
 GOOD = "GOOD-GOOD"
 BAD = "BADD-BADD"
 
 
-def room(code: str) -> NewRoom:
-    return NewRoom(code, {"rounds": 5}, 1)
-
-
-def joined(code: str, first: int, *names: object) -> Events:
-    return Events(code, 1, first, [{"type": "join", "name": name} for name in names])
-
-
 def poisoned(code: str, first: int) -> Events:
     """Events no encoder can write: a set is not JSON."""
     return Events(code, 1, first, [{"type": "join", "name": {"a", "set"}}])
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + 60
-    while not condition():
-        assert time.monotonic() < deadline, "the condition never came true"
-        await asyncio.sleep(0.01)
-
-
-def open_store(path: Path) -> DatabaseStore:
-    url = f"sqlite+aiosqlite:///{path}"
-    migrate(url)
-    store = DatabaseStore(make_engine(url), flush_seconds=0, outbox=path.with_name("outbox"))
-    store.start()
-    return store
-
-
-async def close_store(store: DatabaseStore, grace: float = 5.0) -> None:
-    await store.stop(grace)
-    await store.engine.dispose()
 
 
 def names(events: dict[int, dict[str, object]]) -> list[object]:
@@ -137,28 +107,8 @@ async def test_the_outbox_of_a_refused_room_holds_up_no_other_at_a_restart(
     assert {op.code for op in store.outbox.read() if isinstance(op, (NewRoom, Events))} == {BAD}
 
 
-class RefusingJournal(MemoryJournal):
-    """The memory journal, refusing a room's operations like a broken constraint while
-    ``refuse`` names it, or away altogether while ``down`` is set."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.inline = False
-        self.refuse: str | None = None
-        self.down = False
-        self.attempts: list[list[Op]] = []
-
-    async def write(self, batch: Batch) -> None:
-        self.attempts.append(list(batch.ops))
-        if self.down:
-            raise ConnectionError("the database is away")
-        if any(getattr(op, "code", None) == self.refuse for op in batch.ops):
-            raise sqlite3.IntegrityError("UNIQUE constraint failed")
-        await super().write(batch)
-
-
 async def test_a_database_away_is_retried_whole_not_room_by_room() -> None:
-    journal = RefusingJournal()
+    journal = FlakyJournal()
     writer = BatchWriter(journal, flush_seconds=0, wait_seconds=0.05)
     writer.start()
     try:
@@ -236,7 +186,7 @@ async def test_readiness_names_the_refused_rooms(tmp_path: Path) -> None:
         await close_store(store, grace=0.1)
 
 
-class HangingJournal(RefusingJournal):
+class HangingJournal(FlakyJournal):
     """Refuses BAD's operations; any other write hangs while ``hang`` is set, and BAD's are
     refused by a newer owner's epoch once ``fenced`` is."""
 

@@ -45,8 +45,8 @@ def open_store(path: Path, segment_bytes: int = 8 << 20) -> DatabaseStore:
     return store
 
 
-async def close_store(store: DatabaseStore) -> None:
-    await store.stop()
+async def close_store(store: DatabaseStore, grace: float = 5.0) -> None:
+    await store.stop(grace)
     await store.engine.dispose()
 
 
