@@ -129,16 +129,21 @@ class RoomCommands:
             raise IllegalAction("not_enough_players", "a match needs at least 2 players")
         self.record(MatchStarted(match_id, seed, at))
 
-    def play(self, seat: int | None, action: Action, at: int, auto: bool = False) -> None:
-        """A turn action by the seat whose turn it is."""
-        if seat is None:
-            raise IllegalAction("not_a_player", "spectators cannot play")
+    def check_round_in_play(self) -> None:
+        """Raise IllegalAction unless a round is being played: ``round_over`` between rounds,
+        ``no_round`` in the lobby or once the match is finished."""
         if self.status is Status.ROUND_OVER:
             raise IllegalAction(
                 "round_over", "the round is over; the next is dealt once all are ready"
             )
         if self.status is not Status.PLAYING:
             raise IllegalAction("no_round", "no round is being played")
+
+    def play(self, seat: int | None, action: Action, at: int, auto: bool = False) -> None:
+        """A turn action by the seat whose turn it is."""
+        if seat is None:
+            raise IllegalAction("not_a_player", "spectators cannot play")
+        self.check_round_in_play()
         self._play(action)  # raises, changing nothing, if the rules refuse it
         self._keep(Played(action, auto, at))
 

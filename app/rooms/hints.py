@@ -13,7 +13,7 @@ from app.engine.errors import IllegalAction
 from app.engine.options import Step
 from app.engine.round import Round
 from app.engine.scoring import HandScore, SplitScore, score_cards
-from app.rooms.state import RoomState, Status
+from app.rooms.state import RoomState
 
 
 class Position(NamedTuple):
@@ -33,9 +33,8 @@ def position(state: RoomState, seat: int | None) -> tuple[int, Position, Round]:
         raise IllegalAction("hints_off", "the host has switched hints off")
     if seat is None:
         raise IllegalAction("not_a_player", "spectators cannot do that; join a seat first")
-    if state.status is Status.ROUND_OVER:
-        raise IllegalAction("round_over", "the round is over; the next is dealt once all are ready")
-    if state.status is not Status.PLAYING or match is None or match.round is None:
+    state.check_round_in_play()
+    if match is None or match.round is None:
         raise IllegalAction("no_round", "no round is being played")
     current = match.round
     if current.turn != seat:
