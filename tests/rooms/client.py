@@ -29,7 +29,11 @@ from tests.server import Address, Server
 
 State = dict[str, Any]
 T = TypeVar("T")
-_ids = itertools.count(1)
+# The ids ``act`` gives, for the whole process: above every id a test writes out (those are
+# below 1,000,000), which the server would otherwise answer as the earlier action of the same
+# number (an id is an idempotency key per seat for the match).
+FIRST_ACT_ID = 1_000_000
+_ids = itertools.count(FIRST_ACT_ID)
 
 
 def clone(document: T) -> T:

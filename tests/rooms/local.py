@@ -20,10 +20,10 @@ from app.rooms.registry import hash_token, new_code, new_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.rooms.timers import millis
-from tests.rooms.client import Peer, State, Table, connect_table
+from tests.rooms.client import FIRST_ACT_ID, Peer, State, Table, connect_table
 from tests.rooms.fakes import FakeClock, MemoryStore
 
-_ids = itertools.count(1)
+_ids = itertools.count(FIRST_ACT_ID)  # as the socket clients', above every written-out id
 # Timers a wait may run through before it gives up: far more than any test needs.
 MAX_RINGS = 500
 
