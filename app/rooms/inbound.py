@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import random
 from typing import Any
 
 from uvicorn.config import Config
@@ -39,6 +40,10 @@ MASKED = 0x80
 CONTROL_LIMIT = 125
 CONTROLS = (PING, PONG)
 QUIET_SHARE = 0.75  # of the ping interval: quiet this long, a connection is pinged
+# A timer may ring a hair before its time as the loop's clock reads it (in milliseconds under
+# uvloop, less the float's rounding): within this of it, it is on time.
+CLOCK_SLACK = 0.002
+PING_HEADER = bytes((FIN | PING, 4))  # a ping frame from the server: unmasked, 4 bytes
 
 
 class Keepalive:
@@ -91,12 +96,50 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
             super().data_received(data)
 
     def send_keepalive_ping(self) -> None:
+        """The keepalive's ring: ping a connection quiet for most of an interval, and close one
+        that has not answered the last ping, nor sent anything else, within the timeout.
+
+        While frames are read here, a ring arms one timer, the next ring, and the ping is written
+        as one frame to the socket: the pong only clears the ping, so no pong timer is armed and
+        cancelled for every ping, nor a frame made by the websockets library (on a server whose
+        players are all connected, pings are most of what an idle connection costs).
+        """
+        self.ping_timer = None
         interval = self.ping_interval
+        if not interval or self.reading is not Reading.FRAMES or self.pong_timer is not None:
+            self._ring_as_uvicorn(interval)
+            return
+        now = self.loop.time()
+        timeout = min(self.ping_timeout or interval, interval)
+        if self.pending_ping_payload is not None and self.heard_at < self.ping_sent_at:
+            waited = now - self.ping_sent_at
+            if waited >= timeout - CLOCK_SLACK:
+                self.keepalive_timeout()  # nothing at all heard since the ping
+            else:  # rung early (by hand): the ping still has time
+                self.ping_timer = self.loop.call_later(timeout - waited, self.send_keepalive_ping)
+            return
+        quiet = now - self.heard_at
+        # Heard from lately: the link was alive then. (Not to the last millisecond: a ring
+        # due a moment from now, on a loop whose clock moves in milliseconds, would
+        # come round again and again until the clock moved.)
+        if quiet < interval * QUIET_SHARE:
+            self.ping_timer = self.loop.call_later(interval - quiet, self.send_keepalive_ping)
+            KEEPALIVE.deferred += 1
+            return
+        if self.close_sent or self.conn.state is not OPEN or self.transport.is_closing():
+            return
+        payload = random.getrandbits(32).to_bytes(4, "big")
+        self.pending_ping_payload = payload
+        self.ping_sent_at = now
+        self.transport.write(PING_HEADER + payload)
+        self.ping_timer = self.loop.call_later(timeout, self.send_keepalive_ping)
+        KEEPALIVE.pings += 1
+
+    def _ring_as_uvicorn(self, interval: float | None) -> None:
+        """The ring before frames are read here (or after they are handed to uvicorn's parser),
+        or while a ping of uvicorn's own awaits its pong: uvicorn's, put off if heard lately."""
         if interval and self.reading is Reading.FRAMES:
             quiet = self.loop.time() - self.heard_at
-            # Heard from lately: the link was alive then. (Not to the last millisecond: a ring
-            # due a moment from now, on a loop whose clock moves in milliseconds, would
-            # come round again and again until the clock moved.)
             if quiet < interval * QUIET_SHARE:
                 self.ping_timer = self.loop.call_later(interval - quiet, self.send_keepalive_ping)
                 KEEPALIVE.deferred += 1

@@ -356,13 +356,60 @@ async def test_a_client_heard_from_within_the_interval_is_not_pinged_yet() -> No
         protocol.send_keepalive_ping()
         (ping,) = await client.frames(until=Opcode.PING)
         assert protocol.pending_ping_payload == ping.data
-        assert protocol.pong_timer is not None
         assert (KEEPALIVE.pings, KEEPALIVE.deferred) == (pings + 1, put_off + 1)
+        # One timer: the next ring, which looks for an answer; no pong timer.
+        ring = protocol.ping_timer
+        assert ring is not None
+        assert ring is not deferred
+        assert protocol.pong_timer is None
         await client.send(frame(Opcode.PONG, ping.data) + text("after the pong"))
         await seen.count(2)
         assert protocol.pending_ping_payload is None
         assert protocol.pong_timer is None
-        assert protocol.ping_timer is not deferred  # the next ring is the pong's
+        assert protocol.ping_timer is ring  # the pong armed nothing: the ring is still due
+
+
+async def test_a_ring_after_the_timeout_with_nothing_heard_closes_1011() -> None:
+    async with after_a_message(FrameReadingProtocol, 600.0) as (client, seen, protocol):
+        assert isinstance(protocol, FrameReadingProtocol)
+        protocol.heard_at -= 460.0
+        protocol.send_keepalive_ping()
+        (ping,) = await client.frames(until=Opcode.PING)
+        # Rung again before the timeout: the ping still has time.
+        protocol.send_keepalive_ping()
+        assert protocol.pending_ping_payload == ping.data
+        assert not protocol.close_sent
+        # The timeout over, nothing heard since the ping: the link is dead.
+        protocol.ping_sent_at -= 600.0
+        protocol.heard_at -= 600.0
+        protocol.send_keepalive_ping()
+        frames = await client.frames(until=Opcode.CLOSE)
+        close = Close.parse(frames[-1].data)
+        assert (close.code, close.reason) == (1011, "keepalive ping timeout")
+        assert (await seen.count(2))[-1]["type"] == "websocket.disconnect"
+
+
+async def test_whatever_the_client_sends_after_a_ping_answers_it() -> None:
+    async with after_a_message(FrameReadingProtocol, 600.0) as (client, seen, protocol):
+        assert isinstance(protocol, FrameReadingProtocol)
+        protocol.heard_at -= 460.0
+        protocol.send_keepalive_ping()
+        (ping,) = await client.frames(until=Opcode.PING)
+        await client.send(text("a move, not a pong"))
+        await seen.count(2)
+        assert protocol.pending_ping_payload == ping.data  # only its pong clears the ping
+        put_off = KEEPALIVE.deferred
+        protocol.ping_sent_at -= 600.0  # the timeout is over, but the client was heard since
+        protocol.send_keepalive_ping()
+        assert not protocol.close_sent
+        assert KEEPALIVE.deferred == put_off + 1  # heard from lately: the next ping waits
+        assert protocol.ping_timer is not None
+        # Quiet for most of an interval after that: pinged again, with a new payload.
+        protocol.heard_at -= 460.0
+        protocol.send_keepalive_ping()
+        (again,) = await client.frames(until=Opcode.PING)
+        assert protocol.pending_ping_payload == again.data
+        assert len(again.data) == 4
 
 
 @pytest.mark.parametrize("ws", PROTOCOLS)
