@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import logging
+import math
 import random
 from typing import Any
 
@@ -44,6 +46,11 @@ QUIET_SHARE = 0.75  # of the ping interval: quiet this long, a connection is pin
 # uvloop, less the float's rounding): within this of it, it is on time.
 CLOCK_SLACK = 0.002
 PING_HEADER = bytes((FIN | PING, 4))  # a ping frame from the server: unmasked, 4 bytes
+# Keepalive rings fall due on ticks this far apart, so that one wake-up of the process rings
+# every connection due in that tick (a ring up to this late is no matter at a ping interval of
+# seconds); a timer of its own for each connection woke the process for each ping.
+RING_TICK = 0.05
+log = logging.getLogger(__name__)
 
 
 class Keepalive:
@@ -58,6 +65,52 @@ class Keepalive:
 
 
 KEEPALIVE = Keepalive()
+
+
+class Ringer:
+    """The keepalive rings of one event loop's connections, by the tick they fall due in: one
+    timer a tick that has any, not one a connection."""
+
+    __slots__ = ("due", "loop")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.due: dict[int, list[FrameReadingProtocol]] = {}
+
+    def ring_at(self, protocol: FrameReadingProtocol, when: float) -> None:
+        """Ring ``protocol`` in the first tick at or after ``when`` (the loop's time), instead of
+        any ring it was due before."""
+        tick = math.ceil(when / RING_TICK)
+        protocol.ring_tick = tick
+        due = self.due.get(tick)
+        if due is None:
+            self.due[tick] = [protocol]
+            self.loop.call_at(tick * RING_TICK, self._ring, tick)
+        else:
+            due.append(protocol)
+
+    def _ring(self, tick: int) -> None:
+        for protocol in self.due.pop(tick, ()):
+            if protocol.ring_tick != tick or protocol.disconnected:
+                continue  # rung since for another tick, or gone
+            protocol.ring_tick = None
+            try:
+                protocol.send_keepalive_ping()
+            except Exception:  # one connection's failure must not silence the others' rings
+                log.exception("a keepalive ping failed")
+        if not self.due:
+            RINGERS.pop(self.loop, None)
+
+
+RINGERS: dict[asyncio.AbstractEventLoop, Ringer] = {}  # only while rings are due
+
+
+def ringer(loop: asyncio.AbstractEventLoop) -> Ringer:
+    """The loop's keepalive rings."""
+    found = RINGERS.get(loop)
+    if found is None:
+        found = RINGERS[loop] = Ringer(loop)
+    return found
 
 
 class Reading(enum.Enum):
@@ -83,6 +136,7 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         self.reading = Reading.REQUEST
         self.leftover = b""
         self.heard_at = 0.0  # the loop's time when data last came from the client
+        self.ring_tick: int | None = None  # the tick of the keepalive's next ring, if one is due
 
     def data_received(self, data: bytes) -> None:
         if self.reading is Reading.FRAMES:
@@ -99,10 +153,11 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         """The keepalive's ring: ping a connection quiet for most of an interval, and close one
         that has not answered the last ping, nor sent anything else, within the timeout.
 
-        While frames are read here, a ring arms one timer, the next ring, and the ping is written
-        as one frame to the socket: the pong only clears the ping, so no pong timer is armed and
-        cancelled for every ping, nor a frame made by the websockets library (on a server whose
-        players are all connected, pings are most of what an idle connection costs).
+        While frames are read here, a ring sets the next one (with the connections due in the
+        same tick, ``Ringer``) and the ping is written as one frame to the socket: the pong only
+        clears the ping, so no pong timer is armed and cancelled for every ping, nor a frame made
+        by the websockets library (on a server whose players are all connected, pings are most
+        of what an idle connection costs).
         """
         self.ping_timer = None
         interval = self.ping_interval
@@ -116,14 +171,14 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
             if waited >= timeout - CLOCK_SLACK:
                 self.keepalive_timeout()  # nothing at all heard since the ping
             else:  # rung early (by hand): the ping still has time
-                self.ping_timer = self.loop.call_later(timeout - waited, self.send_keepalive_ping)
+                ringer(self.loop).ring_at(self, self.ping_sent_at + timeout)
             return
         quiet = now - self.heard_at
         # Heard from lately: the link was alive then. (Not to the last millisecond: a ring
         # due a moment from now, on a loop whose clock moves in milliseconds, would
         # come round again and again until the clock moved.)
         if quiet < interval * QUIET_SHARE:
-            self.ping_timer = self.loop.call_later(interval - quiet, self.send_keepalive_ping)
+            ringer(self.loop).ring_at(self, self.heard_at + interval)
             KEEPALIVE.deferred += 1
             return
         if self.close_sent or self.conn.state is not OPEN or self.transport.is_closing():
@@ -132,8 +187,12 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         self.pending_ping_payload = payload
         self.ping_sent_at = now
         self.transport.write(PING_HEADER + payload)
-        self.ping_timer = self.loop.call_later(timeout, self.send_keepalive_ping)
+        ringer(self.loop).ring_at(self, now + timeout)
         KEEPALIVE.pings += 1
+
+    def stop_keepalive(self) -> None:
+        self.ring_tick = None
+        super().stop_keepalive()
 
     def _ring_as_uvicorn(self, interval: float | None) -> None:
         """The ring before frames are read here (or after they are handed to uvicorn's parser),

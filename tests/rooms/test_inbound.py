@@ -24,6 +24,7 @@ from websockets.client import ClientProtocol
 from websockets.frames import Close, Frame, Opcode
 from websockets.uri import parse_uri
 
+from app.rooms import inbound
 from app.rooms.inbound import KEEPALIVE, FrameReadingProtocol, Reading
 
 PROTOCOLS: dict[str, str | type[WebSocketsSansIOProtocol]] = {
@@ -349,7 +350,7 @@ async def test_a_client_heard_from_within_the_interval_is_not_pinged_yet() -> No
         protocol.send_keepalive_ping()
         assert protocol.pending_ping_payload is None  # no ping: it was heard from just now
         assert (KEEPALIVE.pings, KEEPALIVE.deferred) == (pings, put_off + 1)
-        deferred = protocol.ping_timer
+        deferred = protocol.ring_tick
         assert deferred is not None
         # Quiet for three quarters of the interval (450 s) and more: the ring pings.
         protocol.heard_at -= 460.0
@@ -357,16 +358,17 @@ async def test_a_client_heard_from_within_the_interval_is_not_pinged_yet() -> No
         (ping,) = await client.frames(until=Opcode.PING)
         assert protocol.pending_ping_payload == ping.data
         assert (KEEPALIVE.pings, KEEPALIVE.deferred) == (pings + 1, put_off + 1)
-        # One timer: the next ring, which looks for an answer; no pong timer.
-        ring = protocol.ping_timer
+        # One ring set: the next, which looks for an answer; no pong timer.
+        ring = protocol.ring_tick
         assert ring is not None
-        assert ring is not deferred
+        assert protocol.ping_timer is None
         assert protocol.pong_timer is None
         await client.send(frame(Opcode.PONG, ping.data) + text("after the pong"))
         await seen.count(2)
         assert protocol.pending_ping_payload is None
         assert protocol.pong_timer is None
-        assert protocol.ping_timer is ring  # the pong armed nothing: the ring is still due
+        assert protocol.ring_tick == ring  # the pong set nothing: the ring is still due
+        assert protocol.ping_timer is None
 
 
 async def test_a_ring_after_the_timeout_with_nothing_heard_closes_1011() -> None:
@@ -403,7 +405,7 @@ async def test_whatever_the_client_sends_after_a_ping_answers_it() -> None:
         protocol.send_keepalive_ping()
         assert not protocol.close_sent
         assert KEEPALIVE.deferred == put_off + 1  # heard from lately: the next ping waits
-        assert protocol.ping_timer is not None
+        assert protocol.ring_tick is not None
         # Quiet for most of an interval after that: pinged again, with a new payload.
         protocol.heard_at -= 460.0
         protocol.send_keepalive_ping()
@@ -437,3 +439,40 @@ async def test_a_bad_or_unusual_frame_is_answered_as_uvicorn_answers_it(bad: str
     theirs = await after_a_bad_frame(PROTOCOLS["uvicorn"], BAD_FRAMES[bad])
     ours = await after_a_bad_frame(PROTOCOLS["frame-reading"], BAD_FRAMES[bad])
     assert ours == theirs
+
+
+class Rung:
+    """A connection's side of the ringer: counts its rings (the ringer is what is tested)."""
+
+    def __init__(self, rings: list[str], name: str, fails: bool = False) -> None:
+        self.rings, self.name, self.fails = rings, name, fails
+        self.ring_tick: int | None = None
+        self.disconnected = False
+        self.rang = asyncio.Event()
+
+    def send_keepalive_ping(self) -> None:
+        self.rings.append(self.name)
+        self.rang.set()
+        if self.fails:
+            raise RuntimeError("this ring fails")
+
+
+async def test_rings_due_in_one_tick_share_one_timer_and_each_rings_once() -> None:
+    loop = asyncio.get_running_loop()
+    rings: list[str] = []
+    ringer = inbound.ringer(loop)
+    a, b, c, gone, moved = (Rung(rings, name) for name in ("a", "b", "c", "gone", "moved"))
+    failing = Rung(rings, "failing", fails=True)
+    soon = loop.time() + inbound.RING_TICK / 2
+    for rung in (a, failing, b, c, gone, moved):
+        ringer.ring_at(rung, soon)  # type: ignore[arg-type]
+    assert len(ringer.due) == 1  # one tick, one timer
+    gone.disconnected = True
+    ringer.ring_at(moved, soon + 3 * inbound.RING_TICK)  # type: ignore[arg-type]
+    assert len(ringer.due) == 2
+    async with asyncio.timeout(GUARD_SECONDS):
+        await moved.rang.wait()
+    # Each once, the one that failed not stopping those after it; nothing for the gone one.
+    assert rings == ["a", "failing", "b", "c", "moved"]
+    assert (a.ring_tick, moved.ring_tick) == (None, None)
+    assert loop not in inbound.RINGERS  # nothing left due: the loop's ringer is let go
