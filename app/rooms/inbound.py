@@ -14,7 +14,8 @@ always did. It leans on uvicorn's handlers as the versions in ``eager.CHECKED_WI
 
 Whatever the client sends shows the link alive as a pong does: a keepalive ping falls due only
 once the connection has been quiet for most of a ping interval, so a player who plays is not
-pinged between moves. A dead link is still seen within two intervals of the last thing heard.
+pinged between moves. A dead link is still seen within two intervals (and a tick of the rings,
+``RING_TICK``) of the last thing heard.
 """
 
 from __future__ import annotations
