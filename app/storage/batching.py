@@ -99,7 +99,7 @@ class BatchWriter:
         loop = self._loop()
         deadline = loop.time() + grace
         self._retry_at = float("-inf")  # one more try at once, not after the retry pause
-        while (self._queue or self._writing) and loop.time() < deadline:
+        while self._worth_waiting_for() and loop.time() < deadline:
             self._wakeup.set()
             await asyncio.sleep(0.02)
         if self._task is not None:
@@ -130,6 +130,15 @@ class BatchWriter:
         with contextlib.suppress(Exception):
             async with asyncio.timeout(self.write_seconds):
                 await self.backend.close()
+
+    def _worth_waiting_for(self) -> bool:
+        """Whether a stop should wait on: a write is under way, or a room the database has not
+        refused has writes queued (a refused room's go to the outbox, not to a database that
+        will refuse them again until the grace is over)."""
+        if self._writing:
+            return True
+        refused = self.refused
+        return any(_room_of(op) not in refused for pending in self._queue for op in pending.ops)
 
     async def drain_outbox(self) -> None:
         """Write what the outbox kept at the last stop, before anything else; raise if the

@@ -238,3 +238,20 @@ async def test_a_refused_room_a_newer_owner_holds_is_refused_no_more() -> None:
         assert writer.refused == {}
     finally:
         await writer.stop(grace=0.1)
+
+
+async def test_a_stop_waits_for_no_refused_room_and_keeps_it_in_the_outbox(
+    tmp_path: Path,
+) -> None:
+    journal = HangingJournal()
+    outbox = Outbox(tmp_path / "outbox")
+    writer = BatchWriter(journal, 0, wait_seconds=0.05, outbox=outbox)
+    writer.start()
+    assert await writer.write([room(BAD)]) is False
+    await until(lambda: BAD in writer.refused)
+    assert await writer.write([room(GOOD)]) is True
+    # A grace far longer than the guard: waiting it out for the refused room would fail here.
+    async with asyncio.timeout(30):
+        await writer.stop(grace=3600)
+    assert {op.code for op in outbox.read() if isinstance(op, NewRoom)} == {BAD}
+    assert writer.kept_rooms == {BAD}
