@@ -342,6 +342,14 @@ async def test_a_ping_left_unanswered_closes_the_connection_1011(ws: str) -> Non
     assert (close.code, close.reason) == (1011, "keepalive ping timeout")
 
 
+async def quiet_and_pinged(client: Client, protocol: FrameReadingProtocol) -> Frame:
+    """Quiet for most of the interval (600 s) as the ring sees it, rung by hand: the ping."""
+    protocol.heard_at -= 460.0
+    protocol.send_keepalive_ping()
+    (ping,) = await client.frames(until=Opcode.PING)
+    return ping
+
+
 async def test_a_client_heard_from_within_the_interval_is_not_pinged_yet() -> None:
     # Rung by hand here: the timers it arms are far off.
     async with after_a_message(FrameReadingProtocol, 600.0) as (client, seen, protocol):
@@ -353,9 +361,7 @@ async def test_a_client_heard_from_within_the_interval_is_not_pinged_yet() -> No
         deferred = protocol.ring_tick
         assert deferred is not None
         # Quiet for three quarters of the interval (450 s) and more: the ring pings.
-        protocol.heard_at -= 460.0
-        protocol.send_keepalive_ping()
-        (ping,) = await client.frames(until=Opcode.PING)
+        ping = await quiet_and_pinged(client, protocol)
         assert protocol.pending_ping_payload == ping.data
         assert (KEEPALIVE.pings, KEEPALIVE.deferred) == (pings + 1, put_off + 1)
         # One ring set: the next, which looks for an answer; no pong timer.
@@ -374,9 +380,7 @@ async def test_a_client_heard_from_within_the_interval_is_not_pinged_yet() -> No
 async def test_a_ring_after_the_timeout_with_nothing_heard_closes_1011() -> None:
     async with after_a_message(FrameReadingProtocol, 600.0) as (client, seen, protocol):
         assert isinstance(protocol, FrameReadingProtocol)
-        protocol.heard_at -= 460.0
-        protocol.send_keepalive_ping()
-        (ping,) = await client.frames(until=Opcode.PING)
+        ping = await quiet_and_pinged(client, protocol)
         # Rung again before the timeout: the ping still has time.
         protocol.send_keepalive_ping()
         assert protocol.pending_ping_payload == ping.data
@@ -394,9 +398,7 @@ async def test_a_ring_after_the_timeout_with_nothing_heard_closes_1011() -> None
 async def test_whatever_the_client_sends_after_a_ping_answers_it() -> None:
     async with after_a_message(FrameReadingProtocol, 600.0) as (client, seen, protocol):
         assert isinstance(protocol, FrameReadingProtocol)
-        protocol.heard_at -= 460.0
-        protocol.send_keepalive_ping()
-        (ping,) = await client.frames(until=Opcode.PING)
+        ping = await quiet_and_pinged(client, protocol)
         await client.send(text("a move, not a pong"))
         await seen.count(2)
         assert protocol.pending_ping_payload == ping.data  # only its pong clears the ping
