@@ -14,8 +14,8 @@ always did. It leans on uvicorn's handlers as the versions in ``eager.CHECKED_WI
 
 Whatever the client sends shows the link alive as a pong does: a keepalive ping falls due only
 once the connection has been quiet for most of a ping interval, so a player who plays is not
-pinged between moves. A dead link is still seen within two intervals (and a tick of the rings,
-``RING_TICK``) of the last thing heard.
+pinged between moves. A dead link is still seen within two intervals (and up to two ticks of
+the rings, ``RING_TICK``) of the last thing heard.
 """
 
 from __future__ import annotations
@@ -76,31 +76,53 @@ class Ringer:
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.due: dict[int, list[FrameReadingProtocol]] = {}
+        # The connections due in each tick (a dict: in order, and each let go of at once).
+        self.due: dict[int, dict[FrameReadingProtocol, None]] = {}
 
     def ring_at(self, protocol: FrameReadingProtocol, when: float) -> None:
         """Ring ``protocol`` in the first tick at or after ``when`` (the loop's time), instead of
         any ring it was due before."""
+        self._unlist(protocol)
         tick = math.ceil(when / RING_TICK)
         protocol.ring_tick = tick
         due = self.due.get(tick)
         if due is None:
-            self.due[tick] = [protocol]
+            self.due[tick] = {protocol: None}
             self.loop.call_at(tick * RING_TICK, self._ring, tick)
         else:
-            due.append(protocol)
+            due[protocol] = None
+
+    def forget(self, protocol: FrameReadingProtocol) -> None:
+        """No ring for ``protocol`` (a closed connection is not kept until its tick)."""
+        self._unlist(protocol)
+        self._let_go()
+
+    def _unlist(self, protocol: FrameReadingProtocol) -> None:
+        tick, protocol.ring_tick = protocol.ring_tick, None
+        if tick is None:
+            return
+        due = self.due.get(tick)
+        if due is not None:
+            due.pop(protocol, None)
+            if not due:
+                del self.due[tick]  # its timer finds nothing
 
     def _ring(self, tick: int) -> None:
-        for protocol in self.due.pop(tick, ()):
-            if protocol.ring_tick != tick or protocol.disconnected:
-                continue  # rung since for another tick, or gone
+        for protocol in self.due.pop(tick, {}):
             protocol.ring_tick = None
+            if protocol.disconnected:
+                continue
             try:
                 protocol.send_keepalive_ping()
             except Exception:  # one connection's failure must not silence the others' rings
-                log.exception("a keepalive ping failed")
-        if not self.due:
-            RINGERS.pop(self.loop, None)
+                log.exception("a keepalive ping failed; rung again in an interval")
+                if protocol.ring_tick is None and protocol.ping_interval:
+                    self.ring_at(protocol, self.loop.time() + protocol.ping_interval)
+        self._let_go()
+
+    def _let_go(self) -> None:
+        if not self.due and RINGERS.get(self.loop) is self:
+            del RINGERS[self.loop]  # nothing due: nothing of a stopped loop is kept
 
 
 RINGERS: dict[asyncio.AbstractEventLoop, Ringer] = {}  # only while rings are due
@@ -166,12 +188,16 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
             self._ring_as_uvicorn(interval)
             return
         now = self.loop.time()
-        timeout = min(self.ping_timeout or interval, interval)
-        if self.pending_ping_payload is not None and self.heard_at < self.ping_sent_at:
+        timeout = self.ping_timeout  # None: a ping is never waited for, as in uvicorn
+        if (
+            timeout is not None
+            and self.pending_ping_payload is not None
+            and self.heard_at < self.ping_sent_at
+        ):
             waited = now - self.ping_sent_at
             if waited >= timeout - CLOCK_SLACK:
                 self.keepalive_timeout()  # nothing at all heard since the ping
-            else:  # rung early (by hand): the ping still has time
+            else:  # a timeout longer than the interval, or rung early by hand: it has time
                 ringer(self.loop).ring_at(self, self.ping_sent_at + timeout)
             return
         quiet = now - self.heard_at
@@ -188,11 +214,14 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         self.pending_ping_payload = payload
         self.ping_sent_at = now
         self.transport.write(PING_HEADER + payload)
-        ringer(self.loop).ring_at(self, now + timeout)
+        ringer(self.loop).ring_at(
+            self, now + (interval if timeout is None else min(timeout, interval))
+        )
         KEEPALIVE.pings += 1
 
     def stop_keepalive(self) -> None:
-        self.ring_tick = None
+        if self.ring_tick is not None:
+            ringer(self.loop).forget(self)
         super().stop_keepalive()
 
     def _ring_as_uvicorn(self, interval: float | None) -> None:

@@ -450,6 +450,7 @@ class Rung:
         self.rings, self.name, self.fails = rings, name, fails
         self.ring_tick: int | None = None
         self.disconnected = False
+        self.ping_interval = 600.0
         self.rang = asyncio.Event()
 
     def send_keepalive_ping(self) -> None:
@@ -476,5 +477,37 @@ async def test_rings_due_in_one_tick_share_one_timer_and_each_rings_once() -> No
         await moved.rang.wait()
     # Each once, the one that failed not stopping those after it; nothing for the gone one.
     assert rings == ["a", "failing", "b", "c", "moved"]
-    assert (a.ring_tick, moved.ring_tick) == (None, None)
+    assert (a.ring_tick, moved.ring_tick, gone.ring_tick) == (None, None, None)
+    # The one that failed is rung again an interval on, not dropped from the keepalive.
+    assert failing.ring_tick is not None
+    assert [set(due) for due in ringer.due.values()] == [{failing}]
+    ringer.forget(failing)  # type: ignore[arg-type]
+    assert failing.ring_tick is None
     assert loop not in inbound.RINGERS  # nothing left due: the loop's ringer is let go
+
+
+async def test_a_closed_connection_is_let_go_at_once_not_at_its_tick() -> None:
+    async with after_a_message(FrameReadingProtocol, 600.0) as (client, seen, protocol):
+        assert isinstance(protocol, FrameReadingProtocol)
+        await quiet_and_pinged(client, protocol)
+        loop = asyncio.get_running_loop()
+        assert any(protocol in due for due in inbound.RINGERS[loop].due.values())
+        client.close()
+        assert (await seen.count(2))[-1]["type"] == "websocket.disconnect"
+        assert protocol.ring_tick is None
+        ringer = inbound.RINGERS.get(loop)
+        assert ringer is None or not any(protocol in due for due in ringer.due.values())
+
+
+async def test_without_a_ping_timeout_a_ping_is_never_waited_for() -> None:
+    async with after_a_message(FrameReadingProtocol, 600.0) as (client, _, protocol):
+        assert isinstance(protocol, FrameReadingProtocol)
+        protocol.ping_timeout = None  # as uvicorn's ws_ping_timeout=None: ping, never close
+        ping = await quiet_and_pinged(client, protocol)
+        protocol.ping_sent_at -= 600.0
+        protocol.heard_at -= 600.0  # nothing heard since the ping, an interval ago
+        protocol.send_keepalive_ping()
+        (again,) = await client.frames(until=Opcode.PING)
+        assert not protocol.close_sent
+        assert protocol.pending_ping_payload == again.data
+        assert len(ping.data) == len(again.data) == 4

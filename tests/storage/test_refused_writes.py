@@ -255,3 +255,25 @@ async def test_a_stop_waits_for_no_refused_room_and_keeps_it_in_the_outbox(
         await writer.stop(grace=3600)
     assert {op.code for op in outbox.read() if isinstance(op, NewRoom)} == {BAD}
     assert writer.kept_rooms == {BAD}
+
+
+async def test_a_stop_with_a_refused_room_still_waits_for_the_other_rooms_writes(
+    tmp_path: Path,
+) -> None:
+    journal = HangingJournal()
+    outbox = Outbox(tmp_path / "outbox")
+    writer = BatchWriter(journal, 0, wait_seconds=0.05, outbox=outbox)
+    writer.start()
+    assert await writer.write([room(BAD)]) is False
+    await until(lambda: BAD in writer.refused)
+    journal.down = True
+    assert await writer.write([room(GOOD)]) is False  # the database away: GOOD waits
+    await until(lambda: writer.failing)
+    stopping = asyncio.create_task(writer.stop(grace=3600))
+    await asyncio.sleep(0)  # the stop has looked at what is queued, with the database away
+    assert not stopping.done()
+    journal.down = False  # back: the stop waits for GOOD's write, then goes
+    async with asyncio.timeout(30):
+        await stopping
+    assert {op.code for op in outbox.read() if isinstance(op, NewRoom)} == {BAD}
+    assert writer.kept_rooms == {BAD}
