@@ -1,0 +1,120 @@
+"""CPU per message a client sends, one at a time: the server's read path, from the socket to
+the application's receive.
+
+    .venv/bin/python -m bench.inbound [--messages 5000] [--runs 3]
+
+A uvicorn server (uvloop, httptools, the server's own WebSocket protocol,
+``app.rooms.inbound.FrameReadingProtocol``) in a child process pinned to core 0 answers each
+text message with a short one; a client pinned to core 1 sends a message, waits for the answer
+and half a millisecond more, so that every message finds the server idle, as the moves of a
+room's players do. The server reports its CPU time per message over the measured messages.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import subprocess
+import sys
+import time
+
+import uvicorn
+from starlette.types import Receive, Scope, Send
+from websockets.asyncio.client import connect
+
+from app.rooms.inbound import FrameReadingProtocol
+from bench.load import free_port
+
+WARMUP = 2000
+PAUSE_SECONDS = 0.0005
+
+
+async def answering(scope: Scope, receive: Receive, send: Send) -> None:
+    """Answer every message; "start" starts the count, "stop" answers with the CPU per message."""
+    if scope["type"] != "websocket":
+        return
+    await receive()
+    await send({"type": "websocket.accept"})
+    started, count = time.process_time(), 0
+    while True:
+        message = await receive()
+        if message["type"] != "websocket.receive":
+            return
+        text = message.get("text")
+        if text == "start":
+            started, count = time.process_time(), 0
+            reply = "started"
+        elif text == "stop":
+            reply = f"{(time.process_time() - started) / max(1, count) * 1e6:.1f}"
+        else:
+            count += 1
+            reply = "r"
+        await send({"type": "websocket.send", "text": reply})
+
+
+def serve(port: int) -> None:
+    os.sched_setaffinity(0, {0})
+    uvicorn.run(
+        answering,
+        host="127.0.0.1",
+        port=port,
+        loop="uvloop",
+        http="httptools",
+        ws=FrameReadingProtocol,
+        ws_per_message_deflate=False,
+        ws_ping_interval=None,
+        lifespan="off",
+        log_level="warning",
+    )
+
+
+async def one_run(port: int, messages: int) -> float:
+    for _ in range(200):
+        try:
+            ws = await connect(f"ws://127.0.0.1:{port}/", compression=None)
+            break
+        except OSError:
+            await asyncio.sleep(0.05)
+    else:
+        raise RuntimeError("the server did not start")
+    async with ws:
+        for _ in range(WARMUP):
+            await ws.send("m")
+            await ws.recv()
+        await ws.send("start")
+        await ws.recv()
+        for _ in range(messages):
+            await ws.send("m")
+            await ws.recv()
+            await asyncio.sleep(PAUSE_SECONDS)
+        await ws.send("stop")
+        return float(await ws.recv())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--messages", type=int, default=5000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
+    arguments = parser.parse_args()
+    if arguments.serve:
+        serve(arguments.serve)
+        return
+    os.sched_setaffinity(0, {1})
+    figures = []
+    for _ in range(arguments.runs):
+        port = free_port()
+        server = subprocess.Popen([sys.executable, "-m", "bench.inbound", "--serve", str(port)])
+        try:
+            figures.append(asyncio.run(one_run(port, arguments.messages)))
+        finally:
+            server.terminate()
+            server.wait()
+    shown = ", ".join(f"{figure:.1f}" for figure in figures)
+    median = sorted(figures)[len(figures) // 2]
+    print(f"server CPU per message, one at a time: {shown} µs (median {median:.1f})")
+
+
+if __name__ == "__main__":
+    main()
