@@ -233,8 +233,9 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
                 self.ping_timer = self.loop.call_later(interval - quiet, self.send_keepalive_ping)
                 KEEPALIVE.deferred += 1
                 return
+        earlier = self.pending_ping_payload
         super().send_keepalive_ping()
-        if self.pending_ping_payload is not None:  # sent (not on a connection already closing)
+        if self.pending_ping_payload is not earlier:  # sent (not on a connection closing)
             KEEPALIVE.pings += 1
 
     def _read_frames(self, data: bytes) -> None:

@@ -511,3 +511,26 @@ async def test_without_a_ping_timeout_a_ping_is_never_waited_for() -> None:
         assert not protocol.close_sent
         assert protocol.pending_ping_payload == again.data
         assert len(ping.data) == len(again.data) == 4
+
+
+async def test_after_the_hand_over_uvicorn_pings_and_a_ring_that_sends_nothing_counts_none() -> (
+    None
+):
+    async with after_a_message(FrameReadingProtocol, 600.0) as (client, seen, protocol):
+        assert isinstance(protocol, FrameReadingProtocol)
+        # A fragmented message: uvicorn's parser reads the connection from here on.
+        await client.send(frame(Opcode.TEXT, b"in two ", fin=False) + frame(Opcode.CONT, b"parts"))
+        assert texts_of(await seen.count(2))[-1] == "in two parts"
+        assert protocol.reading is Reading.PARSER
+        pings = KEEPALIVE.pings
+        protocol.send_keepalive_ping()  # uvicorn's own ping, and its pong timer
+        (ping,) = await client.frames(until=Opcode.PING)
+        assert protocol.pending_ping_payload == ping.data
+        assert protocol.pong_timer is not None
+        assert KEEPALIVE.pings == pings + 1
+        protocol.pong_timer.cancel()
+        protocol.pong_timer = None
+        protocol.close_sent = True  # as once the application has closed: uvicorn sends nothing
+        protocol.send_keepalive_ping()
+        assert protocol.pending_ping_payload == ping.data  # the unanswered ping, not a new one
+        assert KEEPALIVE.pings == pings + 1
