@@ -1,5 +1,6 @@
 import asyncio
 import random
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any
 
@@ -283,3 +284,55 @@ async def _seats_before(url: str) -> list[tuple[Any, ...]]:
         found = [tuple(row) for row in rows]
     await engine.dispose()
     return sorted(found)
+
+
+def test_names_stored_with_their_accents_apart_are_composed(database_url: str) -> None:
+    config = alembic_config(database_url)
+    command.upgrade(config, "0004")
+    apart, together = "Jose\u0301 Ve\u0301lez", "Jos\u00e9 V\u00e9lez"
+    rows: dict[str, list[dict[str, Any]]] = {"matches": [], "match_seats": []}
+    for n, first in enumerate((apart, together, apart.upper())):
+        match_id = f"{n}" * 32
+        old, _ = _old_match(match_id)
+        rows["matches"] += old["matches"]
+        for seat in old["match_seats"]:
+            if seat["seat"] == 0:
+                seat.update(name=first, name_key=first.casefold())
+            rows["match_seats"].append(seat)
+    asyncio.run(_insert(database_url, rows))
+    command.upgrade(config, "head")
+    stored = asyncio.run(_names(database_url))
+    composed = unicodedata.normalize("NFC", apart.upper())
+    assert stored == [
+        ("0" * 32, together, together.casefold()),
+        ("1" * 32, together, together.casefold()),
+        ("2" * 32, composed, composed.casefold()),
+    ]
+    assert composed.casefold() == together.casefold()  # one player, found by either spelling
+    assert asyncio.run(_others(database_url)) == {("Easy bot 2", "easy bot 2")}  # untouched
+    command.downgrade(config, "0004")  # nothing to undo: the names stay composed
+    assert asyncio.run(_names(database_url)) == stored
+
+
+async def _names(url: str) -> list[tuple[Any, ...]]:
+    engine = make_engine(url)
+    async with engine.connect() as connection:
+        rows = await connection.execute(
+            text(
+                "SELECT match_id, name, name_key FROM match_seats WHERE seat = 0 ORDER BY match_id"
+            )
+        )
+        found = [tuple(row) for row in rows]
+    await engine.dispose()
+    return found
+
+
+async def _others(url: str) -> set[tuple[Any, ...]]:
+    engine = make_engine(url)
+    async with engine.connect() as connection:
+        rows = await connection.execute(
+            text("SELECT name, name_key FROM match_seats WHERE seat = 1")
+        )
+        found = {tuple(row) for row in rows}
+    await engine.dispose()
+    return found
