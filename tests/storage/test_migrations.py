@@ -231,15 +231,16 @@ async def _columns(url: str, name: str) -> set[str]:
     return found
 
 
-async def _seats(url: str) -> list[tuple[Any, ...]]:
+async def _rows(url: str, query: str) -> list[tuple[Any, ...]]:
     engine = make_engine(url)
     async with engine.connect() as connection:
-        rows = await connection.execute(
-            text("SELECT name, bot, key_hash FROM match_seats ORDER BY seat")
-        )
-        found = [tuple(row) for row in rows]
+        found = [tuple(row) for row in await connection.execute(text(query))]
     await engine.dispose()
     return found
+
+
+async def _seats(url: str) -> list[tuple[Any, ...]]:
+    return await _rows(url, "SELECT name, bot, key_hash FROM match_seats ORDER BY seat")
 
 
 def test_rounds_and_seats_stored_before_moves_and_keys(database_url: str) -> None:
@@ -315,24 +316,9 @@ def test_names_stored_with_their_accents_apart_are_composed(database_url: str) -
 
 
 async def _names(url: str) -> list[tuple[Any, ...]]:
-    engine = make_engine(url)
-    async with engine.connect() as connection:
-        rows = await connection.execute(
-            text(
-                "SELECT match_id, name, name_key FROM match_seats WHERE seat = 0 ORDER BY match_id"
-            )
-        )
-        found = [tuple(row) for row in rows]
-    await engine.dispose()
-    return found
+    query = "SELECT match_id, name, name_key FROM match_seats WHERE seat = 0 ORDER BY match_id"
+    return await _rows(url, query)
 
 
 async def _others(url: str) -> set[tuple[Any, ...]]:
-    engine = make_engine(url)
-    async with engine.connect() as connection:
-        rows = await connection.execute(
-            text("SELECT name, name_key FROM match_seats WHERE seat = 1")
-        )
-        found = {tuple(row) for row in rows}
-    await engine.dispose()
-    return found
+    return set(await _rows(url, "SELECT name, name_key FROM match_seats WHERE seat = 1"))

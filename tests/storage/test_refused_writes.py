@@ -240,15 +240,21 @@ async def test_a_refused_room_a_newer_owner_holds_is_refused_no_more() -> None:
         await writer.stop(grace=0.1)
 
 
-async def test_a_stop_waits_for_no_refused_room_and_keeps_it_in_the_outbox(
-    tmp_path: Path,
-) -> None:
+async def with_a_refused_room(tmp_path: Path) -> tuple[HangingJournal, Outbox, BatchWriter]:
+    """A writer, with an outbox, that has written BAD's new room and had it refused."""
     journal = HangingJournal()
     outbox = Outbox(tmp_path / "outbox")
     writer = BatchWriter(journal, 0, wait_seconds=0.05, outbox=outbox)
     writer.start()
     assert await writer.write([room(BAD)]) is False
     await until(lambda: BAD in writer.refused)
+    return journal, outbox, writer
+
+
+async def test_a_stop_waits_for_no_refused_room_and_keeps_it_in_the_outbox(
+    tmp_path: Path,
+) -> None:
+    _, outbox, writer = await with_a_refused_room(tmp_path)
     assert await writer.write([room(GOOD)]) is True
     # A grace far longer than the guard: waiting it out for the refused room would fail here.
     async with asyncio.timeout(30):
@@ -260,12 +266,7 @@ async def test_a_stop_waits_for_no_refused_room_and_keeps_it_in_the_outbox(
 async def test_a_stop_with_a_refused_room_still_waits_for_the_other_rooms_writes(
     tmp_path: Path,
 ) -> None:
-    journal = HangingJournal()
-    outbox = Outbox(tmp_path / "outbox")
-    writer = BatchWriter(journal, 0, wait_seconds=0.05, outbox=outbox)
-    writer.start()
-    assert await writer.write([room(BAD)]) is False
-    await until(lambda: BAD in writer.refused)
+    journal, outbox, writer = await with_a_refused_room(tmp_path)
     journal.down = True
     assert await writer.write([room(GOOD)]) is False  # the database away: GOOD waits
     await until(lambda: writer.failing)
