@@ -185,7 +185,7 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         self.ping_timer = None
         interval = self.ping_interval
         if not interval or self.reading is not Reading.FRAMES or self.pong_timer is not None:
-            self._ring_as_uvicorn(interval)
+            self._ring_as_uvicorn()
             return
         now = self.loop.time()
         timeout = self.ping_timeout  # None: a ping is never waited for, as in uvicorn
@@ -224,15 +224,9 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
             ringer(self.loop).forget(self)
         super().stop_keepalive()
 
-    def _ring_as_uvicorn(self, interval: float | None) -> None:
+    def _ring_as_uvicorn(self) -> None:
         """The ring before frames are read here (or after they are handed to uvicorn's parser),
-        or while a ping of uvicorn's own awaits its pong: uvicorn's, put off if heard lately."""
-        if interval and self.reading is Reading.FRAMES:
-            quiet = self.loop.time() - self.heard_at
-            if quiet < interval * QUIET_SHARE:
-                self.ping_timer = self.loop.call_later(interval - quiet, self.send_keepalive_ping)
-                KEEPALIVE.deferred += 1
-                return
+        or while a ping of uvicorn's own awaits its pong: uvicorn's own."""
         earlier = self.pending_ping_payload
         super().send_keepalive_ping()
         if self.pending_ping_payload is not earlier:  # sent (not on a connection closing)
