@@ -409,9 +409,7 @@ async def test_whatever_the_client_sends_after_a_ping_answers_it() -> None:
         assert KEEPALIVE.deferred == put_off + 1  # heard from lately: the next ping waits
         assert protocol.ring_tick is not None
         # Quiet for most of an interval after that: pinged again, with a new payload.
-        protocol.heard_at -= 460.0
-        protocol.send_keepalive_ping()
-        (again,) = await client.frames(until=Opcode.PING)
+        again = await quiet_and_pinged(client, protocol)
         assert protocol.pending_ping_payload == again.data
         assert len(again.data) == 4
 
@@ -513,9 +511,7 @@ async def test_without_a_ping_timeout_a_ping_is_never_waited_for() -> None:
         assert len(ping.data) == len(again.data) == 4
 
 
-async def test_after_the_hand_over_uvicorn_pings_and_a_ring_that_sends_nothing_counts_none() -> (
-    None
-):
+async def test_after_the_hand_over_a_ring_counts_only_the_pings_it_sends() -> None:
     async with after_a_message(FrameReadingProtocol, 600.0) as (client, seen, protocol):
         assert isinstance(protocol, FrameReadingProtocol)
         # A fragmented message: uvicorn's parser reads the connection from here on.

@@ -279,12 +279,7 @@ def test_rounds_and_seats_stored_before_moves_and_keys(database_url: str) -> Non
 
 
 async def _seats_before(url: str) -> list[tuple[Any, ...]]:
-    engine = make_engine(url)
-    async with engine.connect() as connection:
-        rows = await connection.execute(text("SELECT name FROM match_seats"))
-        found = [tuple(row) for row in rows]
-    await engine.dispose()
-    return sorted(found)
+    return sorted(await _rows(url, "SELECT name FROM match_seats"))
 
 
 def test_names_stored_with_their_accents_apart_are_composed(database_url: str) -> None:
