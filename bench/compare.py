@@ -5,6 +5,10 @@ core 1; servers are interleaved (this server, then each other one, repeated) and
 is the median of the repeats. The server's CPU comes from /proc: first with every room
 connected and no actions for ``--idle`` seconds (its idle cost), then over the measured window,
 so that the marginal CPU per delivered message is (window CPU - idle rate x window) / messages.
+The window's CPU per action is also given as user and system time apart, with how many times
+per action the server's threads slept and were woken (voluntary context switches): where the
+time goes, the interpreter and the libraries in the process or the kernel, and whether a server
+wakes more often than the messages it reads.
 The relays (bench/floor.py on uvicorn, bench/peers/relay on Node ws) send every member a message
 of the size this server's last run sent. This server's players ask for the binary encoding
 (``--encoding binary``, the browser client's), its JSON form (``--encoding compact``) or standard
@@ -42,8 +46,10 @@ from bench.load import (
     TICKS,
     Server,
     cpu_seconds,
+    cpu_split,
     free_port,
     rss_bytes,
+    sleeps,
     stop_process,
 )
 
@@ -65,6 +71,9 @@ COARSE_CPU_TICKS = 100
 MEDIANS = (
     "cpu_per_action_us",
     "cpu_per_message_us",
+    "user_us_per_action",
+    "system_us_per_action",
+    "sleeps_per_action",
     "marginal_cpu_per_message_us",
     "idle_cpu_share",
     "window_cpu_share",
@@ -143,11 +152,14 @@ def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> di
             )
             assert generator.stdout is not None
             marks: dict[str, tuple[float, float]] = {}
+            # User and system CPU apart, and how often the server slept and was woken.
+            splits: dict[str, tuple[tuple[float, float], int]] = {}
             result: dict[str, Any] = {}
             check: dict[str, Any] = {}
             for line in generator.stdout:
                 event = json.loads(line)
                 marks[event["event"]] = (cpu_seconds(pid), time.perf_counter())
+                splits[event["event"]] = (cpu_split(pid), sleeps(pid))
                 if event["event"] == "connected":
                     connected_rss = rss_bytes(pid)
                 if event["event"] == "result":
@@ -165,6 +177,9 @@ def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> di
     window_wall = marks["result"][1] - marks["measure_start"][1]
     idle_rate = idle_cpu / idle_wall
     delivered = max(result["delivered"], 1)
+    actions = max(result["actions"], 1)
+    (user_start, system_start), sleeps_start = splits["measure_start"]
+    (user_end, system_end), sleeps_end = splits["result"]
     players = arguments.rooms * arguments.players
     invalid = list(result["invalid"])
     if check and check["mismatched"]:
@@ -178,7 +193,10 @@ def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> di
         "valid": not invalid,
         "invalid": invalid,
         "server": NAMES[target] + (f" ({result['encoding']})" if result["encoding"] else ""),
-        "cpu_per_action_us": window_cpu / max(result["actions"], 1) * 1e6,
+        "cpu_per_action_us": window_cpu / actions * 1e6,
+        "user_us_per_action": (user_end - user_start) / actions * 1e6,
+        "system_us_per_action": (system_end - system_start) / actions * 1e6,
+        "sleeps_per_action": (sleeps_end - sleeps_start) / actions,
         "cpu_per_message_us": window_cpu / delivered * 1e6,
         "marginal_cpu_per_message_us": (window_cpu - idle_rate * window_wall) / delivered * 1e6,
         "idle_cpu_share": idle_rate,
@@ -228,10 +246,11 @@ def markdown(rows: dict[str, dict[str, Any]], arguments: argparse.Namespace) -> 
         f"{datetime.now(UTC):%Y-%m-%d %H:%M} UTC, "
         f"load average {os.getloadavg()[0]:.1f}",
         "",
-        "| Server | CPU/action µs | CPU/message µs | marginal µs/message (÷ this server) "
+        "| Server | CPU/action µs (user + system) | sleeps/action | CPU/message µs "
+        "| marginal µs/message (÷ this server) "
         "| idle CPU | p50 / p99 / max ms | B/frame | RSS/player KB | actions (ready, rematch) "
         "| generator CPU, late ticks | valid |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in rows.values():
         marginal = row["marginal_cpu_per_message_us"]
@@ -240,7 +259,9 @@ def markdown(rows: dict[str, dict[str, Any]], arguments: argparse.Namespace) -> 
         ticks = row["window_cpu_ticks"]
         coarse = f" (CPU only {ticks} ticks)" if ticks < COARSE_CPU_TICKS else ""
         lines.append(
-            f"| {row['server']} | {row['cpu_per_action_us']:.0f} | {row['cpu_per_message_us']:.0f} "
+            f"| {row['server']} | {row['cpu_per_action_us']:.0f} "
+            f"({row['user_us_per_action']:.0f} + {row['system_us_per_action']:.0f}) "
+            f"| {row['sleeps_per_action']:.2f} | {row['cpu_per_message_us']:.0f} "
             f"| {marginal:.0f}{ratio} | {row['idle_cpu_share']:.1%} "
             f"| {row['p50_ms']:.1f} / {row['p99_ms']:.1f} / {row['max_ms']:.0f} "
             f"| {row['bytes_per_frame']:.0f} | {row['rss_per_player_kb']:.1f} "

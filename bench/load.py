@@ -429,8 +429,29 @@ def keepalive_pings(url: str) -> float:
 
 def cpu_seconds(pid: int) -> float:
     """User plus system CPU time of a process so far."""
+    user, system = cpu_split(pid)
+    return user + system
+
+
+def cpu_split(pid: int) -> tuple[float, float]:
+    """User and system CPU time of a process so far, apart."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
+    return int(fields[11]) / TICKS, int(fields[12]) / TICKS
+
+
+def sleeps(pid: int) -> int:
+    """How many times the threads of a process have slept and been woken so far (voluntary
+    context switches, summed over the threads there are now)."""
+    total = 0
+    for status in Path(f"/proc/{pid}/task").glob("*/status"):
+        try:
+            text = status.read_text()
+        except OSError:  # the thread ended meanwhile
+            continue
+        for line in text.splitlines():
+            if line.startswith("voluntary_ctxt_switches:"):
+                total += int(line.split()[1])
+    return total
 
 
 def rss_bytes(pid: int) -> int:
