@@ -21,7 +21,7 @@ Run: .venv/bin/python -m bench.compare [--rooms 20] [--players 4] [--seconds 10]
      [--repeats 3] [--servers game,colyseus,boardgameio,floor,relay] [--spread 160]
      [--encoding binary|compact|standard]
      [--database postgresql+asyncpg://postgres@127.0.0.1:5432/postgres]
-     [--json PATH] [--markdown PATH]
+     [--json PATH] [--markdown PATH] [--perf FOLDER]
 """
 
 from __future__ import annotations
@@ -125,7 +125,20 @@ def start(target: str, folder: str, database: str | None = None) -> NodeServer |
     return Server(target == "game", port, folder, database=database)
 
 
-def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> dict[str, Any]:
+def record(pid: int, seconds: float, output: Path) -> subprocess.Popen[bytes]:
+    """Linux perf sampling a process's stacks on the kernel's software clock (so that it works
+    in a virtual machine without hardware counters), for ``seconds``, into ``output``."""
+    command = ["perf", "record", "-e", "cpu-clock", "-F", "2000", "-g", "-p", str(pid)]
+    return subprocess.Popen(
+        [*command, "-o", str(output), "--", "sleep", f"{seconds:g}"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def run_once(
+    target: str, arguments: argparse.Namespace, reply_bytes: int, repeat: int = 0
+) -> dict[str, Any]:
     """One server, one generator run: the generator's figures and the server's CPU and memory."""
     with tempfile.TemporaryDirectory() as folder:
         server = start(target, folder, arguments.database)
@@ -154,12 +167,17 @@ def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> di
             marks: dict[str, tuple[float, float]] = {}
             # User and system CPU apart, and how often the server slept and was woken.
             splits: dict[str, tuple[tuple[float, float], int]] = {}
+            recording: subprocess.Popen[bytes] | None = None
             result: dict[str, Any] = {}
             check: dict[str, Any] = {}
             for line in generator.stdout:
                 event = json.loads(line)
                 marks[event["event"]] = (cpu_seconds(pid), time.perf_counter())
                 splits[event["event"]] = (cpu_split(pid), sleeps(pid))
+                if event["event"] == "measure_start" and arguments.perf:
+                    arguments.perf.mkdir(parents=True, exist_ok=True)
+                    output = arguments.perf / f"{target}-{repeat + 1}.data"
+                    recording = record(pid, max(arguments.seconds - 1, 1), output)
                 if event["event"] == "connected":
                     connected_rss = rss_bytes(pid)
                 if event["event"] == "result":
@@ -167,6 +185,8 @@ def run_once(target: str, arguments: argparse.Namespace, reply_bytes: int) -> di
                     loaded_rss = rss_bytes(pid)
                 if event["event"] == "checked":
                     check = event
+            if recording is not None:
+                recording.wait()
             if generator.wait() != 0 or not result:
                 raise RuntimeError(f"the generator failed against {target}")
         finally:
@@ -304,6 +324,12 @@ def main() -> None:
     parser.add_argument("--servers", default="game,colyseus,boardgameio,floor,relay")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "compare.json")
     parser.add_argument("--markdown", type=Path, help="also write the table here")
+    parser.add_argument(
+        "--perf",
+        type=Path,
+        help="record each server's measured window with Linux perf into this folder "
+        "(SERVER-REPEAT.data; `perf report -i FILE --sort dso` splits it by library)",
+    )
     arguments = parser.parse_args()
     servers = arguments.servers.split(",")
     unknown = set(servers) - set(NAMES)
@@ -315,7 +341,7 @@ def main() -> None:
     reply_bytes = 250
     for repeat in range(arguments.repeats):
         for target in servers:
-            run = run_once(target, arguments, reply_bytes)
+            run = run_once(target, arguments, reply_bytes, repeat)
             if target == "game":
                 reply_bytes = round(run["bytes_per_frame"]) or reply_bytes
             runs[target].append(run)
