@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
@@ -335,6 +336,8 @@ def main() -> None:
     unknown = set(servers) - set(NAMES)
     if unknown:
         sys.exit(f"unknown servers: {', '.join(sorted(unknown))}")
+    if arguments.perf and shutil.which("perf") is None:
+        sys.exit("--perf needs Linux perf (Debian: apt-get install linux-perf)")
     if not (PEERS / "harness" / "node_modules").exists():
         sys.exit("the peers are not installed: .venv/bin/python -m bench.peers install")
     runs: dict[str, list[dict[str, Any]]] = {target: [] for target in servers}
