@@ -8,7 +8,9 @@ so that the marginal CPU per delivered message is (window CPU - idle rate x wind
 The window's CPU per action is also given as user and system time apart, with how many times
 per action the server's threads slept and were woken (voluntary context switches): where the
 time goes, the interpreter and the libraries in the process or the kernel, and whether a server
-wakes more often than the messages it reads.
+wakes more often than the messages it reads (every thread's count, helpers' too: the journal's
+fold, Node's workers). Each figure is its own median, so with three repeats or more the two
+parts need not add up to the total shown.
 The relays (bench/floor.py on uvicorn, bench/peers/relay on Node ws) send every member a message
 of the size this server's last run sent. This server's players ask for the binary encoding
 (``--encoding binary``, the browser client's), its JSON form (``--encoding compact``) or standard
@@ -46,7 +48,6 @@ from bench.load import (
     SERVER_CORE,
     TICKS,
     Server,
-    cpu_seconds,
     cpu_split,
     free_port,
     rss_bytes,
@@ -133,8 +134,21 @@ def record(pid: int, seconds: float, output: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [*command, "-o", str(output), "--", "sleep", f"{seconds:g}"],
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
+
+
+def recorded(recording: subprocess.Popen[bytes], output: Path) -> None:
+    """Wait for a recording to end (stop it if it has not after a minute); say so if perf
+    failed or refused (``kernel.perf_event_paranoid``, say) rather than leave no file unsaid."""
+    try:
+        _, errors = recording.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        recording.terminate()
+        _, errors = recording.communicate()
+    if recording.returncode != 0 or not output.exists():
+        said = errors.decode(errors="replace").strip().splitlines()
+        print(f"perf recorded nothing into {output}: {said[-1] if said else 'no reason given'}")
 
 
 def run_once(
@@ -169,12 +183,14 @@ def run_once(
             # User and system CPU apart, and how often the server slept and was woken.
             splits: dict[str, tuple[tuple[float, float], int]] = {}
             recording: subprocess.Popen[bytes] | None = None
+            output = Path()
             result: dict[str, Any] = {}
             check: dict[str, Any] = {}
             for line in generator.stdout:
                 event = json.loads(line)
-                marks[event["event"]] = (cpu_seconds(pid), time.perf_counter())
-                splits[event["event"]] = (cpu_split(pid), sleeps(pid))
+                split = cpu_split(pid)
+                marks[event["event"]] = (sum(split), time.perf_counter())
+                splits[event["event"]] = (split, sleeps(pid))
                 if event["event"] == "measure_start" and arguments.perf:
                     arguments.perf.mkdir(parents=True, exist_ok=True)
                     output = arguments.perf / f"{target}-{repeat + 1}.data"
@@ -186,11 +202,11 @@ def run_once(
                     loaded_rss = rss_bytes(pid)
                 if event["event"] == "checked":
                     check = event
-            if recording is not None:
-                recording.wait()
             if generator.wait() != 0 or not result:
                 raise RuntimeError(f"the generator failed against {target}")
         finally:
+            if recording is not None:
+                recorded(recording, output)
             server.stop()
     idle_cpu = marks["idle_done"][0] - marks["connected"][0]
     idle_wall = marks["idle_done"][1] - marks["connected"][1]
@@ -329,7 +345,8 @@ def main() -> None:
         "--perf",
         type=Path,
         help="record each server's measured window with Linux perf into this folder "
-        "(SERVER-REPEAT.data; `perf report -i FILE --sort dso` splits it by library)",
+        "(SERVER-REPEAT.data; `perf report -i FILE --sort dso` splits it by library); the "
+        "sampling costs the servers CPU, so a recorded run's figures are not compared with others",
     )
     arguments = parser.parse_args()
     servers = arguments.servers.split(",")

@@ -441,7 +441,8 @@ def cpu_split(pid: int) -> tuple[float, float]:
 
 def sleeps(pid: int) -> int:
     """How many times the threads of a process have slept and been woken so far (voluntary
-    context switches, summed over the threads there are now)."""
+    context switches, summed over the threads there are now: a thread that ends takes its
+    count with it, so compare readings of servers whose threads last)."""
     total = 0
     for status in Path(f"/proc/{pid}/task").glob("*/status"):
         try:
