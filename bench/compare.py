@@ -265,6 +265,19 @@ def median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
         for kind, count in run["kinds"].items():
             kinds[kind] = kinds.get(kind, 0) + count
     row["kinds"] = kinds
+    # Each kind of action's p99 (the median over the runs) and how many there were in all: which
+    # actions the tail is made of.
+    by_kind: dict[str, list[dict[str, float]]] = {}
+    for run in runs:
+        for kind, figures in run.get("by_kind", {}).items():
+            by_kind.setdefault(kind, []).append(figures)
+    row["by_kind"] = {
+        kind: {
+            "count": sum(figures["count"] for figures in runs_of_kind),
+            "p99_ms": statistics.median(figures["p99_ms"] for figures in runs_of_kind),
+        }
+        for kind, runs_of_kind in sorted(by_kind.items())
+    }
     row["valid"] = all(run["valid"] for run in runs)
     row["window_cpu_ticks"] = min(run["window_cpu_ticks"] for run in runs)
     row["invalid"] = sorted({reason for run in runs for reason in run["invalid"]})
@@ -306,6 +319,13 @@ def markdown(rows: dict[str, dict[str, Any]], arguments: argparse.Namespace) -> 
             f"| {row['generator_cpu']:.0%}, {row['late_ticks']}/{row['ticks']} "
             f"| {'yes' if row['valid'] else 'no: ' + '; '.join(row['invalid'])}{coarse} |"
         )
+    lines += ["", "p99 ms by kind of action (how many in all):", ""]
+    for row in rows.values():
+        kinds_said = ", ".join(
+            f"{kind} {figures['p99_ms']:.1f} ({figures['count']})"
+            for kind, figures in row["by_kind"].items()
+        )
+        lines.append(f"- {row['server']}: {kinds_said or 'none'}")
     return "\n".join(lines)
 
 

@@ -91,6 +91,8 @@ function newStats() {
     lateTicks: 0,
     skipped: 0,
     latencies: [],
+    // Each kind of action's latencies apart: which actions the tail is made of.
+    latenciesByKind: {},
     kinds: {},
   };
 }
@@ -139,7 +141,9 @@ class Room {
     flight.waiting.delete(player);
     stats.delivered += 1;
     if (flight.waiting.size === 0) {
-      stats.latencies.push(performance.now() - flight.sentAt);
+      const latency = performance.now() - flight.sentAt;
+      stats.latencies.push(latency);
+      (stats.latenciesByKind[flight.kind] ||= []).push(latency);
       this.flight = null;
       flight.done();
     }
@@ -188,7 +192,7 @@ class Room {
     const [player, action] = chosen;
     let done;
     const finished = new Promise((resolve) => (done = resolve));
-    this.flight = { sentAt: performance.now(), waiting: new Set(this.players), done };
+    this.flight = { sentAt: performance.now(), waiting: new Set(this.players), done, kind: action.type };
     stats.actions += 1;
     stats.kinds[action.type] = (stats.kinds[action.type] || 0) + 1;
     player.send(action);
@@ -540,6 +544,12 @@ async function main() {
     p90_ms: percentile(latencies, 0.9),
     p99_ms: percentile(latencies, 0.99),
     max_ms: latencies.length ? latencies[latencies.length - 1] : 0,
+    by_kind: Object.fromEntries(
+      Object.entries(stats.latenciesByKind).map(([kind, values]) => {
+        values.sort((a, b) => a - b);
+        return [kind, { count: values.length, p50_ms: percentile(values, 0.5), p99_ms: percentile(values, 0.99) }];
+      }),
+    ),
     ticks: stats.ticks,
     late_ticks: stats.lateTicks,
     skipped: stats.skipped,
