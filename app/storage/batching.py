@@ -132,13 +132,13 @@ class BatchWriter:
                 await self.backend.close()
 
     def _worth_waiting_for(self) -> bool:
-        """Whether a stop should wait on: a write is under way, or a room the database has not
-        refused has writes queued (a refused room's go to the outbox, not to a database that
-        will refuse them again until the grace is over)."""
+        """Whether a stop should wait on: a write is under way, or writes are queued that the
+        writer would write now, none held behind a room the database refused (those go to the
+        outbox, not to a database that will refuse them again until the grace is over)."""
         if self._writing:
             return True
-        refused = self.refused
-        return any(_room_of(op) not in refused for pending in self._queue for op in pending.ops)
+        free, _ = _hold(self._queue, set(self.refused))
+        return bool(free)
 
     async def drain_outbox(self) -> None:
         """Write what the outbox kept at the last stop, before anything else; raise if the
