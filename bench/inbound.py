@@ -24,7 +24,7 @@ from starlette.types import Receive, Scope, Send
 from websockets.asyncio.client import connect
 
 from app.rooms.inbound import FrameReadingProtocol
-from bench.load import free_port
+from bench.load import CLIENT_CORE, SERVER_CORE, free_port, stop_process
 
 WARMUP = 2000
 PAUSE_SECONDS = 0.0005
@@ -54,7 +54,7 @@ async def answering(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 def serve(port: int) -> None:
-    os.sched_setaffinity(0, {0})
+    os.sched_setaffinity(0, {SERVER_CORE})
     uvicorn.run(
         answering,
         host="127.0.0.1",
@@ -101,7 +101,7 @@ def main() -> None:
     if arguments.serve:
         serve(arguments.serve)
         return
-    os.sched_setaffinity(0, {1})
+    os.sched_setaffinity(0, {CLIENT_CORE})
     figures = []
     for _ in range(arguments.runs):
         port = free_port()
@@ -109,8 +109,7 @@ def main() -> None:
         try:
             figures.append(asyncio.run(one_run(port, arguments.messages)))
         finally:
-            server.terminate()
-            server.wait()
+            stop_process(server)
     shown = ", ".join(f"{figure:.1f}" for figure in figures)
     median = sorted(figures)[len(figures) // 2]
     print(f"server CPU per message, one at a time: {shown} µs (median {median:.1f})")

@@ -17,6 +17,8 @@ import time
 
 import uvloop
 
+from bench.load import SERVER_CORE
+
 PER_SECOND = 1000
 
 
@@ -45,7 +47,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--together", type=int, nargs="+", default=[1, 20])
     arguments = parser.parse_args()
-    os.sched_setaffinity(0, {0})
+    os.sched_setaffinity(0, {SERVER_CORE})
     for together in arguments.together:
         cpu = uvloop.run(callbacks(together, arguments.seconds))
         print(f"{together:>3} callbacks a timer: {cpu:.1f} µs of CPU a callback")
