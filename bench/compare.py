@@ -40,7 +40,7 @@ import tempfile
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from bench.load import (
     CLIENT_CORE,
@@ -127,6 +127,20 @@ def start(target: str, folder: str, database: str | None = None) -> NodeServer |
     return Server(target == "game", port, folder, database=database)
 
 
+class Mark(NamedTuple):
+    """The server as the generator reached one of its marks: its user and system CPU so far,
+    how many times its threads had slept and been woken, and when (``time.perf_counter``)."""
+
+    user: float
+    system: float
+    sleeps: int
+    at: float
+
+    @property
+    def cpu(self) -> float:
+        return self.user + self.system
+
+
 def record(pid: int, seconds: float, output: Path) -> subprocess.Popen[bytes]:
     """Linux perf sampling a process's stacks on the kernel's software clock (so that it works
     in a virtual machine without hardware counters), for ``seconds``, into ``output``."""
@@ -179,18 +193,14 @@ def run_once(
                 command, stdout=subprocess.PIPE, text=True, preexec_fn=_pin(CLIENT_CORE)
             )
             assert generator.stdout is not None
-            marks: dict[str, tuple[float, float]] = {}
-            # User and system CPU apart, and how often the server slept and was woken.
-            splits: dict[str, tuple[tuple[float, float], int]] = {}
+            marks: dict[str, Mark] = {}
             recording: subprocess.Popen[bytes] | None = None
             output = Path()
             result: dict[str, Any] = {}
             check: dict[str, Any] = {}
             for line in generator.stdout:
                 event = json.loads(line)
-                split = cpu_split(pid)
-                marks[event["event"]] = (sum(split), time.perf_counter())
-                splits[event["event"]] = (split, sleeps(pid))
+                marks[event["event"]] = Mark(*cpu_split(pid), sleeps(pid), time.perf_counter())
                 if event["event"] == "measure_start" and arguments.perf:
                     arguments.perf.mkdir(parents=True, exist_ok=True)
                     output = arguments.perf / f"{target}-{repeat + 1}.data"
@@ -208,15 +218,14 @@ def run_once(
             if recording is not None:
                 recorded(recording, output)
             server.stop()
-    idle_cpu = marks["idle_done"][0] - marks["connected"][0]
-    idle_wall = marks["idle_done"][1] - marks["connected"][1]
-    window_cpu = marks["result"][0] - marks["measure_start"][0]
-    window_wall = marks["result"][1] - marks["measure_start"][1]
+    begun, ended = marks["measure_start"], marks["result"]
+    idle_cpu = marks["idle_done"].cpu - marks["connected"].cpu
+    idle_wall = marks["idle_done"].at - marks["connected"].at
+    window_cpu = ended.cpu - begun.cpu
+    window_wall = ended.at - begun.at
     idle_rate = idle_cpu / idle_wall
     delivered = max(result["delivered"], 1)
     actions = max(result["actions"], 1)
-    (user_start, system_start), sleeps_start = splits["measure_start"]
-    (user_end, system_end), sleeps_end = splits["result"]
     players = arguments.rooms * arguments.players
     invalid = list(result["invalid"])
     if check and check["mismatched"]:
@@ -231,9 +240,9 @@ def run_once(
         "invalid": invalid,
         "server": NAMES[target] + (f" ({result['encoding']})" if result["encoding"] else ""),
         "cpu_per_action_us": window_cpu / actions * 1e6,
-        "user_us_per_action": (user_end - user_start) / actions * 1e6,
-        "system_us_per_action": (system_end - system_start) / actions * 1e6,
-        "sleeps_per_action": (sleeps_end - sleeps_start) / actions,
+        "user_us_per_action": (ended.user - begun.user) / actions * 1e6,
+        "system_us_per_action": (ended.system - begun.system) / actions * 1e6,
+        "sleeps_per_action": (ended.sleeps - begun.sleeps) / actions,
         "cpu_per_message_us": window_cpu / delivered * 1e6,
         "marginal_cpu_per_message_us": (window_cpu - idle_rate * window_wall) / delivered * 1e6,
         "idle_cpu_share": idle_rate,
