@@ -15,7 +15,7 @@ from app.rooms import compact, packed, protocol
 from app.rooms.compact import CompactConnection
 from app.rooms.connection import Connection
 from app.rooms.packed import BinaryConnection
-from app.rooms.patch import diff
+from app.rooms.patch import diff, round_ops
 from app.rooms.state import RoomState
 from app.rooms.table import Table
 from app.rooms.timers import RoomTimers
@@ -131,7 +131,9 @@ class Frames:
         """Rebuild only the round's public face; the ops that bring it up to date."""
         before, after = self.public["round"], self.views.round(state, deadline)
         self.public["round"] = after
-        return diff(before, after, "/round")
+        if before is None or after is None:
+            return diff(before, after, "/round")
+        return round_ops(before, after, "/round")
 
     def chat_changed(self, state: RoomState) -> list[dict[str, Any]]:
         """Rebuild only the chat; the ops that bring it up to date."""

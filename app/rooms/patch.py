@@ -102,3 +102,90 @@ def _diff_list(old: list[Any], new: list[Any], path: str, ops: list[Op]) -> None
         ops.append({"op": "replace", "path": path, "value": new})
     else:
         ops.extend(changes)
+
+
+def _flat_dict(old: dict[str, Any], new: dict[str, Any], path: str, ops: list[Op]) -> None:
+    """A turn or a pile (at most three plain values, the same keys before and after): one
+    replace of the value that changed, or of the whole when two or more did, which leaves out
+    at most one short value and is shorter than two operations."""
+    changed = None
+    count = 0
+    for key, value in new.items():
+        previous = old[key]
+        if previous is not value and (type(previous) is not type(value) or previous != value):
+            changed = key
+            count += 1
+    if count == 1:
+        assert changed is not None
+        ops.append({"op": "replace", "path": f"{path}/{changed}", "value": new[changed]})
+    elif count:
+        ops.append({"op": "replace", "path": path, "value": new})
+
+
+_NESTED = frozenset((dict, list))
+
+
+def _flat(old: Any, new: Any) -> bool:
+    """Both dicts of at most three plain values, with the same keys."""
+    return (
+        type(old) is dict
+        and type(new) is dict
+        and len(new) <= 3
+        and old.keys() == new.keys()
+        and _NESTED.isdisjoint(map(type, new.values()))
+    )
+
+
+def round_ops(old: dict[str, Any], new: dict[str, Any], path: str) -> list[Op]:
+    """The operations for a move that left its round going, read off what a move changes.
+
+    The round's public face has the same fields before and after; the moves log only grows,
+    its earlier entries the same objects; the piles are the same objects while unchanged. So
+    a move is a few replaces (the turn, a pile or two, the knock) and an add per new move,
+    the same operations ``diff`` finds, without walking the rest. One replace of the whole
+    round is sent instead when it is shorter, as ``diff`` does; it carries every move so far,
+    so its size is only worked out when the operations are longer than the round without
+    its moves. Anything else falls back to ``diff``.
+    """
+    if old.keys() != new.keys():
+        return diff(old, new, path)
+    ops: list[Op] = []
+    for key, value in new.items():
+        previous = old[key]
+        if previous is value:
+            continue
+        where = f"{path}/{key}"
+        kind = type(value)
+        if kind is list and type(previous) is list:
+            if key == "log" and len(previous) <= len(value) and all(map(is_, previous, value)):
+                ops.extend(
+                    {"op": "add", "path": f"{where}/{index}", "value": value[index]}
+                    for index in range(len(previous), len(value))
+                )
+            elif key == "piles" and len(previous) == len(value):
+                for index, (before, after) in enumerate(zip(previous, value, strict=True)):
+                    if before is after:
+                        continue
+                    if _flat(before, after):
+                        _flat_dict(before, after, f"{where}/{index}", ops)
+                    else:
+                        _diff_value(before, after, f"{where}/{index}", ops)
+            else:
+                _diff_value(previous, value, where, ops)
+        elif _flat(previous, value):
+            _flat_dict(previous, value, where, ops)
+        else:
+            _diff_value(previous, value, where, ops)
+    if len(ops) > 1:
+        size = len(orjson.dumps(ops))
+        rest = dict(new)
+        moves = rest.pop("log", None)
+        # With its moves the whole is at least ',"log":[]' longer than without them.
+        least = len(orjson.dumps({"op": "replace", "path": path, "value": rest}))
+        if moves is not None:
+            least += 9
+        if size > least:
+            whole = {"op": "replace", "path": path, "value": new}
+            if len(orjson.dumps(whole)) < size:
+                return [whole]
+    return ops
