@@ -144,8 +144,8 @@ def round_ops(old: dict[str, Any], new: dict[str, Any], path: str) -> list[Op]:
     a move is a few replaces (the turn, a pile or two, the knock) and an add per new move,
     the same operations ``diff`` finds, without walking the rest. One replace of the whole
     round is sent instead when it is shorter, as ``diff`` does; it carries every move so far,
-    so its size is only worked out when the operations are longer than the round without
-    its moves. Anything else falls back to ``diff``.
+    so its size is only worked out when the number of moves leaves that open. Anything else
+    falls back to ``diff``.
     """
     if old.keys() != new.keys():
         return diff(old, new, path)
@@ -176,16 +176,20 @@ def round_ops(old: dict[str, Any], new: dict[str, Any], path: str) -> list[Op]:
             _flat_dict(previous, value, where, ops)
         else:
             _diff_value(previous, value, where, ops)
-    if len(ops) > 1:
-        size = len(orjson.dumps(ops))
-        rest = dict(new)
-        moves = rest.pop("log", None)
-        # With its moves the whole is at least ',"log":[]' longer than without them.
-        least = len(orjson.dumps({"op": "replace", "path": path, "value": rest}))
-        if moves is not None:
-            least += 9
-        if size > least:
-            whole = {"op": "replace", "path": path, "value": new}
-            if len(orjson.dumps(whole)) < size:
-                return [whole]
+    if len(ops) > 1 and _whole_is_shorter(new, path, len(orjson.dumps(ops))):
+        return [{"op": "replace", "path": path, "value": new}]
     return ops
+
+
+# The shortest a move can be as JSON: {"seat":0,"type":"knock"}.
+_SHORTEST_MOVE = 25
+
+
+def _whole_is_shorter(new: dict[str, Any], path: str, size: int) -> bool:
+    """Whether one replace of the whole round is shorter than ``size`` bytes of operations:
+    serialised only when the number of its moves leaves that open, early in a round."""
+    moves = new.get("log")
+    count = len(moves) if type(moves) is list else 0
+    if size <= len('{"op":"replace","path":"","value":}') + len(path) + _SHORTEST_MOVE * count:
+        return False
+    return len(orjson.dumps({"op": "replace", "path": path, "value": new})) < size
