@@ -295,8 +295,13 @@ def median_row(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return row
 
 
-def markdown(rows: dict[str, dict[str, Any]], arguments: argparse.Namespace) -> str:
-    """One line per server; ratios are that server's marginal CPU per message against this one's."""
+def markdown(
+    rows: dict[str, dict[str, Any]],
+    runs: dict[str, list[dict[str, Any]]],
+    arguments: argparse.Namespace,
+) -> str:
+    """One line per server (ratios are that server's marginal CPU per message against this
+    one's), each kind of action's p99, and this server against each other repeat by repeat."""
     base = rows.get("game", {}).get("marginal_cpu_per_message_us")
     lines = [
         f"{arguments.rooms} rooms x {arguments.players} players, {arguments.seconds:g} s windows, "
@@ -335,7 +340,32 @@ def markdown(rows: dict[str, dict[str, Any]], arguments: argparse.Namespace) -> 
             for kind, figures in row["by_kind"].items()
         )
         lines.append(f"- {row['server']}: {kinds_said or 'none'}")
-    return "\n".join(lines)
+    return "\n".join(lines + paired(runs))
+
+
+def paired(runs: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Each repeat's figures for this server against each other server's run of the same
+    repeat: the runs of one repeat follow each other, so the machine drifting from one repeat
+    to the next (other tenants, its clock) weighs on both sides of each ratio alike."""
+    ours = runs.get("game", [])
+    others = [target for target in runs if target != "game" and runs[target]]
+    if len(ours) < 2 or not others:
+        return []
+    lines = ["", "This server ÷ each other server, repeat by repeat:", ""]
+    for target in others:
+        figures = []
+        for name, label in (
+            ("cpu_per_action_us", "CPU/action"),
+            ("marginal_cpu_per_message_us", "marginal"),
+            ("p99_ms", "p99"),
+        ):
+            ratios = [
+                f"x{mine[name] / theirs[name]:.2f}" if theirs[name] > 0 else "n/a"
+                for mine, theirs in zip(ours, runs[target], strict=False)
+            ]
+            figures.append(f"{label} {', '.join(ratios)}")
+        lines.append(f"- {runs[target][0]['server']}: {'; '.join(figures)}")
+    return lines
 
 
 def main() -> None:
@@ -403,7 +433,7 @@ def main() -> None:
                 flush=True,
             )
     rows = {target: median_row(runs[target]) for target in servers}
-    table = markdown(rows, arguments)
+    table = markdown(rows, runs, arguments)
     print(table)
     arguments.json.parent.mkdir(parents=True, exist_ok=True)
     document = {"settings": vars(arguments), "rows": rows, "runs": runs}
