@@ -136,6 +136,14 @@ def _flat(old: Any, new: Any) -> bool:
     )
 
 
+def _field_ops(old: Any, new: Any, path: str, ops: list[Op]) -> None:
+    """A turn or a pile by ``_flat_dict``, anything else by the differ."""
+    if _flat(old, new):
+        _flat_dict(old, new, path, ops)
+    else:
+        _diff_value(old, new, path, ops)
+
+
 def round_ops(old: dict[str, Any], new: dict[str, Any], path: str) -> list[Op]:
     """The operations for a move that left its round going, read off what a move changes.
 
@@ -155,8 +163,7 @@ def round_ops(old: dict[str, Any], new: dict[str, Any], path: str) -> list[Op]:
         if previous is value:
             continue
         where = f"{path}/{key}"
-        kind = type(value)
-        if kind is list and type(previous) is list:
+        if type(value) is list and type(previous) is list:
             if key == "log" and len(previous) <= len(value) and all(map(is_, previous, value)):
                 ops.extend(
                     {"op": "add", "path": f"{where}/{index}", "value": value[index]}
@@ -164,18 +171,12 @@ def round_ops(old: dict[str, Any], new: dict[str, Any], path: str) -> list[Op]:
                 )
             elif key == "piles" and len(previous) == len(value):
                 for index, (before, after) in enumerate(zip(previous, value, strict=True)):
-                    if before is after:
-                        continue
-                    if _flat(before, after):
-                        _flat_dict(before, after, f"{where}/{index}", ops)
-                    else:
-                        _diff_value(before, after, f"{where}/{index}", ops)
+                    if before is not after:
+                        _field_ops(before, after, f"{where}/{index}", ops)
             else:
                 _diff_value(previous, value, where, ops)
-        elif _flat(previous, value):
-            _flat_dict(previous, value, where, ops)
         else:
-            _diff_value(previous, value, where, ops)
+            _field_ops(previous, value, where, ops)
     if len(ops) > 1 and _whole_is_shorter(new, path, len(orjson.dumps(ops))):
         return [{"op": "replace", "path": path, "value": new}]
     return ops
