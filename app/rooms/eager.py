@@ -29,7 +29,7 @@ CHECKED_WITH = {"python": "3.11", "uvicorn": "0.54.0", "uvloop": "0.23.0", "webs
 
 
 class Waiting:
-    """A send that has started and waits; awaiting it finishes the send."""
+    """A coroutine that has started and waits; awaiting it finishes the coroutine."""
 
     __slots__ = ("coroutine", "waiting_on")
 
@@ -39,15 +39,29 @@ class Waiting:
 
     def __await__(self) -> Generator[Any, None, None]:
         try:
-            # What the send yielded goes to the task as if the send had yielded it itself: a
-            # future (still marked ``_asyncio_future_blocking``) or None for a bare yield. A
-            # failure of that future reaches the send when it resumes and reads its result.
+            # What the coroutine yielded goes to the task as if the coroutine had yielded it
+            # itself: a future (still marked ``_asyncio_future_blocking``) or None for a bare
+            # yield. A failure of that future reaches the coroutine when it resumes and reads
+            # its result.
             with contextlib.suppress(Exception):
                 yield self.waiting_on
-        except BaseException:  # cancelled while waiting: the send forgets its waiter
+        except BaseException:  # cancelled while waiting: the coroutine forgets its waiter
             self.coroutine.close()
             raise
         yield from self.coroutine.__await__()
+
+
+def run_at_once(coroutine: Coroutine[Any, Any, None]) -> Waiting | None:
+    """Run ``coroutine`` until it completes (None) or has to wait (the rest, to await), as a
+    task's first step would, but in the caller's own step.
+
+    What the coroutine raises before waiting is raised here.
+    """
+    try:
+        waiting_on = coroutine.send(None)
+    except StopIteration:
+        return None
+    return Waiting(coroutine, waiting_on)
 
 
 def send_at_once(send: Send, message: Message) -> Waiting | None:
@@ -55,12 +69,7 @@ def send_at_once(send: Send, message: Message) -> Waiting | None:
 
     What the send raises before waiting is raised here.
     """
-    coroutine = cast(Coroutine[Any, Any, None], send(message))
-    try:
-        waiting_on = coroutine.send(None)
-    except StopIteration:
-        return None
-    return Waiting(coroutine, waiting_on)
+    return run_at_once(cast(Coroutine[Any, Any, None], send(message)))
 
 
 # A server's frame: FIN and the text (1) or binary (2) opcode, then the length in 7, 7+16 or
