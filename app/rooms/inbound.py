@@ -12,6 +12,13 @@ frame's start, so it answers such frames (and refuses bad ones with their close 
 always did. It leans on uvicorn's handlers as the versions in ``eager.CHECKED_WITH`` have them
 (tests/rooms/test_eager.py and test_inbound.py check both).
 
+An application may also take text messages at once: a function it sets as the protocol's
+``reader`` is called with each whole text message, in the protocol's own step, instead of the
+message being queued for its receive, and so without a wake-up of the task reading, the read
+paused and resumed, and the task's stack of coroutines resumed and suspended again for each
+message. Whenever a message waits in the queue (the application cleared its reader, or a
+message came to uvicorn's parser), the next ones queue behind it: messages are taken in order.
+
 Whatever the client sends shows the link alive as a pong does: a keepalive ping falls due only
 once the connection has been quiet for most of a ping interval, so a player who plays is not
 pinged between moves. A dead link is still seen within two intervals (and up to two ticks of
@@ -25,6 +32,7 @@ import enum
 import logging
 import math
 import random
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.config import Config
@@ -160,6 +168,10 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         self.leftover = b""
         self.heard_at = 0.0  # the loop's time when data last came from the client
         self.ring_tick: int | None = None  # the tick of the keepalive's next ring, if one is due
+        # The application's function taking a whole text message at once, in place of the
+        # queue its receive reads, while that queue is empty (``app.api.sockets.Reader``); the
+        # application sets and clears it.
+        self.reader: Callable[[str], None] | None = None
 
     def data_received(self, data: bytes) -> None:
         if self.reading is Reading.FRAMES:
@@ -286,13 +298,25 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         self.leftover = buffer[offset:] if offset < end else b""
 
     def _received(self, text: str) -> None:
-        """A whole text message, given to the application as uvicorn's own handler does."""
+        """A whole text message, given to the application's reader at once if it set one and
+        nothing waits before the message in the queue, else queued as uvicorn's own handler
+        queues it."""
         if self.close_sent:
             return  # past `websocket.close`: discarded, as uvicorn discards it
+        if self.reader is not None and self.queue.empty():
+            self.reader(text)
+            return
         self.queue.put_nowait({"type": "websocket.receive", "text": text})
         if not self.read_paused:
             self.read_paused = True
             self.transport.pause_reading()
+
+    def pass_on(self, message: dict[str, Any]) -> None:
+        """Stop taking messages at once and queue ``message``, the application's own, for its
+        receive: what its reader could not finish, to be finished before later messages."""
+        self.reader = None
+        queue: asyncio.Queue[Any] = self.queue
+        queue.put_nowait(message)
 
     def _hand_over(self, rest: bytes) -> None:
         """From this frame on, uvicorn's parser reads the connection."""

@@ -17,7 +17,6 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
-import uvicorn
 from starlette.types import Message, Receive, Scope, Send
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.client import ClientProtocol
@@ -26,6 +25,7 @@ from websockets.uri import parse_uri
 
 from app.rooms import inbound
 from app.rooms.inbound import KEEPALIVE, FrameReadingProtocol, Reading
+from tests.rooms.inprocess import serving
 
 PROTOCOLS: dict[str, str | type[WebSocketsSansIOProtocol]] = {
     "uvicorn": "websockets-sansio",
@@ -73,26 +73,8 @@ async def server(ws: str | type[WebSocketsSansIOProtocol]) -> AsyncIterator[tupl
             if message["type"] == "websocket.disconnect":
                 return
 
-    config = uvicorn.Config(
-        application,
-        host="127.0.0.1",
-        port=0,
-        http="httptools",
-        ws=ws,
-        ws_per_message_deflate=False,
-        ws_max_size=MAX_SIZE,
-        ws_ping_interval=None,
-        lifespan="off",
-        log_config=None,
-    )
-    config.load()
-    instance = uvicorn.Server(config)
-    instance.lifespan = config.lifespan_class(config)
-    await instance.startup()
-    try:
-        yield instance.servers[0].sockets[0].getsockname()[1], seen
-    finally:
-        await instance.shutdown()
+    async with serving(application, ws, MAX_SIZE) as port:
+        yield port, seen
 
 
 class Client:
@@ -530,3 +512,70 @@ async def test_after_the_hand_over_a_ring_counts_only_the_pings_it_sends() -> No
         protocol.send_keepalive_ping()
         assert protocol.pending_ping_payload == ping.data  # the unanswered ping, not a new one
         assert KEEPALIVE.pings == pings + 1
+
+
+async def test_an_application_s_reader_takes_texts_at_once_and_queued_ones_first() -> None:
+    """Text messages go to the reader the application set while none waits in the queue; a
+    message it passes on is queued, and later ones queue behind it until the reader is set
+    again: the application sees every message once, in the order sent."""
+    taken: list[tuple[str, str]] = []
+    changed = asyncio.Event()
+
+    async def application(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket":
+            return
+        assert (await receive())["type"] == "websocket.connect"
+        await send({"type": "websocket.accept"})
+        reading = getattr(receive, "__self__", None)
+        assert isinstance(reading, FrameReadingProtocol)
+
+        def reader(value: str) -> None:
+            taken.append(("at once", value))
+            changed.set()
+            if value.startswith("wait"):  # its handling has to wait: on to the loop
+                reading.pass_on({"type": "app.waited", "text": value})
+
+        reading.reader = reader
+        while True:
+            message: Any = await receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            how = "passed on" if message["type"] == "app.waited" else "queued"
+            taken.append((how, message["text"]))
+            changed.set()
+            if message["text"] == "go on":
+                reading.reader = reader
+
+    async def count(n: int) -> None:
+        async with asyncio.timeout(GUARD_SECONDS):
+            while len(taken) < n:
+                changed.clear()
+                await changed.wait()
+
+    async with serving(application, FrameReadingProtocol, MAX_SIZE) as port:
+        client = await Client.connect(port)
+        try:
+            await client.send(b"".join(text(v) for v in ("a", "b", "wait", "c", "go on")))
+            await count(6)
+            await client.send(text("d") + text("wait 2"), text("e"))
+            await count(10)
+            await client.send(text("go on"))
+            await count(11)
+            await client.send(text("f"))
+            await count(12)
+        finally:
+            client.close()
+    assert taken == [
+        ("at once", "a"),
+        ("at once", "b"),
+        ("at once", "wait"),
+        ("passed on", "wait"),
+        ("queued", "c"),
+        ("queued", "go on"),
+        ("at once", "d"),
+        ("at once", "wait 2"),
+        ("passed on", "wait 2"),
+        ("queued", "e"),
+        ("queued", "go on"),
+        ("at once", "f"),
+    ]
