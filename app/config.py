@@ -150,6 +150,14 @@ class Settings(BaseSettings):
         "meanwhile (whatever it sends counts as an answer); a connection that has not "
         "answered within as long again is closed, and its player shown as away.",
     )
+    client_silence_seconds: float = Field(
+        7.0,
+        gt=0,
+        le=300,
+        description="Seconds a client that sends its own pings (the browser client does, "
+        "every 5 s) may go without sending anything before its link is taken for dead and "
+        "closed (1011).",
+    )
     max_rooms: int = Field(10_000, ge=1, description="Rooms held in memory at most.")
     rooms_per_address_per_minute: int = Field(
         30, ge=1, description="Rooms one address may create per minute."

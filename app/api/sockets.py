@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 from collections import Counter
 from collections.abc import Callable
+from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
+from starlette.types import Receive
 
 from app.api.deps import (
     AddressDep,
@@ -24,7 +26,9 @@ from app.cluster.moved import CLOSE_MOVED, Elsewhere
 from app.config import Settings
 from app.rooms import protocol
 from app.rooms.connection import Connection, TokenBucket, fit_close_reason
+from app.rooms.eager import run_at_once
 from app.rooms.frames import CONNECTIONS
+from app.rooms.inbound import CLOCK_SLACK, FrameReadingProtocol
 from app.rooms.live import LiveRoom
 from app.rooms.registry import RoomRegistry, hash_token
 
@@ -232,10 +236,10 @@ async def _serve(
 
 PING = '{"type":"ping"}'
 BINARY = "messages are JSON text frames; a binary frame is not read"
-# A client that pings keeps sending (the browser client something at least every 5 s): this
-# long without a message from it, its link is taken for dead, as a link whose pongs stop is (a
-# browser's network stack may go on answering the server's pings while the page hears nothing).
-CLIENT_SILENCE_SECONDS = 7.0
+# A client that pings keeps sending (the browser client something at least every 5 s): long
+# without a message from it (``client_silence_seconds``), its link is taken for dead, as a link
+# whose pongs stop is (a browser's network stack may go on answering the server's pings while
+# the page hears nothing).
 CLOSE_SILENT = 1011
 PONG = protocol.pong_frame(None)
 
@@ -245,45 +249,66 @@ def _size(text: str) -> int:
     return len(text) if text.isascii() else len(text.encode())
 
 
-async def _read(
-    websocket: WebSocket, connection: Connection, room: LiveRoom, settings: Settings
-) -> None:
-    bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
-    # Messages past the rate are refused; past the grace (one more forgiven a second) the
-    # connection is closed, so a flood costs the flooder its connection.
-    grace = TokenBucket(1.0, settings.rate_limit_grace)
-    limit = settings.max_message_bytes
-    receive = raw_receive(websocket)
-    silence: float | None = None  # once the client pings, how long it may stay silent
-    while True:
-        if connection.closing is None and silence is None:
-            message = await receive()
-        elif connection.closing is None:
-            try:
-                # A timeout scope, not wait_for: no task made for every message read.
-                async with asyncio.timeout(silence):
-                    message = await receive()
-            except TimeoutError:
-                # Its pings stopped: the link is dead even if the socket looks open.
-                connection.close(
-                    CLOSE_SILENT, "nothing from you, not even a ping: the link is dead"
-                )
-                return
-        else:
-            # Closing: what the client still sends is ignored while its close frame (queued
-            # behind anything it has not read yet) makes its way, for a bounded time.
-            try:
-                message = await asyncio.wait_for(receive(), CLOSE_WAIT_SECONDS)
-            except TimeoutError:
-                return
-        if message["type"] == "websocket.disconnect":
-            return
-        if connection.closing is not None:
-            continue
-        data = message.get("text")
+# What the reader hands its loop through the protocol's queue: a message taken at once whose
+# handling has to wait (the rest, to await), what that handling raised, or a change in how the
+# loop must wait (the connection closing, or the client's heartbeat begun).
+WAITING = "spectrum.waiting"
+FAILED = "spectrum.failed"
+RETHINK = "spectrum.rethink"
+
+
+class Reader:
+    """A connection's messages, taken one by one: the rate, the size, the client's heartbeat,
+    the parse, then the room.
+
+    Each message is taken at once when the server's protocol offers it (``at_once``, while
+    nothing waits in the protocol's queue), or read by ``_read``'s loop. A message taken at once
+    whose handling has to wait (the room's lock, a write to a distant database) hands the rest
+    to the loop, which finishes it before it reads on: messages are handled in order, each to
+    its end, as the loop alone would.
+    """
+
+    __slots__ = (
+        "bucket",
+        "connection",
+        "grace",
+        "heard",
+        "limit",
+        "loop",
+        "protocol",
+        "room",
+        "silence",
+        "silent_after",
+    )
+
+    def __init__(
+        self,
+        connection: Connection,
+        room: LiveRoom,
+        settings: Settings,
+        reading: FrameReadingProtocol | None,
+    ) -> None:
+        self.connection = connection
+        self.room = room
+        self.bucket = TokenBucket(settings.messages_per_second, settings.message_burst)
+        # Messages past the rate are refused; past the grace (one more forgiven a second) the
+        # connection is closed, so a flood costs the flooder its connection.
+        self.grace = TokenBucket(1.0, settings.rate_limit_grace)
+        self.limit = settings.max_message_bytes
+        self.silent_after = settings.client_silence_seconds
+        self.protocol = reading
+        self.loop = asyncio.get_running_loop()
+        self.silence: float | None = None  # once the client pings, how long it may stay silent
+        self.heard = self.loop.time()  # when the last message came
+
+    def take(self, data: str | None) -> protocol.ClientMessage | None:
+        """One message, text or not (None), up to the room: answered here (None), or parsed
+        for the room."""
+        connection = self.connection
+        self.heard = self.loop.time()
         # Every frame, oversized or binary or not, takes a token.
-        if not bucket.allow():
-            if grace.allow():
+        if not self.bucket.allow():
+            if self.grace.allow():
                 connection.push(
                     protocol.error_frame(
                         "rate_limited",
@@ -293,28 +318,123 @@ async def _read(
                 )
             else:
                 connection.close(CLOSE_POLICY, "too many messages for too long")
-            continue
+            return None
         if data is None:
             connection.push(protocol.error_frame("bad_message", BINARY))
-            continue
-        if _size(data) > limit:
+            return None
+        if _size(data) > self.limit:
             connection.push(
                 protocol.error_frame(
-                    "too_large", f"a message has at most {limit} bytes", protocol.peek_id(data)
+                    "too_large",
+                    f"a message has at most {self.limit} bytes",
+                    protocol.peek_id(data),
                 )
             )
-            continue
+            return None
         if data == PING:  # the client's heartbeat, the most common message
             connection.push(PONG)
-            silence = CLIENT_SILENCE_SECONDS
-            continue
+            self.silence = self.silent_after
+            return None
         try:
             parsed = protocol.parse_message(data)
         except protocol.BadMessage as error:
             connection.push(protocol.error_frame(error.code, error.message, error.message_id))
-            continue
+            return None
         if isinstance(parsed, protocol.Ping):  # the link is alive: nothing for the room to do
             connection.push(protocol.pong_frame(parsed.id))
-            silence = CLIENT_SILENCE_SECONDS
-            continue
-        await room.handle(connection, parsed)
+            self.silence = self.silent_after
+            return None
+        return parsed
+
+    def at_once(self, text: str) -> None:
+        """Take a text message in the protocol's own step (its ``reader``): what has to wait,
+        and a failure, go to the loop, and the protocol queues what comes meanwhile."""
+        if self.connection.closing is not None:
+            return  # ignored while the close makes its way, as the loop ignores it
+        silence = self.silence
+        try:
+            message = self.take(text)
+            waiting = (
+                None if message is None else run_at_once(self.room.handle(self.connection, message))
+            )
+        except Exception as error:  # as raised in the loop: the connection ends with it
+            self._to_loop({"type": FAILED, "error": error})
+            return
+        if waiting is not None:
+            self._to_loop({"type": WAITING, "rest": waiting})
+        elif self.connection.closing is not None or self.silence != silence:
+            # The loop waits a bounded time for the close, or times the client's silence.
+            self._to_loop({"type": RETHINK})
+
+    def offer(self) -> None:
+        """Have the protocol give text messages to ``at_once`` (while none is queued)."""
+        if self.protocol is not None and self.connection.closing is None:
+            self.protocol.reader = self.at_once
+
+    def withdraw(self) -> None:
+        """Have the protocol queue every message for the loop."""
+        if self.protocol is not None:
+            self.protocol.reader = None
+
+    def _to_loop(self, message: dict[str, Any]) -> None:
+        assert self.protocol is not None  # (only ``at_once`` passes messages on)
+        self.protocol.pass_on(message)
+
+
+def _reading_protocol(receive: Receive) -> FrameReadingProtocol | None:
+    """The server's protocol behind ``receive``, if it is the one that offers messages at once."""
+    reading = getattr(receive, "__self__", None)
+    return reading if isinstance(reading, FrameReadingProtocol) else None
+
+
+async def _read(
+    websocket: WebSocket, connection: Connection, room: LiveRoom, settings: Settings
+) -> None:
+    receive = raw_receive(websocket)
+    reader = Reader(connection, room, settings, _reading_protocol(receive))
+    loop = reader.loop
+    try:
+        while True:
+            reader.offer()
+            silence = reader.silence
+            if connection.closing is not None:
+                # Closing: what the client still sends is ignored while its close frame (queued
+                # behind anything it has not read yet) makes its way, for a bounded time.
+                reader.withdraw()
+                try:
+                    message = await asyncio.wait_for(receive(), CLOSE_WAIT_SECONDS)
+                except TimeoutError:
+                    return
+            elif silence is None:
+                message = await receive()
+            else:
+                try:
+                    # A timeout scope, not wait_for: no task made for every message read.
+                    async with asyncio.timeout_at(reader.heard + silence):
+                        message = await receive()
+                except TimeoutError:
+                    if reader.heard + silence - loop.time() > CLOCK_SLACK:
+                        continue  # heard from meanwhile, at once: wait from then
+                    # Its pings stopped: the link is dead even if the socket looks open.
+                    connection.close(
+                        CLOSE_SILENT, "nothing from you, not even a ping: the link is dead"
+                    )
+                    return
+            reader.withdraw()
+            kind = message["type"]
+            if kind == WAITING:
+                await message["rest"]
+                continue
+            if kind == FAILED:
+                raise message["error"]
+            if kind == RETHINK:
+                continue
+            if kind == "websocket.disconnect":
+                return
+            if connection.closing is not None:
+                continue
+            parsed = reader.take(message.get("text"))
+            if parsed is not None:
+                await room.handle(connection, parsed)
+    finally:
+        reader.withdraw()
