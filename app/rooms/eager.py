@@ -15,7 +15,8 @@ server and fails when the versions below change.
 
 from __future__ import annotations
 
-import contextlib
+import asyncio
+import logging
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any, cast
 
@@ -23,6 +24,7 @@ from starlette.types import Message, Send
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.protocol import OPEN
 
+log = logging.getLogger(__name__)
 # What the stepping, the direct writes and inbound.py's reading were checked with (see
 # tests/rooms/test_eager.py and test_inbound.py).
 CHECKED_WITH = {"python": "3.11", "uvicorn": "0.54.0", "uvloop": "0.23.0", "websockets": "17.4"}
@@ -38,17 +40,38 @@ class Waiting:
         self.waiting_on = waiting_on
 
     def __await__(self) -> Generator[Any, None, None]:
+        # What the coroutine yields goes to the task as if the coroutine had yielded it itself
+        # (a future, still marked ``_asyncio_future_blocking``, or None for a bare yield), and
+        # what the task sends or throws in goes to the coroutine: a cancellation reaches it
+        # where it waits, as it would in a task of its own (``asyncio.Lock.acquire`` then hands
+        # a lock it was given on to the next waiter).
+        coroutine = self.coroutine
+        waiting_on = self.waiting_on
+        while True:
+            try:
+                sent = yield waiting_on
+            except BaseException as error:
+                try:
+                    waiting_on = coroutine.throw(error)
+                except StopIteration:
+                    return
+            else:
+                try:
+                    waiting_on = coroutine.send(sent)
+                except StopIteration:
+                    return
+
+    def cancel(self) -> None:
+        """Cancel the coroutine where it waits, as a task's cancellation would, when nothing
+        will await it; what it still waits for after that is given up."""
         try:
-            # What the coroutine yielded goes to the task as if the coroutine had yielded it
-            # itself: a future (still marked ``_asyncio_future_blocking``) or None for a bare
-            # yield. A failure of that future reaches the coroutine when it resumes and reads
-            # its result.
-            with contextlib.suppress(Exception):
-                yield self.waiting_on
-        except BaseException:  # cancelled while waiting: the coroutine forgets its waiter
-            self.coroutine.close()
-            raise
-        yield from self.coroutine.__await__()
+            self.coroutine.throw(asyncio.CancelledError())
+        except (asyncio.CancelledError, StopIteration):
+            return
+        except Exception:
+            log.exception("a handling cancelled while it waited failed")
+            return
+        self.coroutine.close()  # it waits again (its own clean-up): not finished
 
 
 def run_at_once(coroutine: Coroutine[Any, Any, None]) -> Waiting | None:

@@ -22,7 +22,14 @@ from websockets.frames import Frame, Opcode
 from websockets.uri import parse_uri
 
 from app.api.middleware import RAW_SEND, KeepRawSend
-from app.rooms.eager import CHECKED_WITH, Waiting, direct_writer, frame_header, send_at_once
+from app.rooms.eager import (
+    CHECKED_WITH,
+    Waiting,
+    direct_writer,
+    frame_header,
+    run_at_once,
+    send_at_once,
+)
 
 FRAME_BYTES = 64 * 1024
 MAX_FRAMES = 2_000  # more than any socket buffer holds: a send must have waited by then
@@ -292,7 +299,7 @@ async def test_what_a_waiting_send_waited_on_fails_with_reaches_the_send() -> No
     assert len(seen) == 1
 
 
-async def test_a_waiting_send_cancelled_is_closed() -> None:
+async def test_a_waiting_send_cancelled_is_cancelled_where_it_waits() -> None:
     gate = asyncio.Event()
     ended: list[str] = []
 
@@ -314,3 +321,34 @@ async def test_a_waiting_send_cancelled_is_closed() -> None:
     with pytest.raises(asyncio.CancelledError):
         await writer
     assert ended == ["websocket.send"]
+
+
+async def test_a_coroutine_cancelled_as_a_lock_is_handed_to_it_hands_the_lock_on() -> None:
+    """The cancellation reaches the coroutine where it waits, as in a task of its own: the
+    lock's ``acquire`` then gives the lock it was just handed to the next waiter."""
+    loop = asyncio.get_running_loop()
+    lock = asyncio.Lock()
+    await lock.acquire()
+    got: list[str] = []
+
+    async def take(name: str) -> None:
+        async with lock:
+            got.append(name)
+
+    waiting = run_at_once(take("first"))
+    assert waiting is not None
+
+    async def finish() -> None:
+        await waiting
+
+    first = loop.create_task(finish())
+    await asyncio.sleep(0)  # its task waits on the lock
+    second = loop.create_task(take("second"))
+    await asyncio.sleep(0)
+    lock.release()  # handed to the first waiter...
+    first.cancel()  # ...whose task is cancelled before it runs again
+    with pytest.raises(asyncio.CancelledError):
+        await first
+    await asyncio.wait_for(second, GUARD_SECONDS)
+    assert got == ["second"]
+    assert not lock.locked()
