@@ -265,7 +265,10 @@ class Reader:
     nothing waits in the protocol's queue), or read by ``_read``'s loop. A message taken at once
     whose handling has to wait (the room's lock, a write to a distant database) hands the rest
     to the loop, which finishes it before it reads on: messages are handled in order, each to
-    its end, as the loop alone would.
+    its end, as the loop alone would. Until its handling first waits, a message taken at once
+    runs in the protocol's step, outside any task: what the room does before its first wait
+    must not need one (``asyncio.current_task()`` is None there, and ``asyncio.timeout`` would
+    refuse to run).
     """
 
     __slots__ = (
@@ -350,14 +353,19 @@ class Reader:
         """Take a text message in the protocol's own step (its ``reader``): what has to wait,
         and a failure, go to the loop, and the protocol queues what comes meanwhile."""
         if self.connection.closing is not None:
-            return  # ignored while the close makes its way, as the loop ignores it
+            # Closed from elsewhere (a kick, a newer connection, too far behind): ignored, as
+            # the loop ignores it, and the loop now waits a bounded time for the close.
+            self._to_loop({"type": RETHINK})
+            return
         silence = self.silence
         try:
             message = self.take(text)
             waiting = (
                 None if message is None else run_at_once(self.room.handle(self.connection, message))
             )
-        except Exception as error:  # as raised in the loop: the connection ends with it
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as error:  # as raised in the loop: the connection ends with it
             self._to_loop({"type": FAILED, "error": error})
             return
         if waiting is not None:
@@ -379,6 +387,17 @@ class Reader:
     def _to_loop(self, message: dict[str, Any]) -> None:
         assert self.protocol is not None  # (only ``at_once`` passes messages on)
         self.protocol.pass_on(message)
+
+    def abandon(self) -> None:
+        """The loop has ended (the client gone, or the server stopping): a handling passed on
+        and not finished is cancelled where it waits, as its task's would be."""
+        if self.protocol is None:
+            return
+        queue = self.protocol.queue
+        while not queue.empty():
+            message: Any = queue.get_nowait()
+            if message["type"] == WAITING:
+                message["rest"].cancel()
 
 
 def _reading_protocol(receive: Receive) -> FrameReadingProtocol | None:
@@ -438,3 +457,4 @@ async def _read(
                 await room.handle(connection, parsed)
     finally:
         reader.withdraw()
+        reader.abandon()
