@@ -51,7 +51,8 @@ class Answering:
         else:
             self.count += 1
             reply = "r"
-        self.write(reply.encode(), False)
+        if not self.write(reply.encode(), False):  # the client answers each: never paused
+            raise RuntimeError("the reply could not be written at once")
 
 
 def application(at_once: bool) -> ASGIApp:
