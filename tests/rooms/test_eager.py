@@ -352,3 +352,25 @@ async def test_a_coroutine_cancelled_as_a_lock_is_handed_to_it_hands_the_lock_on
     await asyncio.wait_for(second, GUARD_SECONDS)
     assert got == ["second"]
     assert not lock.locked()
+
+
+async def test_a_waiting_coroutine_nobody_will_await_is_cancelled_where_it_waits() -> None:
+    lock = asyncio.Lock()
+    await lock.acquire()
+    ended: list[str] = []
+
+    async def take(name: str) -> None:
+        try:
+            async with lock:
+                ended.append(f"{name} took the lock")
+        finally:
+            ended.append(f"{name} ended")
+
+    waiting = run_at_once(take("first"))
+    assert waiting is not None
+    second = asyncio.get_running_loop().create_task(take("second"))
+    await asyncio.sleep(0)  # the second waits on the lock too
+    lock.release()  # handed to the first waiter
+    waiting.cancel()
+    await asyncio.wait_for(second, GUARD_SECONDS)
+    assert ended == ["first ended", "second took the lock", "second ended"]
