@@ -69,7 +69,7 @@ class Waiting:
         except (asyncio.CancelledError, StopIteration):
             return
         except Exception:
-            log.exception("a handling cancelled while it waited failed")
+            log.exception("a coroutine cancelled while it waited failed as it ended")
             return
         self.coroutine.close()  # it waits again (its own clean-up): not finished
 
