@@ -13,7 +13,6 @@ from importlib.metadata import version
 from typing import Any
 
 import pytest
-import uvicorn
 import uvloop
 from starlette.types import Message, Receive, Scope, Send
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
@@ -30,6 +29,7 @@ from app.rooms.eager import (
     run_at_once,
     send_at_once,
 )
+from tests.rooms.inprocess import serving
 
 FRAME_BYTES = 64 * 1024
 MAX_FRAMES = 2_000  # more than any socket buffer holds: a send must have waited by then
@@ -114,22 +114,7 @@ async def serve_one_socket(check: Check) -> None:
         while (await receive())["type"] != "websocket.disconnect":
             pass
 
-    config = uvicorn.Config(
-        KeepRawSend(application),
-        host="127.0.0.1",
-        port=0,
-        http="httptools",
-        ws="websockets-sansio",
-        ws_per_message_deflate=False,
-        lifespan="off",
-        log_config=None,
-    )
-    config.load()
-    server = uvicorn.Server(config)
-    server.lifespan = config.lifespan_class(config)
-    await server.startup()
-    try:
-        port = server.servers[0].sockets[0].getsockname()[1]
+    async with serving(KeepRawSend(application), "websockets-sansio") as port:
         peer = await Peer.connect(port)
         try:
             send = await sends.get()
@@ -138,8 +123,6 @@ async def serve_one_socket(check: Check) -> None:
             await check(send, peer)
         finally:
             peer.close()
-    finally:
-        await server.shutdown()
 
 
 def frame(number: int) -> str:
