@@ -20,7 +20,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocket
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 
@@ -34,19 +34,28 @@ from app.rooms.live import LiveRoom
 from tests.databases import BACKENDS, fresh_database
 from tests.rooms.client import Client, close_all, open_table
 from tests.rooms.inprocess import serving
-from tests.server import FAST, running_server
+from tests.server import FAST, Server, running_server
 
 SILENCE_SECONDS = 4.0
 
 
-async def send_together(client: Client, messages: list[dict[str, Any]]) -> None:
+def write_together(ws: ClientConnection, messages: list[dict[str, Any]]) -> None:
     """Write ``messages`` to the socket in one piece: one text frame each, masked as a client's."""
-    assert client.ws is not None
     frames = [
         Frame(Opcode.TEXT, json.dumps(message).encode()).serialize(mask=True)
         for message in messages
     ]
-    client.ws.transport.write(b"".join(frames))
+    ws.transport.write(b"".join(frames))
+
+
+async def playing(server: Server) -> tuple[Client, Client]:
+    """A two-player table with its round dealt: the player whose turn it is, and the other."""
+    table = await open_table(server, 2, turn_seconds=0, rounds=1)
+    ann, bob = table.players
+    await ann.act("start")
+    await ann.wait_for(lambda s: s["status"] == "playing")
+    await bob.wait_for(lambda s: s["status"] == "playing")
+    return (ann, bob) if ann.my_turn() else (bob, ann)
 
 
 def position(client: Client, message_id: str) -> int:
@@ -65,17 +74,13 @@ async def answered(client: Client, *message_ids: str) -> None:
 
 async def test_a_message_that_waits_holds_back_the_ones_sent_with_it() -> None:
     with running_server(**FAST) as server:
-        table = await open_table(server, 2, turn_seconds=0, rounds=1)
-        ann, bob = table.players
-        await ann.act("start")
-        await ann.wait_for(lambda s: s["status"] == "playing")
-        await bob.wait_for(lambda s: s["status"] == "playing")
-        mover, other = (ann, bob) if ann.my_turn() else (bob, ann)
+        mover, other = await playing(server)
         move = mover.random_move(random.Random(1), knock_chance=0)
         # The hint is worked out in a bot's process: its handling waits. The move and the
         # second hint come in the same read, and wait for it.
-        await send_together(
-            mover,
+        assert mover.ws is not None
+        write_together(
+            mover.ws,
             [
                 {"type": "hint", "id": "h1"},
                 {**move, "id": "m1"},
@@ -103,20 +108,16 @@ async def test_a_take_and_its_discard_sent_together_are_played_in_order(backend:
         fresh_database(backend, Path(folder)) as url,
         running_server(url, **FAST) as server,
     ):
-        table = await open_table(server, 2, turn_seconds=0, rounds=1)
-        ann, bob = table.players
-        await ann.act("start")
-        await ann.wait_for(lambda s: s["status"] == "playing")
-        await bob.wait_for(lambda s: s["status"] == "playing")
-        mover, other = (ann, bob) if ann.my_turn() else (bob, ann)
+        mover, other = await playing(server)
         assert mover.state is not None
         kept = mover.state["you"]["hand"][0]  # in the hand before the take: a legal discard
         take = mover.random_move(random.Random(2), knock_chance=0)
         assert take["type"] == "take"
         # With PostgreSQL each is written before it is shown, so the take's handling waits
         # for the database while the discard is already read.
-        await send_together(
-            mover,
+        assert mover.ws is not None
+        write_together(
+            mover.ws,
             [
                 {**take, "id": "t"},
                 {"type": "discard", "cards": [kept], "id": "d"},
@@ -204,11 +205,7 @@ async def test_a_failure_in_handling_a_message_taken_at_once_ends_that_connectio
                 await ws.send(json.dumps(chats[0]))
                 await ws.send(json.dumps({"type": "ping"}))
                 assert json.loads(await ws.recv())["type"] == "pong"  # "a" is handled
-                frames = [
-                    Frame(Opcode.TEXT, json.dumps(chat).encode()).serialize(mask=True)
-                    for chat in chats[1:]
-                ]
-                ws.transport.write(b"".join(frames))
+                write_together(ws, chats[1:])
                 with pytest.raises(ConnectionClosed) as closed:
                     await ws.recv()
                 assert closed.value.rcvd is None  # dropped, as for any failure of the app
