@@ -375,9 +375,10 @@ class Reader:
             self._to_loop({"type": RETHINK})
 
     def offer(self) -> None:
-        """Have the protocol give text messages to ``at_once`` (while none is queued)."""
-        if self.protocol is not None and self.connection.closing is None:
-            self.protocol.reader = self.at_once
+        """Have the protocol give text messages to ``at_once`` (while none is queued), or,
+        once the connection is closing, queue every message for the loop."""
+        if self.protocol is not None:
+            self.protocol.reader = self.at_once if self.connection.closing is None else None
 
     def withdraw(self) -> None:
         """Have the protocol queue every message for the loop."""
@@ -419,7 +420,6 @@ async def _read(
             if connection.closing is not None:
                 # Closing: what the client still sends is ignored while its close frame (queued
                 # behind anything it has not read yet) makes its way, for a bounded time.
-                reader.withdraw()
                 try:
                     message = await asyncio.wait_for(receive(), CLOSE_WAIT_SECONDS)
                 except TimeoutError:
