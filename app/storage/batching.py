@@ -2,16 +2,24 @@
 they are.
 
 Operations are written as soon as they come, but no sooner than ``flush_seconds`` after the
-previous write began (0 by default) and never while the previous write is under way: what comes
-meanwhile goes into the next batch, so a quiet server writes each change at once and a busy one
-writes many in one. Each caller waits for its own operations at most ``wait_seconds`` and is
-told whether they were written; operations not yet written stay queued, in order, and are
-retried after a pause that grows, so a caller can wait for them again (``saved``) without a
-bound, outside any lock. A write that hangs fails after ``write_seconds``. A batch the database
-refuses for what it holds (a constraint, a value it cannot store), not for being away, is
-written again room by room: the rooms whose operations are refused are held apart and retried
-on their own, and every other room's writes go on. At a stop, what the database did not take
-is kept in the outbox file (``outbox.py``) and written first at the next start.
+previous write began (0 by default), and not while a write is under way: what comes meanwhile
+goes into the next batch, so a quiet server writes each change at once and a busy one writes
+many in one. A backend that can write on several connections at once (``lanes``; PostgreSQL's
+two) has a second batch begun while the first is under way when the first takes several round
+trips (a finished round, a snapshot, a cluster's fenced batch), so that no room's move waits
+behind them; never while it holds moves' events alone, one statement, which is soon done. No
+two batches under way have a room in common: a room's operations are written in the order they
+came.
+
+Each caller waits for its own operations at most ``wait_seconds`` and is told whether they were
+written; operations not yet written stay queued, in order, and are retried after a pause that
+grows (one lane tries the database again, the others wait for it), so a caller can wait for
+them again (``saved``) without a bound, outside any lock. A write that hangs fails after
+``write_seconds``. A batch the database refuses for what it holds (a constraint, a value it
+cannot store), not for being away, is written again room by room: the rooms whose operations
+are refused are held apart and retried on their own, and every other room's writes go on. At a
+stop, what the database did not take is kept in the outbox file (``outbox.py``) and written
+first at the next start.
 """
 
 from __future__ import annotations
@@ -28,7 +36,7 @@ from sqlalchemy import exc as sql_errors
 
 from app.rooms.store import FinishedRound
 from app.running_loop import RunningLoop
-from app.storage.journal import Batch, Fence, Fenced, JournalBackend, Op, Tenure
+from app.storage.journal import Batch, Events, Fence, Fenced, JournalBackend, Op, Tenure
 from app.storage.outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -62,12 +70,19 @@ class BatchWriter:
         self.write_seconds = write_seconds
         self.outbox = outbox
         self._queue: list[Pending] = []
+        # Batches that may be under way at once (rooms apart), as the backend allows.
+        self.lanes = max(1, getattr(backend, "lanes", 1))
+        # Every entry being written, whatever its lane.
         self._writing: list[Pending] = []
-        self._last: asyncio.Future[None] | None = None
+        # Set when entries were left queued until a write under way ends (their room is being
+        # written, or they are a later hold on a room being written): its end wakes the writer.
+        self._wake_after_write = False
+        # Writes under way whose batch holds moves' events only (one statement).
+        self._quick_under_way = 0
         # Resolved (and replaced) at each failed write, so that waiters are told at once.
         self._failure: asyncio.Future[None] | None = None
         self._wakeup = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._tasks: list[asyncio.Task[None]] = []
         self._loop = RunningLoop()
         self._last_write = float("-inf")
         self._attempt = 0
@@ -91,7 +106,7 @@ class BatchWriter:
 
     def start(self) -> None:
         """Start writing in the background."""
-        self._task = asyncio.create_task(self._run())
+        self._tasks = [asyncio.create_task(self._run()) for _ in range(self.lanes)]
 
     async def stop(self, grace: float = 5.0) -> None:
         """Write what is pending (within ``grace`` seconds), keep in the outbox what could not
@@ -102,10 +117,11 @@ class BatchWriter:
         while self._worth_waiting_for() and loop.time() < deadline:
             self._wakeup.set()
             await asyncio.sleep(0.02)
-        if self._task is not None:
-            self._task.cancel()
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+                await task
         unsaved = [op for pending in self._queue for op in pending.ops]
         self.kept_rooms = {_room_of(op) for op in unsaved}
         if unsaved and self.outbox is not None:
@@ -212,10 +228,10 @@ class BatchWriter:
 
     def oldest_unsaved_seconds(self) -> float:
         """How long the oldest operation not yet written has waited (0 when none waits)."""
-        waiting = self._writing or self._queue
-        if not waiting:
+        firsts = [entries[0].since for entries in (self._writing, self._queue) if entries]
+        if not firsts:
             return 0.0
-        return self._loop().time() - waiting[0].since
+        return self._loop().time() - min(firsts)
 
     async def write(self, ops: Sequence[Op]) -> bool:
         """Queue the operations; True once they and those before are written, False if that
@@ -260,14 +276,11 @@ class BatchWriter:
         """Wait, however long it takes, until everything queued so far (of ``room`` alone, if
         given: another room's may be refused for good) is written, or dropped, its room held
         by a newer owner."""
-        if room is None:
-            waiting = [self._last] if self._last is not None else []
-        else:
-            waiting = [
-                pending.written
-                for pending in (*self._writing, *self._queue)
-                if any(_room_of(op) == room for op in pending.ops)
-            ]
+        waiting = [
+            pending.written
+            for pending in (*self._writing, *self._queue)
+            if room is None or any(_room_of(op) == room for op in pending.ops)
+        ]
         waiting = [future for future in waiting if not future.done()]
         if waiting:
             await asyncio.wait(waiting)  # neither cancels them nor raises if one was cancelled
@@ -286,11 +299,8 @@ class BatchWriter:
         pending = Pending(list(ops), written, loop.time())
         if first:
             self._queue.insert(0, pending)
-            if self._last is None:
-                self._last = written
         else:
             self._queue.append(pending)
-            self._last = written
         return written
 
     async def _run(self) -> None:
@@ -307,12 +317,23 @@ class BatchWriter:
         """Write everything queued as one batch, but the rooms the database refuses: those are
         written apart, each on its own, once their pause is over. A batch never holds writes
         of two holds on one room (a cluster's node that dropped a room and claimed it again):
-        the later ones wait for the next batch, so each is checked at its own epoch."""
+        the later ones wait for the next batch, so each is checked at its own epoch. Nor does
+        it hold a room another lane is writing: those operations wait for that write's end."""
         loop = self._loop()
-        self._last_write = loop.time()
+        if self._writing and (self.failing or self._quick_under_way):
+            # Another lane is trying the database again (one try at a time), or writing a
+            # batch of moves' events, one round trip: what comes meanwhile joins the next batch
+            # once it ends, which costs less than a batch of its own.
+            self._wake_after_write = True
+            return
         entries, self._queue = _one_hold_each(self._queue)
         if self._queue:
-            self._wakeup.set()
+            self._wake_after_write = True  # a later hold on a room: once this write ends
+        if self._writing:
+            entries, busy = _hold(entries, {_room_of(op) for p in self._writing for op in p.ops})
+            if busy:
+                self._queue = busy + self._queue
+                self._wake_after_write = True
         if self.refused:
             entries, held = _hold(entries, set(self.refused))
             if held and loop.time() < self._refused_retry_at:
@@ -322,7 +343,11 @@ class BatchWriter:
             held = []
         if not entries and not held:
             return
-        self._writing = entries + held
+        self._last_write = loop.time()
+        mine = entries + held
+        self._writing.extend(mine)
+        quick = all(type(op) is Events for pending in mine for op in pending.ops)
+        self._quick_under_way += quick
         refused = set(self.refused)
         try:
             if entries:
@@ -335,12 +360,17 @@ class BatchWriter:
             queued = {id(pending) for pending in self._queue}
             self._queue = [
                 pending
-                for pending in self._writing
+                for pending in mine
                 if not pending.written.done() and id(pending) not in queued
             ] + self._queue
             raise
         finally:
-            self._writing = []
+            self._quick_under_way -= quick
+            written = {id(pending) for pending in mine}
+            self._writing = [pending for pending in self._writing if id(pending) not in written]
+            if self._wake_after_write:
+                self._wake_after_write = False
+                self._wakeup.set()
         if held or set(self.refused) - refused:
             self._refused_pause()  # once, whether rooms were tried again or newly refused
 

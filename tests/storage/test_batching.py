@@ -5,6 +5,7 @@ is done, written before a stop or kept in the outbox."""
 from __future__ import annotations
 
 import asyncio
+import random
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
@@ -19,8 +20,10 @@ from app.storage.outbox import Outbox
 
 
 class FlakyJournal(MemoryJournal):
-    """The memory journal, away while ``down`` is set, held up while ``gate`` is closed, and
-    refusing the operations of the room ``refuse`` names as a broken constraint would."""
+    """The memory journal, away while ``down`` is set, held up while ``gate`` is closed (a
+    room's writes while its gate in ``gates`` is), and refusing the operations of the room
+    ``refuse`` names as a broken constraint would. It counts the most writes it was given at
+    once, and the writes given while another with a room in common was under way."""
 
     def __init__(self, inline: bool = False) -> None:
         super().__init__()
@@ -29,12 +32,39 @@ class FlakyJournal(MemoryJournal):
         self.gate = asyncio.Event()
         self.gate.set()
         self.refuse: str | None = None
+        self.gates: dict[str, asyncio.Event] = {}
         self.attempts: list[list[Op]] = []
+        self.under_way = 0
+        self.most_at_once = 0
+        self.rooms_under_way: list[str] = []
+        self.overlaps = 0
         self.closed = False
+
+    def hold(self, code: str) -> asyncio.Event:
+        """Hold up the writes of room ``code`` until the gate returned is set."""
+        gate = self.gates[code] = asyncio.Event()
+        return gate
 
     async def write(self, batch: Batch) -> None:
         self.attempts.append(list(batch.ops))
+        self.under_way += 1
+        self.most_at_once = max(self.most_at_once, self.under_way)
+        rooms = {getattr(op, "code", "") for op in batch.ops}
+        self.overlaps += bool(rooms & set(self.rooms_under_way))
+        self.rooms_under_way.extend(rooms)
+        try:
+            await self._write(batch)
+        finally:
+            self.under_way -= 1
+            for code in rooms:
+                self.rooms_under_way.remove(code)
+
+    async def _write(self, batch: Batch) -> None:
         await self.gate.wait()
+        for op in batch.ops:
+            gate = self.gates.get(getattr(op, "code", ""))
+            if gate is not None:
+                await gate.wait()
         if self.down:
             raise ConnectionError("the database is away")
         if self.refuse is not None and any(
@@ -237,3 +267,184 @@ async def test_an_entry_holding_two_holds_on_a_room_is_written_not_deferred_for_
     assert journal.attempts[0] == kept
     (stored,) = await journal.restore()
     assert [event["name"] for _, event in sorted(stored.events.items())] == ["Ann", "Bob"]
+
+
+class TwoLaneJournal(FlakyJournal):
+    """The flaky journal, writing two batches at once."""
+
+    lanes = 2
+
+
+def names(journal: FlakyJournal, code: str) -> list[str]:
+    room = journal.rooms[code]
+    return [event["name"] for _, event in sorted(room.events.items())]
+
+
+async def test_a_second_lane_writes_other_rooms_while_a_slow_batch_is_under_way() -> None:
+    """A batch of several statements (here a new room's) held up in the database does not hold
+    up another room's moves; the held room's next move waits for its first."""
+    journal = TwoLaneJournal()
+    writer = BatchWriter(journal, flush_seconds=0)
+    writer.start()
+    try:
+        await writer.write([room("BBBB-BBBB")])
+        gate = journal.hold("AAAA-AAAA")
+        first = asyncio.create_task(
+            writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")])
+        )
+        await until(lambda: journal.under_way == 1)
+        assert await asyncio.wait_for(writer.write([joined("BBBB-BBBB", 0, "Bob")]), 30) is True
+        assert names(journal, "BBBB-BBBB") == ["Bob"]
+        assert journal.most_at_once == 2
+        second = asyncio.create_task(writer.write([joined("AAAA-AAAA", 1, "Cy")]))
+        assert await asyncio.wait_for(writer.write([joined("BBBB-BBBB", 1, "Di")]), 30) is True
+        assert not second.done()
+        assert all(
+            op != joined("AAAA-AAAA", 1, "Cy") for attempt in journal.attempts for op in attempt
+        )
+        assert "AAAA-AAAA" not in journal.rooms
+        gate.set()
+        assert await asyncio.wait_for(asyncio.gather(first, second), 30) == [True, True]
+        assert names(journal, "AAAA-AAAA") == ["Ann", "Cy"]
+        assert names(journal, "BBBB-BBBB") == ["Bob", "Di"]
+        assert journal.overlaps == 0
+        assert writer.backlog == 0
+    finally:
+        await writer.stop()
+
+
+async def test_no_second_lane_while_a_batch_of_moves_alone_is_under_way() -> None:
+    """Moves' events are one statement, soon written: what comes meanwhile joins the next
+    batch rather than a batch of its own."""
+    journal = TwoLaneJournal()
+    writer = BatchWriter(journal, flush_seconds=0)
+    writer.start()
+    try:
+        await writer.write([room("AAAA-AAAA"), room("BBBB-BBBB"), room("CCCC-CCCC")])
+        gate = journal.hold("AAAA-AAAA")
+        first = asyncio.create_task(writer.write([joined("AAAA-AAAA", 0, "Ann")]))
+        await until(lambda: journal.under_way == 1)
+        others = asyncio.gather(
+            writer.write([joined("BBBB-BBBB", 0, "Bob")]),
+            writer.write([joined("CCCC-CCCC", 0, "Cy")]),
+        )
+        for _ in range(20):
+            await asyncio.sleep(0.005)
+        assert journal.under_way == 1
+        assert journal.most_at_once == 1
+        gate.set()
+        assert await asyncio.wait_for(asyncio.gather(first, others), 30) == [True, [True, True]]
+        assert journal.attempts[-1] == [joined("BBBB-BBBB", 0, "Bob"), joined("CCCC-CCCC", 0, "Cy")]
+        assert journal.most_at_once == 1
+    finally:
+        await writer.stop()
+
+
+async def test_two_lanes_while_the_database_is_away_try_it_one_at_a_time() -> None:
+    journal = TwoLaneJournal()
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=0.05)
+    writer.start()
+    try:
+        journal.down = True
+        assert await writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")]) is False
+        assert writer.failing
+        journal.gate.clear()  # the next try hangs, under way
+        tried = len(journal.attempts)
+        await until(lambda: len(journal.attempts) > tried)  # tried again, after a pause
+        journal.most_at_once = journal.under_way
+        # Another room's writes, while that try is under way: they wait for it, not tried
+        # on the other lane against a database that is away.
+        for code in ("BBBB-BBBB", "CCCC-CCCC"):
+            assert await writer.write([room(code), joined(code, 0, "Ann")]) is False
+            writer.queue(joined(code, 1, "Bob"))
+        writer.queue(joined("AAAA-AAAA", 1, "Bob"))
+        await asyncio.sleep(0.1)
+        assert journal.most_at_once == 1
+        journal.down = False
+        journal.gate.set()
+        await asyncio.wait_for(writer.saved(), timeout=30)
+        assert not writer.failing
+        for code in ("AAAA-AAAA", "BBBB-BBBB", "CCCC-CCCC"):
+            assert names(journal, code) == ["Ann", "Bob"]
+    finally:
+        await writer.stop()
+
+
+async def test_stopping_with_two_writes_under_way_keeps_both_in_the_outbox(
+    tmp_path: Path,
+) -> None:
+    journal = TwoLaneJournal()
+    outbox = Outbox(tmp_path / "outbox")
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=0.05, outbox=outbox)
+    writer.start()
+    journal.hold("AAAA-AAAA")
+    journal.hold("BBBB-BBBB")
+    a: list[Op] = [room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")]
+    b: list[Op] = [room("BBBB-BBBB"), joined("BBBB-BBBB", 0, "Bob")]
+    assert await writer.write(a) is False
+    assert await writer.write(b) is False
+    assert journal.under_way == 2
+    writer.queue(joined("AAAA-AAAA", 1, "Cy"))
+    await writer.stop(grace=0.1)
+    assert journal.rooms == {}
+    kept = outbox.read()
+    assert [op for op in kept if op.code == "AAAA-AAAA"] == [*a, joined("AAAA-AAAA", 1, "Cy")]
+    assert [op for op in kept if op.code == "BBBB-BBBB"] == b
+
+
+class SlowJournal(TwoLaneJournal):
+    """The two-lane journal, each write taking a while of the random ``pause`` length."""
+
+    def __init__(self, pauses: random.Random) -> None:
+        super().__init__()
+        self.pauses = pauses
+
+    async def _write(self, batch: Batch) -> None:
+        await asyncio.sleep(self.pauses.choice((0, 0, 0.001, 0.003)))
+        await super()._write(batch)
+
+
+@pytest.mark.parametrize("seed", range(3))
+async def test_two_lanes_never_leave_a_write_waiting_and_keep_each_room_in_order(
+    seed: int,
+) -> None:
+    """Rooms' writes come at random moments, some of several statements (a second lane opens
+    while one is under way), some while both lanes are busy, some for a room being written,
+    some in bursts: each is written (no wake-up is missed, which nothing else would make up for
+    when writes are few), and every room's in the order they came."""
+    chance = random.Random(seed)
+    journal = SlowJournal(random.Random(seed + 100))
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
+    writer.start()
+    codes = [f"ROOM-{n:04d}" for n in range(6)]
+    sent: dict[str, int] = dict.fromkeys(codes, 0)
+
+    def event(code: str) -> Events:
+        seq = sent[code]
+        sent[code] += 1
+        return joined(code, seq, f"n{seq}")
+
+    async def player(code: str) -> list[bool]:
+        said = [await writer.write([room(code)])]
+        while sent[code] < 25:
+            await asyncio.sleep(chance.choice((0, 0, 0.0005, 0.002)))
+            ops: list[Op] = [event(code)]
+            if chance.random() < 0.3:
+                ops.insert(0, room(code))  # several statements: a second lane may open
+            if chance.random() < 0.3:
+                writer.queue(*ops)  # not waited for: the next may find it under way
+            else:
+                said.append(await writer.write(ops))
+        await writer.saved(code)
+        return said
+
+    try:
+        said = await asyncio.wait_for(asyncio.gather(*map(player, codes)), timeout=60)
+        assert all(all(answers) for answers in said)
+        assert journal.most_at_once == 2
+        for code in codes:
+            assert names(journal, code) == [f"n{seq}" for seq in range(25)]
+        assert journal.overlaps == 0  # no two writes under way at once had a room in common
+        assert writer.backlog == 0
+    finally:
+        await writer.stop()

@@ -1,13 +1,18 @@
 """The PostgreSQL journal on the real server: a batch is written all or none, whether it is the
-usual one statement of moves' events (one round trip) or several in a transaction."""
+usual one statement of moves' events (one round trip) or several in a transaction; two batches
+are written at once, rooms apart, each room's in order."""
 
 from __future__ import annotations
 
+import asyncio
+
 import asyncpg
 import pytest
+from sqlalchemy import make_url
 
 from app.rooms.settings import RoomSettings
 from app.storage.backends.postgresql import PostgresJournal
+from app.storage.batching import BatchWriter
 from app.storage.db import make_engine
 from app.storage.journal import Batch, Events, Forget, NewRoom
 from tests.databases import postgres_database
@@ -56,4 +61,41 @@ async def test_a_batch_is_written_all_or_none() -> None:
             assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Bob", "Eve"]}
         finally:
             await journal.close()
+            await engine.dispose()
+
+
+async def test_a_room_held_up_in_the_database_holds_up_no_other_room() -> None:
+    """Another transaction holds the row a new room's write inserts: that write (several
+    statements) waits in the database, another room's moves are written meanwhile on the second
+    connection, and the held room's next move waits for its first."""
+    with postgres_database() as url:
+        migrate(url)
+        engine = make_engine(url)
+        journal = PostgresJournal(engine)
+        writer = BatchWriter(journal, flush_seconds=0, wait_seconds=0.2)
+        writer.start()
+        other = await asyncpg.connect(
+            make_url(url).set(drivername="postgresql").render_as_string(False)
+        )
+        try:
+            assert await writer.write([NewRoom("BBBB-BBBB", SETTINGS, 1)])
+            holding = other.transaction()
+            await holding.start()
+            await other.execute(
+                "INSERT INTO live_rooms (code, settings, created_at) VALUES ('AAAA-AAAA', '{}', 1)"
+            )
+            new = [NewRoom("AAAA-AAAA", SETTINGS, 1), joined("AAAA-AAAA", 0, "Ann")]
+            assert await writer.write(new) is False  # waits in the database
+            assert await writer.write([joined("BBBB-BBBB", 0, "Bob")]) is True
+            writer.queue(joined("AAAA-AAAA", 1, "Cy"))
+            assert await writer.write([joined("BBBB-BBBB", 1, "Di")]) is True
+            assert await stored(journal) == {"BBBB-BBBB": ["Bob", "Di"]}
+            assert not writer.failing
+            await holding.rollback()
+            await asyncio.wait_for(writer.saved(), timeout=30)
+            assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Cy"], "BBBB-BBBB": ["Bob", "Di"]}
+            assert len(journal.idle) == 2
+        finally:
+            await other.close()
+            await writer.stop()
             await engine.dispose()

@@ -1,8 +1,11 @@
-"""The journal in PostgreSQL, written through asyncpg on one connection kept for it.
+"""The journal in PostgreSQL, written through asyncpg on connections kept for it.
 
 This is the hottest write of the server (every accepted action), so it skips the ORM and the
 pool: each batch is one transaction of the compiled statements run by the driver itself (a
-fraction of the CPU of going through SQLAlchemy's async adapters).
+fraction of the CPU of going through SQLAlchemy's async adapters). Two batches may be under way
+at once, each on its own connection (``lanes``): while a batch of several statements is written
+(a finished round, a snapshot, a cluster's fenced batch: a round trip each), other rooms' moves
+are written beside it rather than behind it.
 """
 
 from __future__ import annotations
@@ -24,27 +27,30 @@ from app.storage.statements import (
 
 
 class PostgresJournal:
-    """One connection, kept, that writes batches as single transactions."""
+    """Connections, kept, that write batches as single transactions, one batch each at a
+    time."""
 
     inline = False
+    lanes = 2
 
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
         self.statements = Statements(engine.dialect)
-        self.connection: AsyncConnection | None = None
-        self.driver: Any = None  # the asyncpg connection under ``connection``
+        # Connections between writes, each with the asyncpg connection under it.
+        self.idle: list[tuple[AsyncConnection, Any]] = []
 
     async def write(self, batch: Batch) -> None:
-        """Write the batch in one transaction; on failure the connection is dropped."""
+        """Write the batch in one transaction; on failure its connection is dropped, and the
+        idle ones with it (the database may have gone away under them too)."""
         plan = self.statements.plan(batch.ops)
         fences = {op.code: op.tenure.epoch for op in batch.ops if isinstance(op, Fence)}
+        connection: AsyncConnection | None = None
         try:
-            driver = self.driver
-            if driver is None:
-                if self.connection is None:
-                    self.connection = await self.engine.connect()
-                raw = await self.connection.get_raw_connection()
-                driver = self.driver = raw.driver_connection
+            if self.idle:
+                connection, driver = self.idle.pop()
+            else:
+                connection = await self.engine.connect()
+                driver = (await connection.get_raw_connection()).driver_connection
             if len(plan) == 1 and not fences:
                 # The usual batch, moves' events only: one statement, which asyncpg runs as a
                 # transaction of its own, in one round trip rather than three (and for a single
@@ -54,19 +60,22 @@ class PostgresJournal:
                     await driver.execute(statement.sql, *rows[0])
                 else:
                     await driver.executemany(statement.sql, rows)
-                return
-            async with driver.transaction():
-                if any(type(op) is Forget and op.code in fences for op in batch.ops):
-                    # A room's journal is deleted only by its owner: checked, and the room's
-                    # row locked against a newer claim, before anything is deleted.
-                    await self._check_fences(driver, fences)
-                for statement, rows in plan:
-                    await driver.executemany(statement.sql, rows)
-                if fences:
-                    await self._check_fences(driver, fences)
+            else:
+                async with driver.transaction():
+                    if any(type(op) is Forget and op.code in fences for op in batch.ops):
+                        # A room's journal is deleted only by its owner: checked, and the
+                        # room's row locked against a newer claim, before anything is deleted.
+                        await self._check_fences(driver, fences)
+                    for statement, rows in plan:
+                        await driver.executemany(statement.sql, rows)
+                    if fences:
+                        await self._check_fences(driver, fences)
         except BaseException:
+            if connection is not None:
+                await _drop(connection)
             await self.close()
             raise
+        self.idle.append((connection, driver))
 
     @staticmethod
     async def _check_fences(driver: Any, fences: dict[str, int]) -> None:
@@ -88,11 +97,16 @@ class PostgresJournal:
         await ping(self.engine)
 
     async def close(self) -> None:
-        """Give the connection back (or drop it if it broke)."""
-        connection, self.connection = self.connection, None
-        self.driver = None
-        if connection is not None:
-            with contextlib.suppress(Exception):
-                await connection.invalidate()
-            with contextlib.suppress(Exception):
-                await connection.close()
+        """Drop the idle connections (a write under way drops its own when it fails)."""
+        idle, self.idle = self.idle, []
+        for connection, _ in idle:
+            await _drop(connection)
+
+
+async def _drop(connection: AsyncConnection) -> None:
+    """Let a connection go without giving it back to the pool: it may be broken, or inside a
+    transaction a cancelled write left."""
+    with contextlib.suppress(Exception):
+        await connection.invalidate()
+    with contextlib.suppress(Exception):
+        await connection.close()
