@@ -340,6 +340,34 @@ async def test_no_second_lane_while_a_batch_of_moves_alone_is_under_way() -> Non
         await writer.stop()
 
 
+async def test_no_second_lane_before_a_slow_batch_has_been_under_way_a_while() -> None:
+    """A batch of several statements with the database near is soon written too: a second
+    lane opens beside it only once it has been under way ``second_lane_after``."""
+    journal = TwoLaneJournal()
+    writer = BatchWriter(journal, flush_seconds=0, second_lane_after=3600)
+    writer.start()
+    try:
+        await writer.write([room("BBBB-BBBB")])
+        gate = journal.hold("AAAA-AAAA")
+        first = asyncio.create_task(
+            writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")])
+        )
+        await until(lambda: journal.under_way == 1)
+        other = asyncio.create_task(writer.write([joined("BBBB-BBBB", 0, "Bob")]))
+        for _ in range(20):
+            await asyncio.sleep(0.005)
+        assert journal.most_at_once == 1
+        writer.second_lane_after = 0
+        writer.queue(joined("BBBB-BBBB", 1, "Cy"))  # wakes the writer: the lane opens now
+        assert await asyncio.wait_for(other, 30) is True
+        assert journal.most_at_once == 2
+        assert names(journal, "BBBB-BBBB") == ["Bob", "Cy"]
+        gate.set()
+        assert await asyncio.wait_for(first, 30) is True
+    finally:
+        await writer.stop()
+
+
 async def test_two_lanes_while_the_database_is_away_try_it_one_at_a_time() -> None:
     journal = TwoLaneJournal()
     writer = BatchWriter(journal, flush_seconds=0, wait_seconds=0.05)
