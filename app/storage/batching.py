@@ -89,8 +89,10 @@ class BatchWriter:
         # when each other write under way has been.
         self._quick_under_way = 0
         self._slow_since: list[float] = []
-        # Resolved (and replaced) at each failed write, so that waiters are told at once.
+        # Resolved (and replaced) at each failed write, so that waiters are told at once;
+        # meanwhile, the writes of the entries another lane is writing (not told).
         self._failure: asyncio.Future[None] | None = None
+        self._beside_failure: set[int] = set()
         self._wakeup = asyncio.Event()
         self._tasks: list[asyncio.Task[None]] = []
         self._loop = RunningLoop()
@@ -238,10 +240,10 @@ class BatchWriter:
 
     def oldest_unsaved_seconds(self) -> float:
         """How long the oldest operation not yet written has waited (0 when none waits)."""
-        firsts = [entries[0].since for entries in (self._writing, self._queue) if entries]
-        if not firsts:
+        waiting = [pending.since for pending in (*self._writing, *self._queue)]
+        if not waiting:
             return 0.0
-        return self._loop().time() - min(firsts)
+        return self._loop().time() - min(waiting)
 
     async def write(self, ops: Sequence[Op]) -> bool:
         """Queue the operations; True once they and those before are written, False if that
@@ -271,16 +273,25 @@ class BatchWriter:
             failure = self._failure = loop.create_future()
         told: asyncio.Future[None] = loop.create_future()
         tell = partial(_tell, told)
+        failed = partial(self._told_of_failure, told, written)
         written.add_done_callback(tell)
-        failure.add_done_callback(tell)
+        failure.add_done_callback(failed)
         timer = loop.call_later(self.wait_seconds, tell, None)
         try:
             await told
         finally:
             timer.cancel()
             written.remove_done_callback(tell)
-            failure.remove_done_callback(tell)
+            failure.remove_done_callback(failed)
         return written.done() and not written.cancelled()
+
+    def _told_of_failure(
+        self, told: asyncio.Future[None], written: asyncio.Future[None], _: object
+    ) -> None:
+        """A write failed: its waiters are told at once, and those whose operations wait
+        behind it, but not those whose operations another lane is writing (it may succeed)."""
+        if id(written) not in self._beside_failure:
+            _tell(told, None)
 
     async def saved(self, room: str | None = None) -> None:
         """Wait, however long it takes, until everything queued so far (of ``room`` alone, if
@@ -329,6 +340,8 @@ class BatchWriter:
         of two holds on one room (a cluster's node that dropped a room and claimed it again):
         the later ones wait for the next batch, so each is checked at its own epoch. Nor does
         it hold a room another lane is writing: those operations wait for that write's end."""
+        if not self._queue:
+            return
         loop = self._loop()
         if self._writing and not self._beside():
             self._wake_after_write = True
@@ -356,10 +369,11 @@ class BatchWriter:
         quick = all(type(op) is Events for pending in mine for op in pending.ops)
         self._quick_under_way += quick
         since = self._last_write
+        lane_timer = None
         if not quick:
             self._slow_since.append(since)
             if self.lanes > 1:
-                loop.call_later(self.second_lane_after, self._wakeup.set)
+                lane_timer = loop.call_later(self.second_lane_after, self._wakeup.set)
         refused = set(self.refused)
         try:
             if entries:
@@ -380,6 +394,8 @@ class BatchWriter:
             self._quick_under_way -= quick
             if not quick:
                 self._slow_since.remove(since)
+            if lane_timer is not None:
+                lane_timer.cancel()
             written = {id(pending) for pending in mine}
             self._writing = [pending for pending in self._writing if id(pending) not in written]
             if self._wake_after_write:
@@ -394,7 +410,7 @@ class BatchWriter:
         (one round trip: what comes meanwhile joins the next batch, which costs less than a
         batch of its own), nor before a batch of several statements has been under way
         ``second_lane_after``."""
-        if self.failing or self._quick_under_way:
+        if self.failing or self._quick_under_way or len(self._slow_since) >= self.lanes:
             return False
         now = self._loop().time()
         return all(now - since >= self.second_lane_after for since in self._slow_since)
@@ -505,7 +521,11 @@ class BatchWriter:
         self._retry_at = self._loop().time() + pause
         self._wakeup.set()
         if self._failure is not None and not self._failure.done():
-            self._failure.set_result(None)
+            queued = {id(pending) for pending in self._queue}
+            self._beside_failure = {
+                id(pending.written) for pending in self._writing if id(pending) not in queued
+            }
+            self._failure.set_result(None)  # its callbacks run later: the set is kept
 
     def _written(self, batch: Batch, entries: list[Pending]) -> None:
         self._attempt = 0
