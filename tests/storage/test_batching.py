@@ -284,7 +284,7 @@ async def test_a_second_lane_writes_other_rooms_while_a_slow_batch_is_under_way(
     """A batch of several statements (here a new room's) held up in the database does not hold
     up another room's moves; the held room's next move waits for its first."""
     journal = TwoLaneJournal()
-    writer = BatchWriter(journal, flush_seconds=0)
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
     writer.start()
     try:
         await writer.write([room("BBBB-BBBB")])
@@ -317,7 +317,7 @@ async def test_no_second_lane_while_a_batch_of_moves_alone_is_under_way() -> Non
     """Moves' events are one statement, soon written: what comes meanwhile joins the next
     batch rather than a batch of its own."""
     journal = TwoLaneJournal()
-    writer = BatchWriter(journal, flush_seconds=0)
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
     writer.start()
     try:
         await writer.write([room("AAAA-AAAA"), room("BBBB-BBBB"), room("CCCC-CCCC")])
@@ -344,7 +344,7 @@ async def test_no_second_lane_before_a_slow_batch_has_been_under_way_a_while() -
     """A batch of several statements with the database near is soon written too: a second
     lane opens beside it only once it has been under way ``second_lane_after``."""
     journal = TwoLaneJournal()
-    writer = BatchWriter(journal, flush_seconds=0, second_lane_after=3600)
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30, second_lane_after=3600)
     writer.start()
     try:
         await writer.write([room("BBBB-BBBB")])
@@ -364,6 +364,57 @@ async def test_no_second_lane_before_a_slow_batch_has_been_under_way_a_while() -
         assert names(journal, "BBBB-BBBB") == ["Bob", "Cy"]
         gate.set()
         assert await asyncio.wait_for(first, 30) is True
+    finally:
+        await writer.stop()
+
+
+async def test_the_second_lane_opens_on_its_own_once_a_slow_batch_has_been_under_way_a_while() -> (
+    None
+):
+    """Nothing else comes to wake the writer: the second lane opens when its time comes."""
+    journal = TwoLaneJournal()
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30, second_lane_after=0.05)
+    writer.start()
+    try:
+        await writer.write([room("BBBB-BBBB")])
+        gate = journal.hold("AAAA-AAAA")
+        first = asyncio.create_task(
+            writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")])
+        )
+        await until(lambda: journal.under_way == 1)
+        assert await asyncio.wait_for(writer.write([joined("BBBB-BBBB", 0, "Bob")]), 60) is True
+        assert not first.done()
+        gate.set()
+        assert await asyncio.wait_for(first, 30) is True
+    finally:
+        await writer.stop()
+
+
+async def test_a_failed_write_on_one_lane_tells_no_waiter_of_the_other() -> None:
+    """The database fails one lane's write while the other's is under way: that one's waiters
+    are not told it failed; it may yet be written, and is."""
+    journal = TwoLaneJournal()
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
+    writer.start()
+    try:
+        await writer.write([room("BBBB-BBBB")])
+        gate = journal.hold("AAAA-AAAA")
+        first = asyncio.create_task(
+            writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")])
+        )
+        await until(lambda: journal.under_way == 1)
+        journal.down = True
+        assert await asyncio.wait_for(writer.write([joined("BBBB-BBBB", 0, "Bob")]), 60) is False
+        assert writer.failing
+        for _ in range(10):
+            await asyncio.sleep(0)
+        assert not first.done()
+        journal.down = False
+        gate.set()
+        assert await asyncio.wait_for(first, 30) is True
+        await asyncio.wait_for(writer.saved(), timeout=30)
+        assert names(journal, "AAAA-AAAA") == ["Ann"]
+        assert names(journal, "BBBB-BBBB") == ["Bob"]
     finally:
         await writer.stop()
 
@@ -472,6 +523,15 @@ async def test_two_lanes_never_leave_a_write_waiting_and_keep_each_room_in_order
         assert journal.most_at_once == 2
         for code in codes:
             assert names(journal, code) == [f"n{seq}" for seq in range(25)]
+            # As written, batch after batch (the journal keeps events by number, whatever
+            # order they came in): each room's in the order they were queued.
+            firsts = [
+                op.first
+                for batch in journal.batches
+                for op in batch.ops
+                if isinstance(op, Events) and op.code == code
+            ]
+            assert firsts == list(range(25))
         assert journal.overlaps == 0  # no two writes under way at once had a room in common
         assert writer.backlog == 0
     finally:

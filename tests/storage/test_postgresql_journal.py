@@ -64,6 +64,20 @@ async def test_a_batch_is_written_all_or_none() -> None:
             await engine.dispose()
 
 
+async def blocked_on_a_lock(connection: asyncpg.Connection) -> None:
+    """Wait until another session of this database waits for a lock."""
+    for _ in range(6000):
+        waiting = await connection.fetchval(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        if waiting:
+            return
+        await connection.execute("SELECT pg_stat_clear_snapshot()")
+        await asyncio.sleep(0.01)
+    raise AssertionError("no session ever waited for a lock")
+
+
 async def test_a_room_held_up_in_the_database_holds_up_no_other_room() -> None:
     """Another transaction holds the row a new room's write inserts: that write (several
     statements) waits in the database, another room's moves are written meanwhile on the second
@@ -72,7 +86,7 @@ async def test_a_room_held_up_in_the_database_holds_up_no_other_room() -> None:
         migrate(url)
         engine = make_engine(url)
         journal = PostgresJournal(engine)
-        writer = BatchWriter(journal, flush_seconds=0, wait_seconds=0.2)
+        writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
         writer.start()
         other = await asyncpg.connect(
             make_url(url).set(drivername="postgresql").render_as_string(False)
@@ -85,13 +99,16 @@ async def test_a_room_held_up_in_the_database_holds_up_no_other_room() -> None:
                 "INSERT INTO live_rooms (code, settings, created_at) VALUES ('AAAA-AAAA', '{}', 1)"
             )
             new = [NewRoom("AAAA-AAAA", SETTINGS, 1), joined("AAAA-AAAA", 0, "Ann")]
-            assert await writer.write(new) is False  # waits in the database
+            first = asyncio.create_task(writer.write(new))
+            await blocked_on_a_lock(other)  # it waits in the database
             assert await writer.write([joined("BBBB-BBBB", 0, "Bob")]) is True
             writer.queue(joined("AAAA-AAAA", 1, "Cy"))
             assert await writer.write([joined("BBBB-BBBB", 1, "Di")]) is True
             assert await stored(journal) == {"BBBB-BBBB": ["Bob", "Di"]}
+            assert not first.done()
             assert not writer.failing
             await holding.rollback()
+            assert await asyncio.wait_for(first, timeout=60) is True
             await asyncio.wait_for(writer.saved(), timeout=30)
             assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Cy"], "BBBB-BBBB": ["Bob", "Di"]}
             assert len(journal.idle) == 2
