@@ -79,7 +79,7 @@ class BatchWriter:
         self.outbox = outbox
         self._queue: list[Pending] = []
         # Batches that may be under way at once (rooms apart), as the backend allows.
-        self.lanes = max(1, getattr(backend, "lanes", 1))
+        self.lanes = max(1, backend.lanes)
         # Every entry being written, whatever its lane.
         self._writing: list[Pending] = []
         # Set when entries were left queued until a write under way ends (their room is being

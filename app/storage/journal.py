@@ -112,6 +112,8 @@ class JournalBackend(Protocol):
     # Whether ``write`` completes without suspending (in the caller's thread), so that a
     # write is cheaper done at once than handed to the writer task.
     inline: bool
+    # How many batches ``write`` may be given at once (one connection each).
+    lanes: int
 
     async def write(self, batch: Batch) -> None:
         """Make the batch durable as one unit, or raise (the batch can be written again)."""

@@ -10,6 +10,7 @@ class MemoryJournal:
     """Rooms, their events and finished rounds in dictionaries, kept as a database keeps them."""
 
     inline = False
+    lanes = 1
 
     def __init__(self) -> None:
         self.rooms: dict[str, JournalRoom] = {}

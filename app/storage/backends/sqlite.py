@@ -116,6 +116,7 @@ class SqliteJournal:
     """The journal's own connection to the SQLite file, and its event log."""
 
     inline = True
+    lanes = 1
     CHECKPOINT_EVERY = 256  # commits
 
     def __init__(self, engine: AsyncEngine, segment_bytes: int) -> None:
