@@ -9,12 +9,13 @@ import random
 import sqlite3
 import time
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
 
 from app.storage.backends.memory import MemoryJournal
-from app.storage.batching import BatchWriter
+from app.storage.batching import SECOND_LANE_AFTER, BatchWriter
 from app.storage.journal import Batch, Events, Fence, Forget, NewRoom, Op, Tenure
 from app.storage.outbox import Outbox
 
@@ -280,11 +281,18 @@ def names(journal: FlakyJournal, code: str) -> list[str]:
     return [event["name"] for _, event in sorted(room.events.items())]
 
 
-async def test_a_second_lane_writes_other_rooms_while_a_slow_batch_is_under_way() -> None:
-    """A batch of several statements (here a new room's) held up in the database does not hold
-    up another room's moves; the held room's next move waits for its first."""
+@asynccontextmanager
+async def slow_batch_held(
+    second_lane_after: float = SECOND_LANE_AFTER,
+) -> AsyncIterator[tuple[TwoLaneJournal, BatchWriter, asyncio.Event, asyncio.Task[bool]]]:
+    """A two-lane writer (each caller waits up to 30 s) that has written room BBBB-BBBB, and
+    room AAAA-AAAA's first write, several statements (a new room and a join), under way and
+    held up until the gate is set: the journal, the writer, the gate and that write's task.
+    The writer is stopped at the end."""
     journal = TwoLaneJournal()
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
+    writer = BatchWriter(
+        journal, flush_seconds=0, wait_seconds=30, second_lane_after=second_lane_after
+    )
     writer.start()
     try:
         await writer.write([room("BBBB-BBBB")])
@@ -293,6 +301,15 @@ async def test_a_second_lane_writes_other_rooms_while_a_slow_batch_is_under_way(
             writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")])
         )
         await until(lambda: journal.under_way == 1)
+        yield journal, writer, gate, first
+    finally:
+        await writer.stop()
+
+
+async def test_a_second_lane_writes_other_rooms_while_a_slow_batch_is_under_way() -> None:
+    """A batch of several statements (here a new room's) held up in the database does not hold
+    up another room's moves; the held room's next move waits for its first."""
+    async with slow_batch_held() as (journal, writer, gate, first):
         assert await asyncio.wait_for(writer.write([joined("BBBB-BBBB", 0, "Bob")]), 30) is True
         assert names(journal, "BBBB-BBBB") == ["Bob"]
         assert journal.most_at_once == 2
@@ -309,8 +326,6 @@ async def test_a_second_lane_writes_other_rooms_while_a_slow_batch_is_under_way(
         assert names(journal, "BBBB-BBBB") == ["Bob", "Di"]
         assert journal.overlaps == 0
         assert writer.backlog == 0
-    finally:
-        await writer.stop()
 
 
 async def test_no_second_lane_while_a_batch_of_moves_alone_is_under_way() -> None:
@@ -343,16 +358,7 @@ async def test_no_second_lane_while_a_batch_of_moves_alone_is_under_way() -> Non
 async def test_no_second_lane_before_a_slow_batch_has_been_under_way_a_while() -> None:
     """A batch of several statements with the database near is soon written too: a second
     lane opens beside it only once it has been under way ``second_lane_after``."""
-    journal = TwoLaneJournal()
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30, second_lane_after=3600)
-    writer.start()
-    try:
-        await writer.write([room("BBBB-BBBB")])
-        gate = journal.hold("AAAA-AAAA")
-        first = asyncio.create_task(
-            writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")])
-        )
-        await until(lambda: journal.under_way == 1)
+    async with slow_batch_held(second_lane_after=3600) as (journal, writer, gate, first):
         other = asyncio.create_task(writer.write([joined("BBBB-BBBB", 0, "Bob")]))
         for _ in range(20):
             await asyncio.sleep(0.005)
@@ -364,45 +370,23 @@ async def test_no_second_lane_before_a_slow_batch_has_been_under_way_a_while() -
         assert names(journal, "BBBB-BBBB") == ["Bob", "Cy"]
         gate.set()
         assert await asyncio.wait_for(first, 30) is True
-    finally:
-        await writer.stop()
 
 
 async def test_the_second_lane_opens_on_its_own_once_a_slow_batch_has_been_under_way_a_while() -> (
     None
 ):
     """Nothing else comes to wake the writer: the second lane opens when its time comes."""
-    journal = TwoLaneJournal()
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30, second_lane_after=0.05)
-    writer.start()
-    try:
-        await writer.write([room("BBBB-BBBB")])
-        gate = journal.hold("AAAA-AAAA")
-        first = asyncio.create_task(
-            writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")])
-        )
-        await until(lambda: journal.under_way == 1)
+    async with slow_batch_held(second_lane_after=0.05) as (_, writer, gate, first):
         assert await asyncio.wait_for(writer.write([joined("BBBB-BBBB", 0, "Bob")]), 60) is True
         assert not first.done()
         gate.set()
         assert await asyncio.wait_for(first, 30) is True
-    finally:
-        await writer.stop()
 
 
 async def test_a_failed_write_on_one_lane_tells_no_waiter_of_the_other() -> None:
     """The database fails one lane's write while the other's is under way: that one's waiters
     are not told it failed; it may yet be written, and is."""
-    journal = TwoLaneJournal()
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
-    writer.start()
-    try:
-        await writer.write([room("BBBB-BBBB")])
-        gate = journal.hold("AAAA-AAAA")
-        first = asyncio.create_task(
-            writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")])
-        )
-        await until(lambda: journal.under_way == 1)
+    async with slow_batch_held() as (journal, writer, gate, first):
         journal.down = True
         assert await asyncio.wait_for(writer.write([joined("BBBB-BBBB", 0, "Bob")]), 60) is False
         assert writer.failing
@@ -415,8 +399,6 @@ async def test_a_failed_write_on_one_lane_tells_no_waiter_of_the_other() -> None
         await asyncio.wait_for(writer.saved(), timeout=30)
         assert names(journal, "AAAA-AAAA") == ["Ann"]
         assert names(journal, "BBBB-BBBB") == ["Bob"]
-    finally:
-        await writer.stop()
 
 
 async def test_two_lanes_while_the_database_is_away_try_it_one_at_a_time() -> None:
