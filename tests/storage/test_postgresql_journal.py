@@ -14,7 +14,7 @@ from app.rooms.settings import RoomSettings
 from app.storage.backends.postgresql import PostgresJournal
 from app.storage.batching import BatchWriter
 from app.storage.db import make_engine
-from app.storage.journal import Batch, Events, Forget, NewRoom
+from app.storage.journal import Batch, Events, Fence, Fenced, Forget, NewRoom, Tenure
 from tests.databases import postgres_database
 from tests.server import migrate
 
@@ -53,13 +53,97 @@ async def test_a_batch_is_written_all_or_none() -> None:
                 await journal.write(refused)
             assert await stored(journal) == {"AAAA-AAAA": ["Ann"], "BBBB-BBBB": []}
 
-            # The connection dropped after the failure is opened again for the next batch.
             again = Batch([joined("AAAA-AAAA", 1, "Bob"), joined("BBBB-BBBB", 0, "Di")])
             await journal.write(again)
             await journal.write(Batch([joined("AAAA-AAAA", 2, "Eve")]))  # a single row
             await journal.write(Batch([Forget("BBBB-BBBB")]))
             assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Bob", "Eve"]}
         finally:
+            await journal.close()
+            await engine.dispose()
+
+
+def server_pids(journal: PostgresJournal) -> list[int]:
+    """The database's process behind each idle connection of the journal."""
+    return [driver.get_server_pid() for _, driver in journal.idle]
+
+
+async def test_a_batch_the_database_turns_down_keeps_its_connection() -> None:
+    """A broken constraint, a value the database will not take, a newer owner's fence: the
+    database answered and the transaction is over, so the connection goes on writing. A
+    connection given up mid-write, or one the database lost, is dropped, and the next batch
+    opens another."""
+    with postgres_database() as url:
+        migrate(url)
+        engine = make_engine(url)
+        journal = PostgresJournal(engine)
+        other = await asyncpg.connect(
+            make_url(url).set(drivername="postgresql").render_as_string(False)
+        )
+        try:
+            await journal.write(Batch([NewRoom("AAAA-AAAA", SETTINGS, 1)]))
+            [pid] = server_pids(journal)
+            turned_down = [
+                # Moves' events alone, one row: a room the database does not hold.
+                Batch([joined("GONE-GONE", 0, "Ann")]),
+                # Several rows of one statement.
+                Batch([joined("AAAA-AAAA", 0, "Ann"), joined("GONE-GONE", 0, "Bob")]),
+                # A transaction of several statements.
+                Batch([NewRoom("DDDD-DDDD", SETTINGS, 1), joined("GONE-GONE", 0, "Cy")]),
+            ]
+            for batch in turned_down:
+                with pytest.raises(asyncpg.ForeignKeyViolationError):
+                    await journal.write(batch)
+                assert server_pids(journal) == [pid]
+            # A newer owner holds the room: the older owner's fenced batch is refused.
+            await journal.write(
+                Batch([Fence("AAAA-AAAA", Tenure(5)), joined("AAAA-AAAA", 0, "Ann")])
+            )
+            with pytest.raises(Fenced) as fenced:
+                await journal.write(
+                    Batch([Fence("AAAA-AAAA", Tenure(3)), joined("AAAA-AAAA", 1, "Di")])
+                )
+            assert fenced.value.codes == {"AAAA-AAAA"}
+            assert server_pids(journal) == [pid]
+            await journal.write(Batch([joined("AAAA-AAAA", 1, "Eve")]))
+            assert server_pids(journal) == [pid]
+            assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Eve"]}
+
+            # A write given up while the database holds it (as at a write's time bound or a
+            # stop): its connection, mid-statement, is not kept.
+            holding = other.transaction()
+            await holding.start()
+            await other.execute(
+                "INSERT INTO live_rooms (code, settings, created_at) VALUES ('EEEE-EEEE', '{}', 1)"
+            )
+            given_up = asyncio.create_task(
+                journal.write(Batch([NewRoom("EEEE-EEEE", SETTINGS, 1)]))
+            )
+            await blocked_on_a_lock(other)
+            given_up.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await given_up
+            assert journal.idle == []
+            await holding.rollback()
+            await journal.write(Batch([NewRoom("EEEE-EEEE", SETTINGS, 1)]))
+            [pid] = server_pids(journal)
+
+            # The database ends the connection's session: the next write on it fails, and
+            # the connection is not kept.
+            assert await other.fetchval("SELECT pg_terminate_backend($1)", pid)
+            # What the driver raises depends on when it finds the session gone.
+            lost = (OSError, asyncpg.InterfaceError, asyncpg.InternalClientError)
+            with pytest.raises(
+                (*lost, asyncpg.PostgresConnectionError, asyncpg.AdminShutdownError)
+            ):
+                await journal.write(Batch([joined("AAAA-AAAA", 2, "Fay")]))
+            assert journal.idle == []
+            await journal.write(Batch([joined("AAAA-AAAA", 2, "Fay")]))
+            [again] = server_pids(journal)
+            assert again != pid
+            assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Eve", "Fay"], "EEEE-EEEE": []}
+        finally:
+            await other.close()
             await journal.close()
             await engine.dispose()
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
+import asyncpg
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from app.storage.journal import Batch, Fence, Fenced, Forget, JournalRoom
@@ -40,11 +41,14 @@ class PostgresJournal:
         self.idle: list[tuple[AsyncConnection, Any]] = []
 
     async def write(self, batch: Batch) -> None:
-        """Write the batch in one transaction; on failure its connection is dropped, and the
+        """Write the batch in one transaction. When the database refuses it (a broken
+        constraint, a value it will not take, a newer owner's fence) the transaction is over
+        and the connection is kept; on any other failure that connection is dropped, and the
         idle ones with it (the database may have gone away under them too)."""
         plan = self.statements.plan(batch.ops)
         fences = {op.code: op.tenure.epoch for op in batch.ops if isinstance(op, Fence)}
         connection: AsyncConnection | None = None
+        driver: Any = None
         try:
             if self.idle:
                 connection, driver = self.idle.pop()
@@ -70,8 +74,16 @@ class PostgresJournal:
                         await driver.executemany(statement.sql, rows)
                     if fences:
                         await self._check_fences(driver, fences)
-        except BaseException:
+        except BaseException as error:
             if connection is not None:
+                if (
+                    _answered(error)
+                    and driver is not None
+                    and not driver.is_closed()
+                    and not driver.is_in_transaction()
+                ):
+                    self.idle.append((connection, driver))
+                    raise
                 await _drop(connection)
             await self.close()
             raise
@@ -101,6 +113,15 @@ class PostgresJournal:
         idle, self.idle = self.idle, []
         for connection, _ in idle:
             await _drop(connection)
+
+
+def _answered(error: BaseException) -> bool:
+    """Whether the database itself turned the batch down and ended its transaction: a fence
+    held by a newer owner, or bad data or a broken constraint (SQLSTATE classes 22 and 23).
+    The connection it came on is as good as before."""
+    if isinstance(error, Fenced):
+        return True
+    return isinstance(error, asyncpg.PostgresError) and str(error.sqlstate)[:2] in {"22", "23"}
 
 
 async def _drop(connection: AsyncConnection) -> None:
