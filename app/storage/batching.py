@@ -374,12 +374,12 @@ class BatchWriter:
             self._slow_since.append(since)
             if self.lanes > 1:
                 lane_timer = loop.call_later(self.second_lane_after, self._wakeup.set)
-        refused = set(self.refused)
+        refused: set[str] = set()  # the rooms this write found refused
         try:
             if entries:
-                await self._write_together(entries)
+                refused |= await self._write_together(entries)
             if held and not self.failing:  # the database away: tried again whole, later
-                await self._write_apart(held)
+                refused |= await self._write_apart(held)
             elif held:
                 self._queue = held + self._queue
         except BaseException:  # cancelled at a stop: what is unwritten stays queued, in order
@@ -401,8 +401,10 @@ class BatchWriter:
             if self._wake_after_write:
                 self._wake_after_write = False
                 self._wakeup.set()
-        if held or set(self.refused) - refused:
-            self._refused_pause()  # once, whether rooms were tried again or newly refused
+        if held or refused:
+            # Once a write, whether rooms were tried again or newly refused; not for rooms
+            # another lane found refused meanwhile (that lane's own end does it).
+            self._refused_pause()
 
     def _beside(self) -> bool:
         """Whether a batch may begin beside those under way: not while another lane tries a
@@ -415,7 +417,8 @@ class BatchWriter:
         now = self._loop().time()
         return all(now - since >= self.second_lane_after for since in self._slow_since)
 
-    async def _write_together(self, entries: list[Pending]) -> None:
+    async def _write_together(self, entries: list[Pending]) -> set[str]:
+        """Write the entries as one batch; the rooms the database refuses, if it refuses it."""
         batch = Batch([op for pending in entries for op in pending.ops])
         try:
             await self._write_batch(batch)
@@ -425,12 +428,12 @@ class BatchWriter:
         except Exception as error:  # any database failure: keep the batch and retry
             if _refused(error):
                 # The database answers, but not to this batch: find the rooms it refuses.
-                await self._write_apart(entries)
-            else:
-                self._queue = entries + self._queue
-                self._failed(error)
+                return await self._write_apart(entries)
+            self._queue = entries + self._queue
+            self._failed(error)
         else:
             self._written(batch, entries)
+        return set()
 
     async def _write_batch(self, batch: Batch) -> None:
         if self.backend.inline:
@@ -439,9 +442,11 @@ class BatchWriter:
             async with asyncio.timeout(self.write_seconds):
                 await self.backend.write(batch)
 
-    async def _write_apart(self, entries: list[Pending]) -> None:
+    async def _write_apart(self, entries: list[Pending]) -> set[str]:
         """Write each room's operations on their own; hold apart the rooms refused again, and
-        stop at a failure that is not a refusal (the database went away meanwhile)."""
+        stop at a failure that is not a refusal (the database went away meanwhile). Returns
+        the rooms refused."""
+        refused: set[str] = set()
         groups = _apart(entries)
         for n, group in enumerate(groups):
             rooms = {_room_of(op) for pending in group for op in pending.ops}
@@ -455,8 +460,9 @@ class BatchWriter:
                 if not _refused(error):
                     self._queue = [p for g in groups[n:] for p in g] + self._queue
                     self._failed(error)
-                    return
+                    return refused
                 self._queue = group + self._queue
+                refused |= rooms
                 why = _said(error)
                 for room in sorted(rooms - set(self.refused)):
                     log.error("the database refuses the writes of room %s, held: %s", room, why)
@@ -468,6 +474,7 @@ class BatchWriter:
                     log.info("room %s: its held writes are in the database at last", room)
                     del self.refused[room]
                 self._written(batch, group)
+        return refused
 
     def _refused_pause(self) -> None:
         """Try the refused rooms again after a pause that grows while they stay refused."""

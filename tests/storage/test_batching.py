@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from app.storage.backends.memory import MemoryJournal
-from app.storage.batching import SECOND_LANE_AFTER, BatchWriter
+from app.storage.batching import RETRY_SECONDS, SECOND_LANE_AFTER, BatchWriter
 from app.storage.journal import Batch, Events, Fence, Forget, NewRoom, Op, Tenure
 from app.storage.outbox import Outbox
 
@@ -451,6 +451,25 @@ async def test_stopping_with_two_writes_under_way_keeps_both_in_the_outbox(
     kept = outbox.read()
     assert [op for op in kept if op.code == "AAAA-AAAA"] == [*a, joined("AAAA-AAAA", 1, "Cy")]
     assert [op for op in kept if op.code == "BBBB-BBBB"] == b
+
+
+async def test_a_room_refused_on_one_lane_is_paused_for_once_not_once_a_lane() -> None:
+    """A room refused beside another lane's write: the first pause before it is tried again
+    is the shortest, not lengthened again when the other lane's write ends."""
+    async with slow_batch_held() as (journal, writer, gate, first):
+        journal.refuse = "BBBB-BBBB"
+        writer.queue(joined("BBBB-BBBB", 0, "Bob"))
+        await until(lambda: bool(writer.refused) and journal.under_way == 1)
+        assert set(writer.refused) == {"BBBB-BBBB"}
+        assert not first.done()
+        gate.set()
+        assert await asyncio.wait_for(first, 30) is True
+        loop = asyncio.get_running_loop()
+        assert writer._refused_retry_at - loop.time() <= RETRY_SECONDS[0]
+        journal.refuse = None
+        await asyncio.wait_for(writer.saved(), timeout=30)
+        assert names(journal, "BBBB-BBBB") == ["Bob"]
+        assert not writer.refused
 
 
 class SlowJournal(TwoLaneJournal):
