@@ -366,6 +366,7 @@ class BatchWriter:
         self._last_write = loop.time()
         mine = entries + held
         self._writing.extend(mine)
+        # Moves' events alone: one statement (until the database refuses them as a batch).
         quick = all(type(op) is Events for pending in mine for op in pending.ops)
         self._quick_under_way += quick
         since = self._last_write
@@ -376,8 +377,16 @@ class BatchWriter:
                 lane_timer = loop.call_later(self.second_lane_after, self._wakeup.set)
         refused: set[str] = set()  # the rooms this write found refused
         try:
-            if entries:
-                refused |= await self._write_together(entries)
+            apart = await self._write_together(entries) if entries else []
+            if apart:  # refused as a batch: room by room, from now on a slow write
+                if quick:
+                    quick = False
+                    self._quick_under_way -= 1
+                    since = loop.time()
+                    self._slow_since.append(since)
+                    if self.lanes > 1:
+                        lane_timer = loop.call_later(self.second_lane_after, self._wakeup.set)
+                refused |= await self._write_apart(apart)
             if held and not self.failing:  # the database away: tried again whole, later
                 refused |= await self._write_apart(held)
             elif held:
@@ -417,8 +426,9 @@ class BatchWriter:
         now = self._loop().time()
         return all(now - since >= self.second_lane_after for since in self._slow_since)
 
-    async def _write_together(self, entries: list[Pending]) -> set[str]:
-        """Write the entries as one batch; the rooms the database refuses, if it refuses it."""
+    async def _write_together(self, entries: list[Pending]) -> list[Pending]:
+        """Write the entries as one batch. If the database refuses it, they are returned, to be
+        written room by room."""
         batch = Batch([op for pending in entries for op in pending.ops])
         try:
             await self._write_batch(batch)
@@ -428,12 +438,12 @@ class BatchWriter:
         except Exception as error:  # any database failure: keep the batch and retry
             if _refused(error):
                 # The database answers, but not to this batch: find the rooms it refuses.
-                return await self._write_apart(entries)
+                return entries
             self._queue = entries + self._queue
             self._failed(error)
         else:
             self._written(batch, entries)
-        return set()
+        return []
 
     async def _write_batch(self, batch: Batch) -> None:
         if self.backend.inline:

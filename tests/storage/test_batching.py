@@ -472,6 +472,49 @@ async def test_a_room_refused_on_one_lane_is_paused_for_once_not_once_a_lane() -
         assert not writer.refused
 
 
+class AloneJournal(TwoLaneJournal):
+    """The two-lane journal, holding up room AAAA-AAAA's writes only when they are written on
+    their own (room by room, after the database refused a batch) until ``alone`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.alone = asyncio.Event()
+
+    async def _write(self, batch: Batch) -> None:
+        if {getattr(op, "code", "") for op in batch.ops} == {"AAAA-AAAA"}:
+            await self.alone.wait()
+        await super()._write(batch)
+
+
+async def test_moves_refused_as_a_batch_are_written_room_by_room_beside_other_rooms() -> None:
+    """Moves' events alone are one statement, but once the database refuses them they are
+    written room by room, a round trip each: a second lane opens beside that as beside any
+    batch of several statements."""
+    journal = AloneJournal()
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
+    writer.start()
+    try:
+        await writer.write([room("AAAA-AAAA"), room("BBBB-BBBB"), room("CCCC-CCCC")])
+        journal.refuse = "BBBB-BBBB"
+        writer.queue(joined("AAAA-AAAA", 0, "Ann"))
+        writer.queue(joined("BBBB-BBBB", 0, "Bob"))
+        await until(lambda: journal.under_way == 1 and len(journal.attempts) == 3)
+        assert journal.attempts[-1] == [joined("AAAA-AAAA", 0, "Ann")]  # alone, held up
+        assert await asyncio.wait_for(writer.write([joined("CCCC-CCCC", 0, "Cy")]), 30) is True
+        assert names(journal, "CCCC-CCCC") == ["Cy"]
+        assert journal.most_at_once == 2
+        journal.alone.set()
+        await until(lambda: bool(writer.refused))
+        assert set(writer.refused) == {"BBBB-BBBB"}
+        journal.refuse = None
+        await asyncio.wait_for(writer.saved(), timeout=30)
+        assert names(journal, "AAAA-AAAA") == ["Ann"]
+        assert names(journal, "BBBB-BBBB") == ["Bob"]
+        assert journal.overlaps == 0
+    finally:
+        await writer.stop()
+
+
 class SlowJournal(TwoLaneJournal):
     """The two-lane journal, each write taking a while of the random ``pause`` length."""
 
