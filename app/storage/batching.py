@@ -366,8 +366,9 @@ class BatchWriter:
         self._last_write = loop.time()
         mine = entries + held
         self._writing.extend(mine)
-        # Moves' events alone: one statement (until the database refuses them as a batch).
-        quick = all(type(op) is Events for pending in mine for op in pending.ops)
+        # Moves' events alone, written together: one statement. Refused rooms tried again are
+        # written one by one, a statement each, as is a batch once the database refuses it.
+        quick = not held and all(type(op) is Events for pending in mine for op in pending.ops)
         self._quick_under_way += quick
         since = self._last_write
         lane_timer = None

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from app.storage import batching
 from app.storage.backends.memory import MemoryJournal
-from app.storage.batching import RETRY_SECONDS, SECOND_LANE_AFTER, BatchWriter
+from app.storage.batching import SECOND_LANE_AFTER, BatchWriter
 from app.storage.journal import Batch, Events, Fence, Forget, NewRoom, Op, Tenure
 from app.storage.outbox import Outbox
 
@@ -453,9 +454,12 @@ async def test_stopping_with_two_writes_under_way_keeps_both_in_the_outbox(
     assert [op for op in kept if op.code == "BBBB-BBBB"] == b
 
 
-async def test_a_room_refused_on_one_lane_is_paused_for_once_not_once_a_lane() -> None:
+async def test_a_room_refused_on_one_lane_is_paused_for_once_not_once_a_lane(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A room refused beside another lane's write: the first pause before it is tried again
     is the shortest, not lengthened again when the other lane's write ends."""
+    monkeypatch.setattr(batching, "RETRY_SECONDS", (60, 120))  # no retry while it looks
     async with slow_batch_held() as (journal, writer, gate, first):
         journal.refuse = "BBBB-BBBB"
         writer.queue(joined("BBBB-BBBB", 0, "Bob"))
@@ -465,45 +469,48 @@ async def test_a_room_refused_on_one_lane_is_paused_for_once_not_once_a_lane() -
         gate.set()
         assert await asyncio.wait_for(first, 30) is True
         loop = asyncio.get_running_loop()
-        assert writer._refused_retry_at - loop.time() <= RETRY_SECONDS[0]
-        journal.refuse = None
-        await asyncio.wait_for(writer.saved(), timeout=30)
-        assert names(journal, "BBBB-BBBB") == ["Bob"]
-        assert not writer.refused
+        assert writer._refused_retry_at - loop.time() <= 60
+        assert [op for attempt in journal.attempts for op in attempt].count(
+            joined("BBBB-BBBB", 0, "Bob")
+        ) == 2  # as a batch, then on its own
 
 
 class AloneJournal(TwoLaneJournal):
-    """The two-lane journal, holding up room AAAA-AAAA's writes only when they are written on
-    their own (room by room, after the database refused a batch) until ``alone`` is set."""
+    """The two-lane journal, holding up a room's writes only when they are written on their
+    own (room by room, after the database refused them with others, or tried again after a
+    refusal) while the room has a gate in ``alone``."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.alone = asyncio.Event()
+        self.alone: dict[str, asyncio.Event] = {}
 
     async def _write(self, batch: Batch) -> None:
-        if {getattr(op, "code", "") for op in batch.ops} == {"AAAA-AAAA"}:
-            await self.alone.wait()
+        rooms = {getattr(op, "code", "") for op in batch.ops}
+        if len(rooms) == 1 and (code := rooms.pop()) in self.alone:
+            await self.alone[code].wait()
         await super()._write(batch)
 
 
 async def test_moves_refused_as_a_batch_are_written_room_by_room_beside_other_rooms() -> None:
     """Moves' events alone are one statement, but once the database refuses them they are
-    written room by room, a round trip each: a second lane opens beside that as beside any
-    batch of several statements."""
+    written room by room, a round trip each: a second lane opens beside that, when its time
+    comes, as beside any batch of several statements."""
     journal = AloneJournal()
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30, second_lane_after=0.5)
     writer.start()
     try:
         await writer.write([room("AAAA-AAAA"), room("BBBB-BBBB"), room("CCCC-CCCC")])
         journal.refuse = "BBBB-BBBB"
+        held = journal.alone["AAAA-AAAA"] = asyncio.Event()
         writer.queue(joined("AAAA-AAAA", 0, "Ann"))
         writer.queue(joined("BBBB-BBBB", 0, "Bob"))
         await until(lambda: journal.under_way == 1 and len(journal.attempts) == 3)
-        assert journal.attempts[-1] == [joined("AAAA-AAAA", 0, "Ann")]  # alone, held up
+        assert journal.attempts[-1] == [joined("AAAA-AAAA", 0, "Ann")]  # on its own, held up
+        # Nothing but the lane's timer wakes the writer once the lane may open.
         assert await asyncio.wait_for(writer.write([joined("CCCC-CCCC", 0, "Cy")]), 30) is True
         assert names(journal, "CCCC-CCCC") == ["Cy"]
         assert journal.most_at_once == 2
-        journal.alone.set()
+        held.set()
         await until(lambda: bool(writer.refused))
         assert set(writer.refused) == {"BBBB-BBBB"}
         journal.refuse = None
@@ -511,6 +518,37 @@ async def test_moves_refused_as_a_batch_are_written_room_by_room_beside_other_ro
         assert names(journal, "AAAA-AAAA") == ["Ann"]
         assert names(journal, "BBBB-BBBB") == ["Bob"]
         assert journal.overlaps == 0
+        assert (writer._quick_under_way, writer._slow_since) == (0, [])
+    finally:
+        await writer.stop()
+
+
+async def test_refused_rooms_tried_again_are_written_beside_other_rooms(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Refused rooms tried again are written one by one: a second lane opens beside that."""
+    monkeypatch.setattr(batching, "RETRY_SECONDS", (0.05, 0.05))
+    journal = AloneJournal()
+    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
+    writer.start()
+    try:
+        await writer.write([room("BBBB-BBBB"), room("CCCC-CCCC")])
+        journal.refuse = "BBBB-BBBB"
+        writer.queue(joined("BBBB-BBBB", 0, "Bob"))
+        await until(lambda: bool(writer.refused))
+        tried = len(journal.attempts)
+        held = journal.alone["BBBB-BBBB"] = asyncio.Event()
+        journal.refuse = None
+        await until(lambda: journal.under_way == 1 and len(journal.attempts) > tried)
+        assert journal.attempts[-1] == [joined("BBBB-BBBB", 0, "Bob")]  # tried again, held up
+        assert await asyncio.wait_for(writer.write([joined("CCCC-CCCC", 0, "Cy")]), 30) is True
+        assert journal.most_at_once == 2
+        held.set()
+        await asyncio.wait_for(writer.saved(), timeout=30)
+        assert names(journal, "BBBB-BBBB") == ["Bob"]
+        assert names(journal, "CCCC-CCCC") == ["Cy"]
+        assert not writer.refused
+        assert (writer._quick_under_way, writer._slow_since) == (0, [])
     finally:
         await writer.stop()
 

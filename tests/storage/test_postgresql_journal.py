@@ -95,6 +95,10 @@ async def test_a_batch_the_database_turns_down_keeps_its_connection() -> None:
                 with pytest.raises(asyncpg.ForeignKeyViolationError):
                     await journal.write(batch)
                 assert server_pids(journal) == [pid]
+            # A value the database will not take: a NUL in text.
+            with pytest.raises(asyncpg.CharacterNotInRepertoireError):
+                await journal.write(Batch([joined("AAAA\x00AAA", 0, "Ann")]))
+            assert server_pids(journal) == [pid]
             # A newer owner holds the room: the older owner's fenced batch is refused.
             await journal.write(
                 Batch([Fence("AAAA-AAAA", Tenure(5)), joined("AAAA-AAAA", 0, "Ann")])
