@@ -99,13 +99,23 @@ def journal() -> FlakyJournal:
     return FlakyJournal()
 
 
+@asynccontextmanager
+async def running(journal: FlakyJournal, **options: float) -> AsyncIterator[BatchWriter]:
+    """A writer in front of ``journal``, started, writing as soon as it can (``options`` for
+    the rest of its settings); stopped at the end."""
+    writer = BatchWriter(journal, flush_seconds=0, **options)
+    writer.start()
+    try:
+        yield writer
+    finally:
+        await writer.stop()
+
+
 @pytest.fixture
 async def writer(journal: FlakyJournal) -> AsyncIterator[BatchWriter]:
     """A writer in front of ``journal``, started, writing as soon as it can."""
-    writer = BatchWriter(journal, flush_seconds=0)
-    writer.start()
-    yield writer
-    await writer.stop()
+    async with running(journal) as writer:
+        yield writer
 
 
 async def test_writes_that_come_together_go_in_one_batch_in_order(
@@ -166,9 +176,7 @@ async def test_while_the_database_is_away_writes_wait_and_are_retried_in_order(
 
 
 async def test_a_slow_write_is_waited_for_a_bounded_time(journal: FlakyJournal) -> None:
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=0.05)
-    writer.start()
-    try:
+    async with running(journal, wait_seconds=0.05) as writer:
         journal.gate.clear()
         assert await asyncio.wait_for(writer.write([room("AAAA-AAAA")]), timeout=10) is False
         assert journal.rooms == {}  # still being written when the wait ended
@@ -178,8 +186,6 @@ async def test_a_slow_write_is_waited_for_a_bounded_time(journal: FlakyJournal) 
         await asyncio.wait_for(writer.saved(), timeout=10)
         assert set(journal.rooms) == {"AAAA-AAAA", "BBBB-BBBB"}
         assert not writer.failing
-    finally:
-        await writer.stop()
 
 
 async def test_stopping_writes_what_is_pending_then_closes_the_backend(
@@ -224,9 +230,7 @@ async def test_stopping_keeps_in_the_outbox_what_the_database_would_not_take(
 
 
 async def test_a_write_that_hangs_fails_after_its_bound(journal: FlakyJournal) -> None:
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=0.05, write_seconds=0.2)
-    writer.start()
-    try:
+    async with running(journal, wait_seconds=0.05, write_seconds=0.2) as writer:
         journal.gate.clear()  # the database never answers
         assert await writer.write([room("AAAA-AAAA")]) is False
         await until(lambda: writer.failing)
@@ -234,8 +238,6 @@ async def test_a_write_that_hangs_fails_after_its_bound(journal: FlakyJournal) -
         journal.gate.set()
         await asyncio.wait_for(writer.saved(), timeout=30)
         assert "AAAA-AAAA" in journal.rooms
-    finally:
-        await writer.stop()
 
 
 async def test_a_backend_that_writes_inline_is_written_without_the_writer_task() -> None:
@@ -291,11 +293,7 @@ async def slow_batch_held(
     held up until the gate is set: the journal, the writer, the gate and that write's task.
     The writer is stopped at the end."""
     journal = TwoLaneJournal()
-    writer = BatchWriter(
-        journal, flush_seconds=0, wait_seconds=30, second_lane_after=second_lane_after
-    )
-    writer.start()
-    try:
+    async with running(journal, wait_seconds=30, second_lane_after=second_lane_after) as writer:
         await writer.write([room("BBBB-BBBB")])
         gate = journal.hold("AAAA-AAAA")
         first = asyncio.create_task(
@@ -303,8 +301,6 @@ async def slow_batch_held(
         )
         await until(lambda: journal.under_way == 1)
         yield journal, writer, gate, first
-    finally:
-        await writer.stop()
 
 
 async def test_a_second_lane_writes_other_rooms_while_a_slow_batch_is_under_way() -> None:
@@ -333,9 +329,7 @@ async def test_no_second_lane_while_a_batch_of_moves_alone_is_under_way() -> Non
     """Moves' events are one statement, soon written: what comes meanwhile joins the next
     batch rather than a batch of its own."""
     journal = TwoLaneJournal()
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
-    writer.start()
-    try:
+    async with running(journal, wait_seconds=30) as writer:
         await writer.write([room("AAAA-AAAA"), room("BBBB-BBBB"), room("CCCC-CCCC")])
         gate = journal.hold("AAAA-AAAA")
         first = asyncio.create_task(writer.write([joined("AAAA-AAAA", 0, "Ann")]))
@@ -352,8 +346,6 @@ async def test_no_second_lane_while_a_batch_of_moves_alone_is_under_way() -> Non
         assert await asyncio.wait_for(asyncio.gather(first, others), 30) == [True, [True, True]]
         assert journal.attempts[-1] == [joined("BBBB-BBBB", 0, "Bob"), joined("CCCC-CCCC", 0, "Cy")]
         assert journal.most_at_once == 1
-    finally:
-        await writer.stop()
 
 
 async def test_no_second_lane_before_a_slow_batch_has_been_under_way_a_while() -> None:
@@ -404,9 +396,7 @@ async def test_a_failed_write_on_one_lane_tells_no_waiter_of_the_other() -> None
 
 async def test_two_lanes_while_the_database_is_away_try_it_one_at_a_time() -> None:
     journal = TwoLaneJournal()
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=0.05)
-    writer.start()
-    try:
+    async with running(journal, wait_seconds=0.05) as writer:
         journal.down = True
         assert await writer.write([room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")]) is False
         assert writer.failing
@@ -428,8 +418,6 @@ async def test_two_lanes_while_the_database_is_away_try_it_one_at_a_time() -> No
         assert not writer.failing
         for code in ("AAAA-AAAA", "BBBB-BBBB", "CCCC-CCCC"):
             assert names(journal, code) == ["Ann", "Bob"]
-    finally:
-        await writer.stop()
 
 
 async def test_stopping_with_two_writes_under_way_keeps_both_in_the_outbox(
@@ -496,9 +484,7 @@ async def test_moves_refused_as_a_batch_are_written_room_by_room_beside_other_ro
     written room by room, a round trip each: a second lane opens beside that, when its time
     comes, as beside any batch of several statements."""
     journal = AloneJournal()
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30, second_lane_after=0.5)
-    writer.start()
-    try:
+    async with running(journal, wait_seconds=30, second_lane_after=0.5) as writer:
         await writer.write([room("AAAA-AAAA"), room("BBBB-BBBB"), room("CCCC-CCCC")])
         journal.refuse = "BBBB-BBBB"
         held = journal.alone["AAAA-AAAA"] = asyncio.Event()
@@ -519,8 +505,6 @@ async def test_moves_refused_as_a_batch_are_written_room_by_room_beside_other_ro
         assert names(journal, "BBBB-BBBB") == ["Bob"]
         assert journal.overlaps == 0
         assert (writer._quick_under_way, writer._slow_since) == (0, [])
-    finally:
-        await writer.stop()
 
 
 async def test_refused_rooms_tried_again_are_written_beside_other_rooms(
@@ -529,9 +513,7 @@ async def test_refused_rooms_tried_again_are_written_beside_other_rooms(
     """Refused rooms tried again are written one by one: a second lane opens beside that."""
     monkeypatch.setattr(batching, "RETRY_SECONDS", (0.05, 0.05))
     journal = AloneJournal()
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
-    writer.start()
-    try:
+    async with running(journal, wait_seconds=30) as writer:
         await writer.write([room("BBBB-BBBB"), room("CCCC-CCCC")])
         journal.refuse = "BBBB-BBBB"
         writer.queue(joined("BBBB-BBBB", 0, "Bob"))
@@ -549,8 +531,6 @@ async def test_refused_rooms_tried_again_are_written_beside_other_rooms(
         assert names(journal, "CCCC-CCCC") == ["Cy"]
         assert not writer.refused
         assert (writer._quick_under_way, writer._slow_since) == (0, [])
-    finally:
-        await writer.stop()
 
 
 class SlowJournal(TwoLaneJournal):

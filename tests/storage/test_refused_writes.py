@@ -21,7 +21,7 @@ from app.storage.outbox import Outbox
 from app.storage.store import DatabaseStore
 from tests.databases import postgres_database
 from tests.server import migrate
-from tests.storage.test_batching import FlakyJournal, joined, room, until
+from tests.storage.test_batching import FlakyJournal, joined, room, running, until
 from tests.storage.test_sqlite_journal import close_store, open_store
 
 GOOD = "GOOD-GOOD"
@@ -109,9 +109,7 @@ async def test_the_outbox_of_a_refused_room_holds_up_no_other_at_a_restart(
 
 async def test_a_database_away_is_retried_whole_not_room_by_room() -> None:
     journal = FlakyJournal()
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=0.05)
-    writer.start()
-    try:
+    async with running(journal, wait_seconds=0.05) as writer:
         journal.down = True
         results = await asyncio.gather(
             writer.write([room(GOOD)]), writer.write([room(BAD)]), writer.write([room("CCCC-CCCC")])
@@ -133,8 +131,6 @@ async def test_a_database_away_is_retried_whole_not_room_by_room() -> None:
         journal.refuse = None
         await until(lambda: not writer.refused)
         assert set(journal.rooms) == {GOOD, BAD, "CCCC-CCCC"}
-    finally:
-        await writer.stop()
 
 
 async def test_postgresql_refusing_one_room_holds_up_no_other(tmp_path: Path) -> None:
