@@ -371,11 +371,7 @@ class BatchWriter:
         quick = not held and all(type(op) is Events for pending in mine for op in pending.ops)
         self._quick_under_way += quick
         since = self._last_write
-        lane_timer = None
-        if not quick:
-            self._slow_since.append(since)
-            if self.lanes > 1:
-                lane_timer = loop.call_later(self.second_lane_after, self._wakeup.set)
+        lane_timer = None if quick else self._slow(since)
         refused: set[str] = set()  # the rooms this write found refused
         try:
             apart = await self._write_together(entries) if entries else []
@@ -384,9 +380,7 @@ class BatchWriter:
                     quick = False
                     self._quick_under_way -= 1
                     since = loop.time()
-                    self._slow_since.append(since)
-                    if self.lanes > 1:
-                        lane_timer = loop.call_later(self.second_lane_after, self._wakeup.set)
+                    lane_timer = self._slow(since)
                 refused |= await self._write_apart(apart)
             if held and not self.failing:  # the database away: tried again whole, later
                 refused |= await self._write_apart(held)
@@ -415,6 +409,14 @@ class BatchWriter:
             # Once a write, whether rooms were tried again or newly refused; not for rooms
             # another lane found refused meanwhile (that lane's own end does it).
             self._refused_pause()
+
+    def _slow(self, since: float) -> asyncio.TimerHandle | None:
+        """Count a write of several statements under way since ``since``; the timer that
+        wakes the writer once a second lane may open beside it, if the backend has one."""
+        self._slow_since.append(since)
+        if self.lanes == 1:
+            return None
+        return self._loop().call_later(self.second_lane_after, self._wakeup.set)
 
     def _beside(self) -> bool:
         """Whether a batch may begin beside those under way: not while another lane tries a
