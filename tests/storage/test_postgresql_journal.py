@@ -99,6 +99,14 @@ async def test_a_batch_the_database_turns_down_keeps_its_connection() -> None:
             with pytest.raises(asyncpg.CharacterNotInRepertoireError):
                 await journal.write(Batch([joined("AAAA\x00AAA", 0, "Ann")]))
             assert server_pids(journal) == [pid]
+            # A value the driver cannot send (a number past the column's range), found while it
+            # streams the rows: it reports the refusal as the database would, and nothing was
+            # written.
+            with pytest.raises(asyncpg.DataError):
+                await journal.write(
+                    Batch([joined("AAAA-AAAA", 0, "Ann"), joined("AAAA-AAAA", 2**40, "Bob")])
+                )
+            assert server_pids(journal) == [pid]
             # A newer owner holds the room: the older owner's fenced batch is refused.
             await journal.write(
                 Batch([Fence("AAAA-AAAA", Tenure(5)), joined("AAAA-AAAA", 0, "Ann")])
