@@ -36,7 +36,16 @@ from sqlalchemy import exc as sql_errors
 
 from app.rooms.store import FinishedRound
 from app.running_loop import RunningLoop
-from app.storage.journal import Batch, Events, Fence, Fenced, JournalBackend, Op, Tenure
+from app.storage.journal import (
+    Batch,
+    Events,
+    Fence,
+    Fenced,
+    JournalBackend,
+    Op,
+    Tenure,
+    refused_for_its_data,
+)
 from app.storage.outbox import Outbox
 
 log = logging.getLogger(__name__)
@@ -600,7 +609,7 @@ def _refused(error: Exception) -> bool:
         return True
     # asyncpg: the SQLSTATE classes of bad data and broken constraints (a missing table or a
     # missing grant fails every room's writes alike: the database is failing, not a room).
-    return str(getattr(error, "sqlstate", ""))[:2] in {"22", "23"}
+    return refused_for_its_data(error)
 
 
 def _one_hold_each(entries: list[Pending]) -> tuple[list[Pending], list[Pending]]:

@@ -81,6 +81,12 @@ class Fenced(Exception):
         self.epochs = epochs
 
 
+def refused_for_its_data(error: BaseException) -> bool:
+    """Whether the database turned a write down for what it holds: an error with a SQLSTATE of
+    class 22 (bad data) or 23 (a broken constraint)."""
+    return str(getattr(error, "sqlstate", ""))[:2] in {"22", "23"}
+
+
 Op = NewRoom | Events | Forget | Snapshot | FinishedRound | Fence
 
 

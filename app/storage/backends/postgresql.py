@@ -16,7 +16,7 @@ from typing import Any
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from app.storage.journal import Batch, Fence, Fenced, Forget, JournalRoom
+from app.storage.journal import Batch, Fence, Fenced, Forget, JournalRoom, refused_for_its_data
 from app.storage.statements import (
     FENCE_LOCK,
     FENCE_RAISE,
@@ -121,7 +121,7 @@ def _answered(error: BaseException) -> bool:
     The connection it came on is as good as before."""
     if isinstance(error, Fenced):
         return True
-    return isinstance(error, asyncpg.PostgresError) and str(error.sqlstate)[:2] in {"22", "23"}
+    return isinstance(error, asyncpg.PostgresError) and refused_for_its_data(error)
 
 
 async def _drop(connection: AsyncConnection) -> None:
