@@ -17,7 +17,7 @@ import pytest
 from app.storage import batching
 from app.storage.backends.memory import MemoryJournal
 from app.storage.batching import SECOND_LANE_AFTER, BatchWriter
-from app.storage.journal import Batch, Events, Fence, Forget, NewRoom, Op, Tenure
+from app.storage.journal import Batch, Events, Fence, Forget, JournalBackend, NewRoom, Op, Tenure
 from app.storage.outbox import Outbox
 
 
@@ -100,7 +100,7 @@ def journal() -> FlakyJournal:
 
 
 @asynccontextmanager
-async def running(journal: FlakyJournal, **options: float) -> AsyncIterator[BatchWriter]:
+async def running(journal: JournalBackend, **options: float) -> AsyncIterator[BatchWriter]:
     """A writer in front of ``journal``, started, writing as soon as it can (``options`` for
     the rest of its settings); stopped at the end."""
     writer = BatchWriter(journal, flush_seconds=0, **options)
@@ -555,31 +555,30 @@ async def test_two_lanes_never_leave_a_write_waiting_and_keep_each_room_in_order
     when writes are few), and every room's in the order they came."""
     chance = random.Random(seed)
     journal = SlowJournal(random.Random(seed + 100))
-    writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
-    writer.start()
     codes = [f"ROOM-{n:04d}" for n in range(6)]
     sent: dict[str, int] = dict.fromkeys(codes, 0)
 
-    def event(code: str) -> Events:
-        seq = sent[code]
-        sent[code] += 1
-        return joined(code, seq, f"n{seq}")
+    async with running(journal, wait_seconds=30) as writer:
 
-    async def player(code: str) -> list[bool]:
-        said = [await writer.write([room(code)])]
-        while sent[code] < 25:
-            await asyncio.sleep(chance.choice((0, 0, 0.0005, 0.002)))
-            ops: list[Op] = [event(code)]
-            if chance.random() < 0.3:
-                ops.insert(0, room(code))  # several statements: a second lane may open
-            if chance.random() < 0.3:
-                writer.queue(*ops)  # not waited for: the next may find it under way
-            else:
-                said.append(await writer.write(ops))
-        await writer.saved(code)
-        return said
+        def event(code: str) -> Events:
+            seq = sent[code]
+            sent[code] += 1
+            return joined(code, seq, f"n{seq}")
 
-    try:
+        async def player(code: str) -> list[bool]:
+            said = [await writer.write([room(code)])]
+            while sent[code] < 25:
+                await asyncio.sleep(chance.choice((0, 0, 0.0005, 0.002)))
+                ops: list[Op] = [event(code)]
+                if chance.random() < 0.3:
+                    ops.insert(0, room(code))  # several statements: a second lane may open
+                if chance.random() < 0.3:
+                    writer.queue(*ops)  # not waited for: the next may find it under way
+                else:
+                    said.append(await writer.write(ops))
+            await writer.saved(code)
+            return said
+
         said = await asyncio.wait_for(asyncio.gather(*map(player, codes)), timeout=60)
         assert all(all(answers) for answers in said)
         assert journal.most_at_once == 2
@@ -596,5 +595,3 @@ async def test_two_lanes_never_leave_a_write_waiting_and_keep_each_room_in_order
             assert firsts == list(range(25))
         assert journal.overlaps == 0  # no two writes under way at once had a room in common
         assert writer.backlog == 0
-    finally:
-        await writer.stop()

@@ -12,11 +12,11 @@ from sqlalchemy import make_url
 
 from app.rooms.settings import RoomSettings
 from app.storage.backends.postgresql import PostgresJournal
-from app.storage.batching import BatchWriter
 from app.storage.db import make_engine
 from app.storage.journal import Batch, Events, Fence, Fenced, Forget, NewRoom, Tenure
 from tests.databases import postgres_database
 from tests.server import migrate
+from tests.storage.test_batching import running
 
 SETTINGS = RoomSettings().model_dump()
 
@@ -182,33 +182,35 @@ async def test_a_room_held_up_in_the_database_holds_up_no_other_room() -> None:
         migrate(url)
         engine = make_engine(url)
         journal = PostgresJournal(engine)
-        writer = BatchWriter(journal, flush_seconds=0, wait_seconds=30)
-        writer.start()
         other = await asyncpg.connect(
             make_url(url).set(drivername="postgresql").render_as_string(False)
         )
         try:
-            assert await writer.write([NewRoom("BBBB-BBBB", SETTINGS, 1)])
-            holding = other.transaction()
-            await holding.start()
-            await other.execute(
-                "INSERT INTO live_rooms (code, settings, created_at) VALUES ('AAAA-AAAA', '{}', 1)"
-            )
-            new = [NewRoom("AAAA-AAAA", SETTINGS, 1), joined("AAAA-AAAA", 0, "Ann")]
-            first = asyncio.create_task(writer.write(new))
-            await blocked_on_a_lock(other)  # it waits in the database
-            assert await writer.write([joined("BBBB-BBBB", 0, "Bob")]) is True
-            writer.queue(joined("AAAA-AAAA", 1, "Cy"))
-            assert await writer.write([joined("BBBB-BBBB", 1, "Di")]) is True
-            assert await stored(journal) == {"BBBB-BBBB": ["Bob", "Di"]}
-            assert not first.done()
-            assert not writer.failing
-            await holding.rollback()
-            assert await asyncio.wait_for(first, timeout=60) is True
-            await asyncio.wait_for(writer.saved(), timeout=30)
-            assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Cy"], "BBBB-BBBB": ["Bob", "Di"]}
-            assert len(journal.idle) == 2
+            async with running(journal, wait_seconds=30) as writer:
+                assert await writer.write([NewRoom("BBBB-BBBB", SETTINGS, 1)])
+                holding = other.transaction()
+                await holding.start()
+                await other.execute(
+                    "INSERT INTO live_rooms (code, settings, created_at)"
+                    " VALUES ('AAAA-AAAA', '{}', 1)"
+                )
+                new = [NewRoom("AAAA-AAAA", SETTINGS, 1), joined("AAAA-AAAA", 0, "Ann")]
+                first = asyncio.create_task(writer.write(new))
+                await blocked_on_a_lock(other)  # it waits in the database
+                assert await writer.write([joined("BBBB-BBBB", 0, "Bob")]) is True
+                writer.queue(joined("AAAA-AAAA", 1, "Cy"))
+                assert await writer.write([joined("BBBB-BBBB", 1, "Di")]) is True
+                assert await stored(journal) == {"BBBB-BBBB": ["Bob", "Di"]}
+                assert not first.done()
+                assert not writer.failing
+                await holding.rollback()
+                assert await asyncio.wait_for(first, timeout=60) is True
+                await asyncio.wait_for(writer.saved(), timeout=30)
+                assert await stored(journal) == {
+                    "AAAA-AAAA": ["Ann", "Cy"],
+                    "BBBB-BBBB": ["Bob", "Di"],
+                }
+                assert len(journal.idle) == 2
         finally:
             await other.close()
-            await writer.stop()
             await engine.dispose()
