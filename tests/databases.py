@@ -31,8 +31,13 @@ def _dsn(url: str) -> str:
     return make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
 
 
+async def connect(url: str) -> asyncpg.Connection:
+    """A plain asyncpg session on the database at ``url`` (the application's URL form)."""
+    return await asyncpg.connect(_dsn(url), timeout=CONNECT_TIMEOUT)
+
+
 async def _execute(statements: tuple[str, ...]) -> None:
-    connection = await asyncpg.connect(_dsn(TEST_DATABASE_URL), timeout=CONNECT_TIMEOUT)
+    connection = await connect(TEST_DATABASE_URL)
     try:
         for statement in statements:
             await connection.execute(statement)
@@ -54,7 +59,7 @@ def fetch_value(url: str, statement: str) -> str:
     """The first value ``statement`` answers in the database at ``url`` (as text; "" for none)."""
 
     async def fetch() -> str:
-        connection = await asyncpg.connect(_dsn(url), timeout=CONNECT_TIMEOUT)
+        connection = await connect(url)
         try:
             return str(await connection.fetchval(statement) or "")
         finally:

@@ -12,10 +12,8 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import asyncpg
 import orjson
 import pytest
-from sqlalchemy.engine import make_url
 
 from app.cluster.epochs import claim_in_database, raise_epoch, stored_epoch
 from app.cluster.lease import Lease
@@ -30,7 +28,7 @@ from app.storage.backends import postgresql
 from app.storage.db import make_engine
 from app.storage.journal import Tenure
 from app.storage.store import DatabaseStore
-from tests.databases import postgres_database
+from tests.databases import connect, postgres_database
 from tests.redis_server import TEST_REDIS_URL, redis_client
 from tests.server import migrate
 
@@ -54,8 +52,7 @@ async def two_nodes() -> AsyncIterator[tuple[DatabaseStore, DatabaseStore, str]]
 
 
 async def journal(url: str, code: str) -> list[dict[str, Any]]:
-    dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
-    connection = await asyncpg.connect(dsn)
+    connection = await connect(url)
     try:
         rows = await connection.fetch(
             "SELECT event FROM live_room_events WHERE code = $1 ORDER BY seq", code

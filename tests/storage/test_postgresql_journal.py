@@ -5,16 +5,17 @@ are written at once, rooms apart, each room's in order."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import asyncpg
 import pytest
-from sqlalchemy import make_url
 
 from app.rooms.settings import RoomSettings
 from app.storage.backends.postgresql import PostgresJournal
 from app.storage.db import make_engine
 from app.storage.journal import Batch, Events, Fence, Fenced, Forget, NewRoom, Tenure
-from tests.databases import postgres_database
+from tests.databases import connect, postgres_database
 from tests.server import migrate
 from tests.storage.test_batching import running
 
@@ -63,6 +64,23 @@ async def test_a_batch_is_written_all_or_none() -> None:
             await engine.dispose()
 
 
+@asynccontextmanager
+async def journal_and_session() -> AsyncIterator[tuple[PostgresJournal, asyncpg.Connection]]:
+    """A journal on a fresh, migrated database, and a plain session of its own on that
+    database; both closed at the end."""
+    with postgres_database() as url:
+        migrate(url)
+        engine = make_engine(url)
+        journal = PostgresJournal(engine)
+        other = await connect(url)
+        try:
+            yield journal, other
+        finally:
+            await other.close()
+            await journal.close()
+            await engine.dispose()
+
+
 def server_pids(journal: PostgresJournal) -> list[int]:
     """The database's process behind each idle connection of the journal."""
     return [driver.get_server_pid() for _, driver in journal.idle]
@@ -73,91 +91,74 @@ async def test_a_batch_the_database_turns_down_keeps_its_connection() -> None:
     database answered and the transaction is over, so the connection goes on writing. A
     connection given up mid-write, or one the database lost, is dropped, and the next batch
     opens another."""
-    with postgres_database() as url:
-        migrate(url)
-        engine = make_engine(url)
-        journal = PostgresJournal(engine)
-        other = await asyncpg.connect(
-            make_url(url).set(drivername="postgresql").render_as_string(False)
-        )
-        try:
-            await journal.write(Batch([NewRoom("AAAA-AAAA", SETTINGS, 1)]))
-            [pid] = server_pids(journal)
-            turned_down = [
-                # Moves' events alone, one row: a room the database does not hold.
-                Batch([joined("GONE-GONE", 0, "Ann")]),
-                # Several rows of one statement.
-                Batch([joined("AAAA-AAAA", 0, "Ann"), joined("GONE-GONE", 0, "Bob")]),
-                # A transaction of several statements.
-                Batch([NewRoom("DDDD-DDDD", SETTINGS, 1), joined("GONE-GONE", 0, "Cy")]),
-            ]
-            for batch in turned_down:
-                with pytest.raises(asyncpg.ForeignKeyViolationError):
-                    await journal.write(batch)
-                assert server_pids(journal) == [pid]
-            # A value the database will not take: a NUL in text.
-            with pytest.raises(asyncpg.CharacterNotInRepertoireError):
-                await journal.write(Batch([joined("AAAA\x00AAA", 0, "Ann")]))
+    async with journal_and_session() as (journal, other):
+        await journal.write(Batch([NewRoom("AAAA-AAAA", SETTINGS, 1)]))
+        [pid] = server_pids(journal)
+        turned_down = [
+            # Moves' events alone, one row: a room the database does not hold.
+            Batch([joined("GONE-GONE", 0, "Ann")]),
+            # Several rows of one statement.
+            Batch([joined("AAAA-AAAA", 0, "Ann"), joined("GONE-GONE", 0, "Bob")]),
+            # A transaction of several statements.
+            Batch([NewRoom("DDDD-DDDD", SETTINGS, 1), joined("GONE-GONE", 0, "Cy")]),
+        ]
+        for batch in turned_down:
+            with pytest.raises(asyncpg.ForeignKeyViolationError):
+                await journal.write(batch)
             assert server_pids(journal) == [pid]
-            # A value the driver cannot send (a number past the column's range), found while it
-            # streams the rows: it reports the refusal as the database would, and nothing was
-            # written.
-            with pytest.raises(asyncpg.DataError):
-                await journal.write(
-                    Batch([joined("AAAA-AAAA", 0, "Ann"), joined("AAAA-AAAA", 2**40, "Bob")])
-                )
-            assert server_pids(journal) == [pid]
-            # A newer owner holds the room: the older owner's fenced batch is refused.
+        # A value the database will not take: a NUL in text.
+        with pytest.raises(asyncpg.CharacterNotInRepertoireError):
+            await journal.write(Batch([joined("AAAA\x00AAA", 0, "Ann")]))
+        assert server_pids(journal) == [pid]
+        # A value the driver cannot send (a number past the column's range), found while it
+        # streams the rows: it reports the refusal as the database would, and nothing was
+        # written.
+        with pytest.raises(asyncpg.DataError):
             await journal.write(
-                Batch([Fence("AAAA-AAAA", Tenure(5)), joined("AAAA-AAAA", 0, "Ann")])
+                Batch([joined("AAAA-AAAA", 0, "Ann"), joined("AAAA-AAAA", 2**40, "Bob")])
             )
-            with pytest.raises(Fenced) as fenced:
-                await journal.write(
-                    Batch([Fence("AAAA-AAAA", Tenure(3)), joined("AAAA-AAAA", 1, "Di")])
-                )
-            assert fenced.value.codes == {"AAAA-AAAA"}
-            assert server_pids(journal) == [pid]
-            await journal.write(Batch([joined("AAAA-AAAA", 1, "Eve")]))
-            assert server_pids(journal) == [pid]
-            assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Eve"]}
+        assert server_pids(journal) == [pid]
+        # A newer owner holds the room: the older owner's fenced batch is refused.
+        await journal.write(Batch([Fence("AAAA-AAAA", Tenure(5)), joined("AAAA-AAAA", 0, "Ann")]))
+        with pytest.raises(Fenced) as fenced:
+            await journal.write(
+                Batch([Fence("AAAA-AAAA", Tenure(3)), joined("AAAA-AAAA", 1, "Di")])
+            )
+        assert fenced.value.codes == {"AAAA-AAAA"}
+        assert server_pids(journal) == [pid]
+        await journal.write(Batch([joined("AAAA-AAAA", 1, "Eve")]))
+        assert server_pids(journal) == [pid]
+        assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Eve"]}
 
-            # A write given up while the database holds it (as at a write's time bound or a
-            # stop): its connection, mid-statement, is not kept.
-            holding = other.transaction()
-            await holding.start()
-            await other.execute(
-                "INSERT INTO live_rooms (code, settings, created_at) VALUES ('EEEE-EEEE', '{}', 1)"
-            )
-            given_up = asyncio.create_task(
-                journal.write(Batch([NewRoom("EEEE-EEEE", SETTINGS, 1)]))
-            )
-            await blocked_on_a_lock(other)
-            given_up.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await given_up
-            assert journal.idle == []
-            await holding.rollback()
-            await journal.write(Batch([NewRoom("EEEE-EEEE", SETTINGS, 1)]))
-            [pid] = server_pids(journal)
+        # A write given up while the database holds it (as at a write's time bound or a
+        # stop): its connection, mid-statement, is not kept.
+        holding = other.transaction()
+        await holding.start()
+        await other.execute(
+            "INSERT INTO live_rooms (code, settings, created_at) VALUES ('EEEE-EEEE', '{}', 1)"
+        )
+        given_up = asyncio.create_task(journal.write(Batch([NewRoom("EEEE-EEEE", SETTINGS, 1)])))
+        await blocked_on_a_lock(other)
+        given_up.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await given_up
+        assert journal.idle == []
+        await holding.rollback()
+        await journal.write(Batch([NewRoom("EEEE-EEEE", SETTINGS, 1)]))
+        [pid] = server_pids(journal)
 
-            # The database ends the connection's session: the next write on it fails, and
-            # the connection is not kept.
-            assert await other.fetchval("SELECT pg_terminate_backend($1)", pid)
-            # What the driver raises depends on when it finds the session gone.
-            lost = (OSError, asyncpg.InterfaceError, asyncpg.InternalClientError)
-            with pytest.raises(
-                (*lost, asyncpg.PostgresConnectionError, asyncpg.AdminShutdownError)
-            ):
-                await journal.write(Batch([joined("AAAA-AAAA", 2, "Fay")]))
-            assert journal.idle == []
+        # The database ends the connection's session: the next write on it fails, and
+        # the connection is not kept.
+        assert await other.fetchval("SELECT pg_terminate_backend($1)", pid)
+        # What the driver raises depends on when it finds the session gone.
+        lost = (OSError, asyncpg.InterfaceError, asyncpg.InternalClientError)
+        with pytest.raises((*lost, asyncpg.PostgresConnectionError, asyncpg.AdminShutdownError)):
             await journal.write(Batch([joined("AAAA-AAAA", 2, "Fay")]))
-            [again] = server_pids(journal)
-            assert again != pid
-            assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Eve", "Fay"], "EEEE-EEEE": []}
-        finally:
-            await other.close()
-            await journal.close()
-            await engine.dispose()
+        assert journal.idle == []
+        await journal.write(Batch([joined("AAAA-AAAA", 2, "Fay")]))
+        [again] = server_pids(journal)
+        assert again != pid
+        assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Eve", "Fay"], "EEEE-EEEE": []}
 
 
 async def blocked_on_a_lock(connection: asyncpg.Connection) -> None:
@@ -178,39 +179,30 @@ async def test_a_room_held_up_in_the_database_holds_up_no_other_room() -> None:
     """Another transaction holds the row a new room's write inserts: that write (several
     statements) waits in the database, another room's moves are written meanwhile on the second
     connection, and the held room's next move waits for its first."""
-    with postgres_database() as url:
-        migrate(url)
-        engine = make_engine(url)
-        journal = PostgresJournal(engine)
-        other = await asyncpg.connect(
-            make_url(url).set(drivername="postgresql").render_as_string(False)
+    async with (
+        journal_and_session() as (journal, other),
+        running(journal, wait_seconds=30) as writer,
+    ):
+        assert await writer.write([NewRoom("BBBB-BBBB", SETTINGS, 1)])
+        holding = other.transaction()
+        await holding.start()
+        await other.execute(
+            "INSERT INTO live_rooms (code, settings, created_at) VALUES ('AAAA-AAAA', '{}', 1)"
         )
-        try:
-            async with running(journal, wait_seconds=30) as writer:
-                assert await writer.write([NewRoom("BBBB-BBBB", SETTINGS, 1)])
-                holding = other.transaction()
-                await holding.start()
-                await other.execute(
-                    "INSERT INTO live_rooms (code, settings, created_at)"
-                    " VALUES ('AAAA-AAAA', '{}', 1)"
-                )
-                new = [NewRoom("AAAA-AAAA", SETTINGS, 1), joined("AAAA-AAAA", 0, "Ann")]
-                first = asyncio.create_task(writer.write(new))
-                await blocked_on_a_lock(other)  # it waits in the database
-                assert await writer.write([joined("BBBB-BBBB", 0, "Bob")]) is True
-                writer.queue(joined("AAAA-AAAA", 1, "Cy"))
-                assert await writer.write([joined("BBBB-BBBB", 1, "Di")]) is True
-                assert await stored(journal) == {"BBBB-BBBB": ["Bob", "Di"]}
-                assert not first.done()
-                assert not writer.failing
-                await holding.rollback()
-                assert await asyncio.wait_for(first, timeout=60) is True
-                await asyncio.wait_for(writer.saved(), timeout=30)
-                assert await stored(journal) == {
-                    "AAAA-AAAA": ["Ann", "Cy"],
-                    "BBBB-BBBB": ["Bob", "Di"],
-                }
-                assert len(journal.idle) == 2
-        finally:
-            await other.close()
-            await engine.dispose()
+        new = [NewRoom("AAAA-AAAA", SETTINGS, 1), joined("AAAA-AAAA", 0, "Ann")]
+        first = asyncio.create_task(writer.write(new))
+        await blocked_on_a_lock(other)  # it waits in the database
+        assert await writer.write([joined("BBBB-BBBB", 0, "Bob")]) is True
+        writer.queue(joined("AAAA-AAAA", 1, "Cy"))
+        assert await writer.write([joined("BBBB-BBBB", 1, "Di")]) is True
+        assert await stored(journal) == {"BBBB-BBBB": ["Bob", "Di"]}
+        assert not first.done()
+        assert not writer.failing
+        await holding.rollback()
+        assert await asyncio.wait_for(first, timeout=60) is True
+        await asyncio.wait_for(writer.saved(), timeout=30)
+        assert await stored(journal) == {
+            "AAAA-AAAA": ["Ann", "Cy"],
+            "BBBB-BBBB": ["Bob", "Di"],
+        }
+        assert len(journal.idle) == 2
