@@ -10,7 +10,7 @@ from app.cluster.nodes import Directory
 from app.config import Settings
 from tests.databases import postgres_database
 from tests.redis_server import TEST_REDIS_URL, redis_client
-from tests.server import ROOT, server_env
+from tests.server import ROOT, free_port, server_env
 
 POSTGRES = "postgresql+asyncpg://spectrum@127.0.0.1/spectrum"
 
@@ -84,6 +84,7 @@ def test_a_node_id_held_by_a_running_node_is_refused_at_start() -> None:
                         NODE_ID="dup-node",
                         CLUSTER_NAME=prefix,
                         LEASE_MS="500",
+                        PORT=str(free_port()),  # whatever else runs here on the default port
                     )
             finally:
                 await other.leave()
