@@ -19,6 +19,11 @@ paused and resumed, and the task's stack of coroutines resumed and suspended aga
 message. Whenever a message waits in the queue (the application cleared its reader, or a
 message came to uvicorn's parser), the next ones queue behind it: messages are taken in order.
 
+A client's control frames (pings and pongs) are limited: a burst of ``CONTROL_BURST``, then
+``CONTROLS_PER_SECOND``; past that the connection is closed (1008). Each ping is answered with a
+pong, and a client sending pings without reading would otherwise have the server hold the
+pongs in memory without end; text messages are limited by the application, as they come.
+
 Whatever the client sends shows the link alive as a pong does: a keepalive ping falls due only
 once the connection has been quiet for most of a ping interval, so a player who plays is not
 pinged between moves. A dead link is still seen within two intervals (and up to two ticks of
@@ -42,6 +47,8 @@ from websockets.frames import Frame, Opcode
 from websockets.protocol import OPEN
 from websockets.speedups import apply_mask
 
+from app.rooms.connection import TokenBucket
+
 TEXT = 0x1
 PING = 0x9
 PONG = 0xA
@@ -59,6 +66,10 @@ PING_HEADER = bytes((FIN | PING, 4))  # a ping frame from the server: unmasked, 
 # every connection due in that tick (a ring up to this late is no matter at a ping interval of
 # seconds); a timer of its own for each connection woke the process for each ping.
 RING_TICK = 0.05
+# A browser only answers the server's pings (one an interval), and a client library pings every
+# several seconds: far below this.
+CONTROL_BURST = 16
+CONTROLS_PER_SECOND = 2.0
 log = logging.getLogger(__name__)
 
 
@@ -172,6 +183,7 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         # queue its receive reads, while that queue is empty (``app.api.sockets.Reader``); the
         # application sets and clears it.
         self.reader: Callable[[str], None] | None = None
+        self.controls = TokenBucket(CONTROLS_PER_SECOND, CONTROL_BURST)
 
     def data_received(self, data: bytes) -> None:
         if self.reading is Reading.FRAMES:
@@ -290,12 +302,41 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
                     self._hand_over(buffer[offset:])  # uvicorn's parser closes it with 1007
                     return
                 self._received(text)
+            elif not self.controls.allow():
+                self.refuse_controls()
+                return
             elif opcode == PONG:
-                self.handle_pong(Frame(Opcode.PONG, payload))
+                super().handle_pong(Frame(Opcode.PONG, payload))
             else:  # a ping is answered with its payload, as the websockets library answers it
                 self.transport.write(bytes((FIN | PONG, length)) + payload)
             offset = payload_start + length
         self.leftover = buffer[offset:] if offset < end else b""
+
+    def handle_ping(self) -> None:
+        """A ping read by uvicorn's parser, answered (its pong is already made) within the
+        allowance."""
+        if self.controls.allow():
+            super().handle_ping()
+        else:
+            self.refuse_controls()
+
+    def handle_pong(self, event: Frame) -> None:
+        """A pong read by uvicorn's parser, taken within the allowance."""
+        if self.controls.allow():
+            super().handle_pong(event)
+        else:
+            self.refuse_controls()
+
+    def refuse_controls(self) -> None:
+        """Close a connection whose client sent control frames past the allowance (1008), as
+        uvicorn closes one whose ping went unanswered."""
+        self.leftover = b""
+        if self.close_sent or self.transport.is_closing():
+            return
+        self.conn.fail(1008, "too many pings")
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.close_sent = True
+        self.transport.close()
 
     def _received(self, text: str) -> None:
         """A whole text message, given to the application's reader at once if it set one and

@@ -112,8 +112,9 @@ class Client:
             self.writer.write(chunk)
             await self.writer.drain()
 
-    async def frames(self, until: Opcode) -> list[Frame]:
-        """Frames the server sends, up to one of kind ``until`` (or the connection's end)."""
+    async def frames(self, until: Opcode, count: int = 1) -> list[Frame]:
+        """Frames the server sends, up to the ``count``th of kind ``until`` (or the
+        connection's end)."""
         frames: list[Frame] = []
         async with asyncio.timeout(GUARD_SECONDS):
             while True:
@@ -126,7 +127,9 @@ class Client:
                     assert isinstance(event, Frame)
                     frames.append(event)
                     if event.opcode is until:
-                        return frames
+                        count -= 1
+                        if not count:
+                            return frames
                 if not data:
                     return frames
 
@@ -412,6 +415,38 @@ async def test_text_ping_and_pong_frames_are_read_without_uvicorns_parser() -> N
             assert pong.data == b"p"
             assert isinstance(seen.protocol, FrameReadingProtocol)
             assert seen.protocol.reading is Reading.FRAMES
+        finally:
+            client.close()
+
+
+@pytest.mark.parametrize("path", ["read here", "after the hand-over"])
+async def test_a_client_sending_pings_past_its_allowance_is_closed_1008(path: str) -> None:
+    """A client that pings without reading is closed, not answered without end (the server
+    would hold every pong it cannot write); within the allowance every ping is answered."""
+    async with server(FrameReadingProtocol) as (port, seen):
+        client = await Client.connect(port)
+        try:
+            first = frame(Opcode.BINARY, b"\x00") if path == "after the hand-over" else text("hi")
+            await client.send(first)
+            await seen.count(1)
+            assert isinstance(seen.protocol, FrameReadingProtocol)
+            expected = Reading.PARSER if path == "after the hand-over" else Reading.FRAMES
+            assert seen.protocol.reading is expected
+            # The whole burst, in one write: every ping answered, and the connection open.
+            burst = [frame(Opcode.PING, b"%d" % n) for n in range(inbound.CONTROL_BURST - 1)]
+            await client.send(b"".join(burst) + frame(Opcode.PONG, b"unasked"))
+            await client.send(text("still open"))
+            pongs = await client.frames(until=Opcode.PONG, count=len(burst))
+            assert [pong.data for pong in pongs] == [b"%d" % n for n in range(len(burst))]
+            assert texts_of(await seen.count(2))[-1] == "still open"
+            # Far past the allowance (it grows by two a second), sent without reading.
+            await client.send(*(frame(Opcode.PING, b"more") for _ in range(400)))
+            frames = await client.frames(until=Opcode.CLOSE)
+            assert frames[-1].opcode is Opcode.CLOSE
+            assert Close.parse(frames[-1].data) == Close(1008, "too many pings")
+            assert len(frames) - 1 < 200
+            assert all(sent.opcode is Opcode.PONG for sent in frames[:-1])
+            assert (await seen.count(3))[-1]["type"] == "websocket.disconnect"
         finally:
             client.close()
 
