@@ -65,7 +65,7 @@ def serve(settings: Settings) -> None:
         "host": settings.host,
         "port": settings.port,
         "loop": "uvloop",
-        "http": "httptools",
+        "http": "app.api.heads:HeadLimitedProtocol",
         "ws": "app.rooms.inbound:FrameReadingProtocol",
         "ws_per_message_deflate": False,
         "ws_max_size": settings.ws_max_bytes,

@@ -1,0 +1,82 @@
+"""A request's head (its request line and headers) is limited in size: past the limit the server
+answers 431 and closes the connection, however the head arrives; within it every request,
+body and all, is served as before."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import socket
+
+import orjson
+
+from app.api.heads import MAX_HEAD_BYTES
+from tests.server import Server
+
+GUARD_SECONDS = 30.0
+CARDS = ["1-circle-violet", "2-crescent-cyan", "3-triangle-yellow", "4-square-orange", "5-star-red"]
+
+
+def head(path: str, pad: int, method: str = "GET", extra: str = "") -> bytes:
+    """A request head with a header ``X-Pad`` of ``pad`` bytes."""
+    return (
+        f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: {'p' * pad}\r\n{extra}\r\n"
+    ).encode()
+
+
+def exchange(server: Server, *pieces: bytes) -> bytes:
+    """Send ``pieces`` one write each (as many as the server takes before it closes), then
+    read until the server closes the connection."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=GUARD_SECONDS) as client:
+        for piece in pieces:
+            try:
+                client.sendall(piece)
+            except OSError:  # closed by the server: what it answered is still to be read
+                break
+        answer = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := client.recv(65536):
+                answer += chunk
+        return answer
+
+
+def statuses(answer: bytes) -> list[int]:
+    """The status of each response in ``answer`` (bodies here never hold a status line)."""
+    return [int(status) for status in re.findall(rb"HTTP/1\.1 (\d{3}) ", answer)]
+
+
+def test_a_head_over_the_limit_is_answered_431_and_closed(server: Server) -> None:
+    answer = exchange(server, head("/healthz", MAX_HEAD_BYTES))
+    assert statuses(answer) == [431]
+    assert answer.endswith(f"larger than {MAX_HEAD_BYTES} bytes".encode())
+
+
+def test_a_header_of_megabytes_sent_in_pieces_is_refused_at_the_limit(server: Server) -> None:
+    start = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
+    pieces = [start] + [b"p" * 65536] * 64  # 4 MB, never ended
+    answer = exchange(server, *pieces)
+    assert statuses(answer) == [431]
+
+
+def test_heads_within_the_limit_are_served_one_after_another_on_one_connection(
+    server: Server,
+) -> None:
+    # Three requests kept alive on one connection, each head most of the limit; the last closes.
+    near = MAX_HEAD_BYTES - 200
+    requests = [head("/healthz", near), head("/healthz", near)]
+    requests.append(head("/healthz", near, extra="Connection: close\r\n"))
+    assert statuses(exchange(server, *requests)) == [200, 200, 200]
+    # And all three in one write.
+    assert statuses(exchange(server, b"".join(requests))) == [200, 200, 200]
+
+
+def test_a_body_in_the_same_write_as_its_head_is_not_counted_in_the_head(server: Server) -> None:
+    # A small head and a body of 60 KB (whitespace JSON allows) in one write: the body reaches
+    # the application, which scores the hand.
+    body = orjson.dumps({"cards": CARDS}) + b" " * 60_000
+    extra = (
+        f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\nConnection: close\r\n"
+    )
+    answer = exchange(server, head("/api/score", 100, "POST", extra) + body)
+    assert statuses(answer) == [200]
+    assert orjson.loads(answer.split(b"\r\n\r\n", 1)[1])["points"] == 25
