@@ -165,6 +165,15 @@ class Settings(BaseSettings):
     room_misses_per_minute: int = Field(
         30, ge=1, description="Unknown room codes one address may try per minute."
     )
+    api_requests_per_second: float = Field(
+        20.0,
+        gt=0,
+        description="Requests under /api/ one address may make per second on average; past "
+        "it they are answered 429 with Retry-After.",
+    )
+    api_request_burst: int = Field(
+        200, ge=1, description="Requests under /api/ one address may make in a quick burst."
+    )
 
     # Play.
     ready_seconds: float = Field(

@@ -518,6 +518,8 @@ class Server:
                 PENDING_CONNECTIONS="100000",
                 PENDING_CONNECTIONS_PER_ADDRESS="100000",
                 ROOMS_PER_ADDRESS_PER_MINUTE="100000",
+                API_REQUESTS_PER_SECOND="100000",
+                API_REQUEST_BURST="100000",
                 MESSAGES_PER_SECOND="1000",
                 MESSAGE_BURST="1000",
                 MAX_ROOMS="100000",

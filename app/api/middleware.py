@@ -1,13 +1,19 @@
-"""The application's ASGI middleware: the body size limit, the raw WebSocket callables and the
-count of requests and handshakes the garbage-collection policy follows."""
+"""The application's ASGI middleware: the rate of API requests, the body size limit, the raw
+WebSocket callables and the count of requests and handshakes the garbage-collection policy
+follows."""
 
 from __future__ import annotations
 
+import math
+import time
+
+import orjson
 from fastapi import FastAPI, WebSocket
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.collection import Connections
 from app.config import Settings
+from app.rooms.connection import TokenBucket
 
 RAW_SEND = "spectrum.raw_send"
 RAW_RECEIVE = "spectrum.raw_receive"
@@ -16,6 +22,9 @@ RAW_RECEIVE = "spectrum.raw_receive"
 def install_middleware(application: FastAPI, settings: Settings, sockets: Connections) -> None:
     """Wrap ``application`` in its middleware."""
     application.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    application.add_middleware(
+        ApiRate, rate=settings.api_requests_per_second, burst=settings.api_request_burst
+    )
     application.add_middleware(KeepRawSend)
     application.add_middleware(CountScopes, connections=sockets)
 
@@ -117,3 +126,56 @@ class BodySizeLimit:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+class ApiRate:
+    """ASGI middleware answering 429 (with Retry-After) to an address past its rate of requests
+    under /api/: the REST API computes (scores, history, leaderboards) for anyone who asks.
+    Pages and static files are not counted, nor WebSockets (they have limits of their own)."""
+
+    # Addresses kept at most; past it those idle long enough to have a full bucket are dropped.
+    KEPT = 10_000
+
+    def __init__(self, app: ASGIApp, rate: float, burst: int) -> None:
+        self.app = app
+        self.rate = rate
+        self.burst = burst
+        self.buckets: dict[str, TokenBucket] = {}
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
+            await self.app(scope, receive, send)
+            return
+        client = scope.get("client")
+        address = client[0] if client else "unknown"
+        bucket = self.buckets.get(address)
+        if bucket is None:
+            if len(self.buckets) >= self.KEPT:
+                self._forget_idle()
+            bucket = self.buckets[address] = TokenBucket(self.rate, self.burst)
+        if bucket.allow():
+            await self.app(scope, receive, send)
+            return
+        wait = max(1, math.ceil((1 - bucket.tokens) / self.rate))
+        body = orjson.dumps({"detail": "too many requests; slow down", "code": "too_many_requests"})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 429,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"retry-after", str(wait).encode()),
+                ],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+    def _forget_idle(self) -> None:
+        full_after = self.burst / self.rate
+        now = time.monotonic()
+        self.buckets = {
+            address: bucket
+            for address, bucket in self.buckets.items()
+            if now - bucket.stamp < full_after
+        }
