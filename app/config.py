@@ -202,6 +202,13 @@ class Settings(BaseSettings):
         le=600,
         description="Seconds a player may be away on their turn before a bot plays it for them.",
     )
+    host_grace_seconds: float = Field(
+        60.0,
+        ge=0,
+        le=3600,
+        description="Seconds the host may be away while the room needs a host (in the lobby, "
+        "or once the match is finished) before the role passes to the next player connected.",
+    )
 
     # Operations.
     log_level: Literal["trace", "debug", "info", "warning", "error"] = Field(

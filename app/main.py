@@ -55,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             idle_seconds=settings.room_idle_seconds,
             bot_delay_seconds=settings.bot_delay_seconds,
             standin_seconds=settings.standin_seconds,
+            host_grace_seconds=settings.host_grace_seconds,
         ),
         max_rooms=settings.max_rooms,
         store=store,

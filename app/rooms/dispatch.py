@@ -122,4 +122,4 @@ def _unseat(room: LiveRoom, removed: int, code: int | None, reason: str) -> None
     room.table.unseat(removed, code, reason)
     room.frames.views.forget_private()
     room.chat_limit.clear()
-    room.table.pass_host_if_away(room.state)
+    room.follow_host()

@@ -30,6 +30,7 @@ from app.rooms.table import CLOSE_REPLACED, Table
 from app.rooms.thinking import Thinker
 from app.rooms.timers import (
     Clock,
+    HostKey,
     IdleKey,
     LoopClock,
     ReadyKey,
@@ -76,7 +77,7 @@ class LiveRoom:
         self.store: RoomStore = store or NullStore()
         self.on_action = on_action
         self.clock: Clock = clock or LoopClock()
-        self.table = Table()
+        self.table = Table(self.clock.now())
         self.lock = asyncio.Lock()
         # Once closed: how its connections were, for one that comes after (gone, or moved).
         self.closed_with: tuple[int, str] | None = None
@@ -87,6 +88,7 @@ class LiveRoom:
             self._ready_expired,
             self.autoplay.bot_plays,
             self._idle_expired,
+            self._host_expired,
         )
         self.replies = Replies()
         self.chat_limit = ChatLimit()
@@ -161,7 +163,6 @@ class LiveRoom:
             # Everyone else hears of the arrival by patch; the newcomer starts from a state.
             self.table.arrive(connection)
             self.timers.idle.clear()
-            self.table.pass_host_if_away(self.state)
             await self.announce()
             if self.holding:
                 self.needs_state.append(connection)
@@ -171,11 +172,14 @@ class LiveRoom:
         return None
 
     async def detach(self, connection: Connection) -> None:
-        """Remove a connection; the host's role passes on if the host is gone."""
+        """Remove a connection; the host's role passes on if the host stays gone while the
+        room needs a host."""
         async with self.lock:
             if not self.table.leave(connection) or self.closed:
                 return
-            self.table.pass_host_if_away(self.state)
+            host = self.state.host
+            if connection.seat == host and host not in self.table.here():
+                self.table.host_away_since = self.clock.now()
             deal_when_all_ready(self)
             await self.announce()
             if not self.table.connections:
@@ -261,7 +265,7 @@ class LiveRoom:
         else everyone sees; "chat": it changed only the chat (see ``Frames.publish``).
         """
         host = self.state.host
-        self.table.pass_host_if_away(self.state)  # the change may make the room need a host
+        self.follow_host()  # the change may make the room need a host
         if self.state.host != host:
             scope = "all"  # the players changed too
         saved = await self._save()
@@ -304,6 +308,7 @@ class LiveRoom:
                     return
                 table = self.table
                 self.timers.follow(self.state, table.here(), table.standins(), self.config)
+                self.follow_host(passing=False)
                 self.frames.publish(self.state, table, self.timers, sender, ack, "all")
                 for connection in waiting:
                     if connection in table.connections:
@@ -335,6 +340,31 @@ class LiveRoom:
                 return
             self.state.deal(millis(self.clock))
             await self.announce()
+
+    def follow_host(self, passing: bool = True) -> None:
+        """Pass the host's role to the next player connected if the room needs a host and the
+        host has been away for the grace (``host_grace_seconds``: a host who reloads, or whose
+        phone dropped the link while they shared it, is back first); else ring when the grace
+        ends, while it would pass then. Not ``passing``: only set the ring."""
+        seat = self.table.next_host(self.state)
+        if seat is None:
+            if self.timers.host.key is not None:
+                self.timers.host.clear()
+            return
+        wait = self.table.host_away_since + self.config.host_grace_seconds - self.clock.now()
+        if wait <= 0 and passing:
+            self.timers.host.clear()
+            self.state.pass_host(seat)
+        else:
+            since = self.table.host_away_since
+            self.timers.host.set(HostKey(self.state.host, since), max(wait, 0.0))
+
+    async def _host_expired(self, key: HostKey) -> None:
+        async with self.lock:
+            if not self.rings(self.timers.host, key):
+                return
+            self.timers.host.clear()
+            await self.announce()  # passes the role, if it still passes
 
     def _schedule_idle(self) -> None:
         if not self.closed:

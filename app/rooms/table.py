@@ -17,11 +17,14 @@ CLOSE_REPLACED = 4009
 class Table:
     """A room's open connections and the seats a bot plays for."""
 
-    __slots__ = ("connections", "stand_ins")
+    __slots__ = ("connections", "host_away_since", "stand_ins")
 
-    def __init__(self) -> None:
+    def __init__(self, now: float) -> None:
         self.connections: list[Connection] = []
         self.stand_ins: StandIns = NOBODY
+        # When the host's seat last lost its last connection (the clock's seconds), or the
+        # table was set up (a room restored after a restart: its host has not come back yet).
+        self.host_away_since = now
 
     def here(self) -> set[int]:
         """The seats of players who have a connection open."""
@@ -74,11 +77,10 @@ class Table:
                 connection.seat -= 1
         self.connections = [c for c in self.connections if c.closing is None]
 
-    def pass_host_if_away(self, state: RoomState) -> None:
-        """Pass the host's role round the table if the host is not connected."""
-        host = standins.next_host(state, self.here())
-        if host is not None:
-            state.pass_host(host)
+    def next_host(self, state: RoomState) -> int | None:
+        """The seat the host's role passes to (once the host has been away for the grace) while
+        the room needs a host who is not connected; None while it needs none, or has one here."""
+        return standins.next_host(state, self.here())
 
     def all_ready(self, state: RoomState) -> bool:
         """Between rounds, whether every connected player is ready (bots always are); with

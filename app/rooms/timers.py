@@ -1,4 +1,4 @@
-"""A room's clock and its timers (turn, ready, bot, idle), each set for a typed key.
+"""A room's clock and its timers (turn, ready, bot, idle, host), each set for a typed key.
 
 A timer rings at most once for the key it was set for; the room checks, under its lock, that the
 timer is still set for that key before acting, so a ring that lost a race changes nothing. What
@@ -77,6 +77,7 @@ class RoomConfig:
     idle_seconds: float = 900.0
     bot_delay_seconds: float = 1.0
     standin_seconds: float = 10.0
+    host_grace_seconds: float = 60.0
 
 
 def millis(clock: Clock) -> int:
@@ -107,6 +108,14 @@ class BotKey(NamedTuple):
     turns: int
     step: Step
     away: bool
+
+
+class HostKey(NamedTuple):
+    """A host away while the room needs one: the host's seat, and since when (the clock's
+    seconds)."""
+
+    seat: int
+    since: float
 
 
 class IdleKey(NamedTuple):
@@ -202,9 +211,9 @@ def bot_turn(
 
 
 class RoomTimers:
-    """A room's four timers, each running the room's job for it when it rings."""
+    """A room's five timers, each running the room's job for it when it rings."""
 
-    __slots__ = ("bot", "idle", "ready", "turn")
+    __slots__ = ("bot", "host", "idle", "ready", "turn")
 
     def __init__(
         self,
@@ -213,11 +222,13 @@ class RoomTimers:
         ready: Callable[[ReadyKey], Awaitable[None]],
         bot: Callable[[BotKey], Awaitable[None]],
         idle: Callable[[IdleKey], Awaitable[None]],
+        host: Callable[[HostKey], Awaitable[None]],
     ) -> None:
         self.turn: Timer[TurnKey] = Timer(clock, turn)
         self.ready: Timer[ReadyKey] = Timer(clock, ready)
         self.bot: Timer[BotKey] = Timer(clock, bot)
         self.idle: Timer[IdleKey] = Timer(clock, idle)
+        self.host: Timer[HostKey] = Timer(clock, host)
 
     def follow(
         self, state: RoomState, here: set[int], standins: AbstractSet[int], config: RoomConfig
@@ -241,5 +252,5 @@ class RoomTimers:
 
     def stop(self) -> None:
         """Clear every timer."""
-        for timer in (self.turn, self.ready, self.bot, self.idle):
+        for timer in (self.turn, self.ready, self.bot, self.idle, self.host):
             timer.clear()

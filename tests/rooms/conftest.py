@@ -32,6 +32,7 @@ async def closing_clients() -> AsyncIterator[None]:
 @pytest.fixture
 def own_server() -> Iterator[Server]:
     """A server of the test's own on an SQLite file, which it may kill and start again; no
-    stand-in plays for a player who is away."""
-    with running_server(**FAST, STANDIN_SECONDS="600") as started:
+    stand-in plays for a player who is away, and the host's role passes as soon as the room
+    needs a host."""
+    with running_server(**FAST, STANDIN_SECONDS="600", HOST_GRACE_SECONDS="0") as started:
         yield started

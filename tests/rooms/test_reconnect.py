@@ -1,4 +1,5 @@
-"""Leaving and coming back: the seat, the hand and the turn are kept; the host role moves on.
+"""Leaving and coming back: the seat, the hand and the turn are kept; the host role moves on
+once the host has been away for the grace while the room needs a host.
 
 Rooms in this process; a connection closed is the room's detach, as a closed socket's is."""
 
@@ -18,9 +19,17 @@ def away(seat: int) -> Callable[[State], bool]:
 
 def host_seat(client: LocalClient) -> int:
     assert client.state is not None
-    hosts = [player["seat"] for player in client.state["players"] if player["host"]]
+    return host_of(client.state)
+
+
+def host_of(state: State) -> int:
+    hosts = [player["seat"] for player in state["players"] if player["host"]]
     assert len(hosts) == 1, hosts
     return hosts[0]
+
+
+def hosted_by(seat: int) -> Callable[[State], bool]:
+    return lambda state: host_of(state) == seat
 
 
 async def test_reconnect_mid_turn_keeps_seat_hand_and_step(rooms: Host) -> None:
@@ -101,13 +110,17 @@ async def test_a_replaced_connection_hears_nothing_more(rooms: Host) -> None:
     await table.close()
 
 
-async def test_host_passes_to_the_next_connected_player(rooms: Host) -> None:
+async def test_host_passes_to_the_next_connected_player_after_the_grace(rooms: Host) -> None:
     table = await open_table(rooms, 3, spectators=1, turn_seconds=0)
+    left = rooms.clock.now()
     await table.host.close()
     rest: list[LocalClient] = [*table.players[1:], *table.spectators]
     for client in rest:
         await client.wait_for(away(0))
-        assert host_seat(client) == 1
+        assert host_seat(client) == 0, "within the grace the role stays"
+    for client in rest:
+        await client.wait_for(hosted_by(1))
+    assert rooms.clock.now() == left + rooms.config.host_grace_seconds
     info = rooms.info(table.code)
     assert [player["host"] for player in info["players"]] == [False, True, False]
     bob = table.players[1]
@@ -129,13 +142,53 @@ async def test_host_skips_players_who_are_away(rooms: Host) -> None:
     assert host_seat(table.host) == 0
     await table.host.close()
     for client in table.players[2:]:
-        await client.wait_for(away(0))
-        assert host_seat(client) == 2
+        await client.wait_for(hosted_by(2))
     await table.players[2].act("kick", seat=1)
     await table.players[3].wait_for(lambda s: len(s["players"]) == 3)
     assert host_seat(table.players[3]) == 1
     for client in table.players[2:]:
         await client.close()
+
+
+async def test_a_host_back_within_the_grace_keeps_the_role(rooms: Host) -> None:
+    """A host who reloads the lobby, or whose phone dropped the link while they shared it."""
+    table = await open_table(rooms, 3, turn_seconds=0)
+    await table.host.close()
+    await table.players[1].wait_for(away(0))
+    await rooms.clock.advance(rooms.config.host_grace_seconds - 1)
+    again = LocalClient(rooms, table.code, table.tokens[0])
+    await again.connect()
+    table.players[0] = again
+    assert host_seat(again) == 0
+    # The grace's ring, had it stayed set, would have rung by now: the role stays.
+    await rooms.clock.advance(rooms.config.host_grace_seconds)
+    for client in table.players:
+        await client.wait_for(lambda s: s["players"][0]["connected"] is True)
+        assert host_seat(client) == 0
+    assert rooms.rooms[table.code].timers.host.key is None
+    await again.act("start")
+    await table.players[2].wait_for(lambda s: s["status"] == "playing")
+    await table.close()
+
+
+async def test_a_host_gone_for_good_from_a_finished_match_hands_on_the_rematch(
+    rooms: Host,
+) -> None:
+    """Away during the match (the role stays), and still away when it finishes: the role passes
+    once the grace, counted from when the host left, has gone by."""
+    table = await open_table(rooms, 2, rounds=1, turn_seconds=30)
+    await table.host.act("start")
+    await table.settle()
+    await table.host.close()
+    bob = table.players[1]
+    await bob.wait_for(away(0))
+    await rooms.clock.advance(rooms.config.host_grace_seconds + 1)
+    assert host_seat(bob) == 0, "during the match the role stays"
+    state = await bob.wait_for(lambda s: s["status"] == "finished")
+    assert host_of(state) == 1
+    await bob.act("rematch")
+    await bob.wait_for(lambda s: s["status"] == "playing")
+    await bob.close()
 
 
 async def test_host_keeps_the_role_while_away_during_a_match(rooms: Host) -> None:
@@ -157,7 +210,8 @@ async def test_host_keeps_the_role_while_away_during_a_match(rooms: Host) -> Non
 async def test_a_player_alone_in_the_room_becomes_host(rooms: Host) -> None:
     """Everyone left, the host last; the first player back is the only one present.
 
-    Unless the host role passes to them, nobody present can start, kick or change settings.
+    Unless the host role passes to them (once the host's grace has gone by), nobody present can
+    start, kick or change settings.
     """
     table = await open_table(rooms, 3)
     await table.players[1].close()
@@ -168,5 +222,6 @@ async def test_a_player_alone_in_the_room_becomes_host(rooms: Host) -> None:
     await bob.connect()
     assert bob.state is not None
     assert [p["connected"] for p in bob.state["players"]] == [False, True, False]
-    assert host_seat(bob) == 1, "the host role stays with a player who is away"
+    assert host_seat(bob) == 0, "within the grace the role stays"
+    await bob.wait_for(hosted_by(1))
     await bob.act("start")
