@@ -36,6 +36,20 @@ async def connect(url: str) -> asyncpg.Connection:
     return await asyncpg.connect(_dsn(url), timeout=CONNECT_TIMEOUT)
 
 
+async def blocked_on_a_lock(connection: asyncpg.Connection) -> None:
+    """Wait until another session of this database waits for a lock."""
+    for _ in range(6000):
+        waiting = await connection.fetchval(
+            "SELECT count(*) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        )
+        if waiting:
+            return
+        await connection.execute("SELECT pg_stat_clear_snapshot()")
+        await asyncio.sleep(0.01)
+    raise AssertionError("no session ever waited for a lock")
+
+
 async def _execute(statements: tuple[str, ...]) -> None:
     connection = await connect(TEST_DATABASE_URL)
     try:

@@ -300,6 +300,8 @@ class Reader:
         self.limit = settings.max_message_bytes
         self.silent_after = settings.client_silence_seconds
         self.protocol = reading
+        if reading is not None:
+            reading.heartbeat = self.heartbeat
         self.loop = asyncio.get_running_loop()
         self.silence: float | None = None  # once the client pings, how long it may stay silent
         self.heard = self.loop.time()  # when the last message came
@@ -374,6 +376,15 @@ class Reader:
             # The loop waits a bounded time for the close, or times the client's silence.
             self._to_loop({"type": RETHINK})
 
+    def heartbeat(self, text: str) -> bool:
+        """The client's ping, come while a message waits its turn (one whose handling waits,
+        such as a hint on a loaded machine): answered at once (True), since it changes nothing,
+        so that the client does not take its link for dead meanwhile."""
+        if text != PING or self.connection.closing is not None:
+            return False
+        self.take(text)
+        return True
+
     def offer(self) -> None:
         """Have the protocol give text messages to ``at_once`` (while none is queued), or,
         once the connection is closing, queue every message for the loop."""
@@ -394,6 +405,7 @@ class Reader:
         and not finished is cancelled where it waits, as its task's would be."""
         if self.protocol is None:
             return
+        self.protocol.heartbeat = None
         queue = self.protocol.queue
         while not queue.empty():
             message: Any = queue.get_nowait()

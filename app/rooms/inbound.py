@@ -18,6 +18,8 @@ message being queued for its receive, and so without a wake-up of the task readi
 paused and resumed, and the task's stack of coroutines resumed and suspended again for each
 message. Whenever a message waits in the queue (the application cleared its reader, or a
 message came to uvicorn's parser), the next ones queue behind it: messages are taken in order.
+A message the application's ``heartbeat`` takes (one that changes nothing, so that its answer
+may come before those of messages still waiting) is answered at once all the same.
 
 A client's control frames (pings and pongs) are limited: a burst of ``CONTROL_BURST``, then
 ``CONTROLS_PER_SECOND``; past that the connection is closed (1008). Each ping is answered with a
@@ -183,6 +185,9 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         # queue its receive reads, while that queue is empty (``app.api.sockets.Reader``); the
         # application sets and clears it.
         self.reader: Callable[[str], None] | None = None
+        # The application's function answering a text message that changes nothing (the
+        # client's heartbeat) at once, even while messages wait in the queue: True if it did.
+        self.heartbeat: Callable[[str], bool] | None = None
         self.controls = TokenBucket(CONTROLS_PER_SECOND, CONTROL_BURST)
 
     def data_received(self, data: bytes) -> None:
@@ -346,6 +351,8 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
             return  # past `websocket.close`: discarded, as uvicorn discards it
         if self.reader is not None and self.queue.empty():
             self.reader(text)
+            return
+        if self.heartbeat is not None and self.heartbeat(text):
             return
         self.queue.put_nowait({"type": "websocket.receive", "text": text})
         if not self.read_paused:

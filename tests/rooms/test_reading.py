@@ -25,13 +25,14 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 
 from app.api.middleware import KeepRawSend, raw_send
-from app.api.sockets import _read
+from app.api.sockets import PING, _read
 from app.config import Settings
 from app.rooms import protocol
 from app.rooms.connection import Connection
 from app.rooms.inbound import FrameReadingProtocol
 from app.rooms.live import LiveRoom
-from tests.databases import BACKENDS, fresh_database
+from tests.databases import BACKENDS, blocked_on_a_lock, fresh_database
+from tests.databases import connect as connect_database
 from tests.rooms.client import Client, close_all, open_table
 from tests.rooms.inprocess import serving
 from tests.server import FAST, Server, running_server
@@ -133,6 +134,43 @@ async def test_a_take_and_its_discard_sent_together_are_played_in_order(backend:
         for client in (mover, other):
             before, fresh = await client.resync()
             assert before == fresh
+        assert "Traceback" not in server.logs()
+        await close_all()
+
+
+async def test_the_clients_ping_is_answered_while_a_message_sent_before_it_waits() -> None:
+    """A move waits for PostgreSQL (another session holds the table it is written to): the
+    client's ping sent after it is answered meanwhile, so that the client does not take its link
+    for dead, and the move is answered once the write goes through."""
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        fresh_database("postgresql", Path(folder)) as url,
+        running_server(url, **FAST, DATABASE_TIMEOUT_SECONDS="60") as server,
+    ):
+        mover, other = await playing(server)
+        session = await connect_database(url)
+        try:
+            holding = session.transaction()
+            await holding.start()
+            await session.execute("LOCK TABLE live_room_events IN EXCLUSIVE MODE")
+            move = mover.random_move(random.Random(3), knock_chance=0)
+            await mover.send({**move, "id": "m"})
+            await blocked_on_a_lock(session)  # the move's write waits in the database
+            seen = len(mover.frames)
+            assert mover.ws is not None
+            await mover.ws.send(PING)  # as the browser sends it
+            await mover.wait_frames(seen + 1)
+            assert json.loads(mover.frames[seen]) == {"type": "pong", "id": None}
+            assert "m" not in mover.answers
+            await holding.rollback()
+            await answered(mover, "m")
+            assert mover.answers["m"]["type"] == "patch"
+            assert position(mover, "m") > seen
+            for client in (mover, other):
+                before, fresh = await client.resync()
+                assert before == fresh
+        finally:
+            await session.close()
         assert "Traceback" not in server.logs()
         await close_all()
 

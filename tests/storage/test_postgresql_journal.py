@@ -15,7 +15,7 @@ from app.rooms.settings import RoomSettings
 from app.storage.backends.postgresql import PostgresJournal
 from app.storage.db import make_engine
 from app.storage.journal import Batch, Events, Fence, Fenced, Forget, NewRoom, Tenure
-from tests.databases import connect, postgres_database
+from tests.databases import blocked_on_a_lock, connect, postgres_database
 from tests.server import migrate
 from tests.storage.test_batching import running
 
@@ -159,20 +159,6 @@ async def test_a_batch_the_database_turns_down_keeps_its_connection() -> None:
         [again] = server_pids(journal)
         assert again != pid
         assert await stored(journal) == {"AAAA-AAAA": ["Ann", "Eve", "Fay"], "EEEE-EEEE": []}
-
-
-async def blocked_on_a_lock(connection: asyncpg.Connection) -> None:
-    """Wait until another session of this database waits for a lock."""
-    for _ in range(6000):
-        waiting = await connection.fetchval(
-            "SELECT count(*) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND wait_event_type = 'Lock'"
-        )
-        if waiting:
-            return
-        await connection.execute("SELECT pg_stat_clear_snapshot()")
-        await asyncio.sleep(0.01)
-    raise AssertionError("no session ever waited for a lock")
 
 
 async def test_a_room_held_up_in_the_database_holds_up_no_other_room() -> None:
