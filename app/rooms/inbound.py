@@ -24,7 +24,9 @@ may come before those of messages still waiting) is answered at once all the sam
 A client's control frames (pings and pongs) are limited: a burst of ``CONTROL_BURST``, then
 ``CONTROLS_PER_SECOND``; past that the connection is closed (1008). Each ping is answered with a
 pong, and a client sending pings without reading would otherwise have the server hold the
-pongs in memory without end; text messages are limited by the application, as they come.
+pongs in memory without end; text messages are limited by the application, as they come. (Once
+uvicorn's parser reads the connection, it answers every ping of one read before any is counted:
+the read that passes the allowance is answered in full, then the connection closed.)
 
 Whatever the client sends shows the link alive as a pong does: a keepalive ping falls due only
 once the connection has been quiet for most of a ping interval, so a player who plays is not

@@ -444,8 +444,11 @@ async def test_a_client_sending_pings_past_its_allowance_is_closed_1008(path: st
             frames = await client.frames(until=Opcode.CLOSE)
             assert frames[-1].opcode is Opcode.CLOSE
             assert Close.parse(frames[-1].data) == Close(1008, "too many pings")
-            assert len(frames) - 1 < 200
             assert all(sent.opcode is Opcode.PONG for sent in frames[:-1])
+            if path == "read here":  # counted frame by frame
+                assert len(frames) - 1 < 200
+            # (uvicorn's parser makes the pongs of all the pings read in one go before any is
+            # counted: those of the read that passes the allowance go out before the close.)
             assert (await seen.count(3))[-1]["type"] == "websocket.disconnect"
         finally:
             client.close()
