@@ -148,9 +148,6 @@ class RoomPage {
     if (!before || !sameRound || !sameTurn(before.round, round)) {
       const [hint, was, now] = [this.ui.hint, turnOf(before?.round), turnOf(round)];
       const keep = sameRound && was.seat === now.seat && was.step === 'take' && now.step === 'discard' && hint?.drop.every((card) => state.you.hand.includes(card));
-      this.ui.piles = [];
-      this.ui.cards = [];
-      this.ui.knock = false;
       this.ui.hint = keep ? { ...hint, piles: [] } : null;
     }
     if (state.you.hand.length === handSize(state.settings)) this.baseHand = [...state.you.hand];
@@ -228,6 +225,10 @@ class RoomPage {
   }
 
   update() {
+    // Picks hold for the step on screen: a move made, refused or lost since drops them.
+    const { match_id: match, round } = this.viewState() ?? {};
+    const step = [match, round?.number, round?.log?.filter((move) => move.type !== 'take').length, round?.turn?.seat, !round?.turn?.pending].join();
+    if (step !== this.ui.step) Object.assign(this.ui, { step, piles: [], cards: [], knock: false });
     this.root.setAttribute('aria-busy', String(this.conn.pending.size > 0));
     const spots = snapshot(this.root);
     render(this.root, this.view());
@@ -241,19 +242,21 @@ class RoomPage {
     this.focusStage(state?.status);
   }
 
+  // A new stage opens at its top, focused, unless a message is being written.
   focusStage(status) {
     const was = this.stage;
     this.stage = status;
-    if (!was || was === status || this.conn.status === 'closed') return;
-    const lost = !document.activeElement || document.activeElement === document.body || document.activeElement === this.root;
-    if (!lost) return;
+    const active = document.activeElement;
+    if (!was || was === status || this.conn.status === 'closed' || active.value) return;
+    scrollTo(0, 0);
+    const lost = active === document.body || active === this.root;
     const targets = {
       playing: ['.pile.can', '#table-title'],
       round_over: ['[data-act=ready]:not([disabled])', '#results-title'],
       finished: ['[data-act=rematch]', '#results-title'],
-      lobby: ['[data-act=start]:not([disabled])', '.panel.share [data-act=copy]'],
-    };
-    for (const selector of targets[status] ?? []) {
+    }[status] ?? [];
+    // Else a heading: a key still on its way presses nothing.
+    for (const selector of lost ? targets : targets.slice(-1)) {
       const target = this.root.querySelector(selector);
       if (target) {
         target.focus();

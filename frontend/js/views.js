@@ -149,14 +149,14 @@ export function tableView(page, state) {
     const name = index === 4 ? t('discardPile') : t('pile', { n: index + 1 });
     const top = pile.top;
     const can = canTake && !!top;
-    const pressed = multi && page.ui.piles.includes(index);
+    const at = multi && canTake ? page.ui.piles.indexOf(index) : -1;
     const label = `${name}: ${top ? cardName(top) : t(top === undefined ? 'turning' : 'emptyPile')}, ${t('cards', { n: pile.count })}`;
     const face = top
-      ? html`<span class="card" data-k="${top}">${cardFace(top)}</span>`
+      ? html`<span class="card" data-k="${top}">${cardFace(top)}${at >= 0 ? html`<span class="pick" aria-hidden="true">${at + 1}</span>` : ''}</span>`
       : html`<span class="slot ${top === undefined ? 'back' : index === 4 ? 'none' : 'empty'}" data-w="${t(index === 4 ? 'discardWord' : 'emptyPile')}"></span>`;
     const hinted = page.ui.hint?.piles.includes(index) ? 'hinted' : '';
     return html`<button type="button" class="pile ${index === 4 ? 'discard' : ''} ${can ? 'can' : ''} ${hinted}" data-act="pile" data-pile="${index}"
-        data-k="pile-${index}" aria-label="${label}" aria-disabled="${String(!can)}" ${multi && canTake ? html`aria-pressed="${String(pressed)}"` : ''}>
+        data-k="pile-${index}" aria-label="${label}" aria-disabled="${String(!can)}" ${multi && canTake ? html`aria-pressed="${String(at >= 0)}"` : ''}>
       ${face}<span class="count" aria-hidden="true" data-w="${t('discardWord')}">${pile.count}</span></button>`;
   });
   const watching = state.spectators ? html`<span class="nowrap">${t('nWatching', { n: state.spectators })}</span> · ` : '';
@@ -193,7 +193,7 @@ function handView(page, state, mine) {
     const extra = `${fresh.has(card) ? 'new' : ''} ${page.ui.hint?.drop.includes(card) ? 'hinted' : ''} ${step === 'discard' ? 'can' : ''}`;
     return html`<button type="button" class="card ${extra}" data-act="card" data-card="${card}" data-k="${card}"
       aria-label="${cardName(card)}${fresh.has(card) ? `, ${t('justTaken')}` : ''}" aria-disabled="${String(step !== 'discard')}"
-      ${picking ? html`aria-pressed="${String(at >= 0)}"` : ''}>${cardFace(card)}${at >= 0 ? html`<span class="pick" aria-hidden="true">${at + 1}</span>` : ''}</button>`;
+      ${picking ? html`aria-pressed="${String(at >= 0)}"` : ''}>${cardFace(card)}${picking && at >= 0 ? html`<span class="pick" aria-hidden="true">${at + 1}</span>` : ''}</button>`;
   };
   let hand;
   let total;

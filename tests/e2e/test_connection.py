@@ -269,6 +269,96 @@ def test_a_move_shows_at_once_and_is_pending_until_acknowledged(pages: Pages) ->
     expect(bob.locator(".status.mine")).to_be_visible()
 
 
+def cards_of(page: Any, selector: str) -> list[str]:
+    """The card ids of the cards ``selector`` finds, in order."""
+    cards: list[str] = page.locator(selector).evaluate_all(
+        "cards => cards.map((card) => card.dataset.card)"
+    )
+    return cards
+
+
+def test_picks_go_with_a_move_lost_or_refused(pages: Pages) -> None:
+    """Piles and cards picked for a move are dropped when the move is lost with the link or
+    refused by the server, and the table snaps back to its step; picks made while a move
+    waits for its answer outlive the answer."""
+    relay = Relay()
+    ann = pages.open(None)
+    ann.context.route_web_socket(ROOM_SOCKET, relay)
+    ann.goto(f"{pages.server.url}/")
+    create_room(ann, "Ann", rounds=1, timer="0")
+    ann.check("input[name=multi_pickup]")
+    expect(ann.locator("input[name=multi_pickup]")).to_be_checked()
+    ann.click("[data-act=add-bot][data-level=easy]")
+    ann.click("[data-act=start]")
+    my_turn(ann)  # after the bot's first turn
+    take_button = ann.locator("[data-act=take]")
+    picked_piles = ann.locator(".pile[aria-pressed=true]")
+    picked_cards = ann.locator(".hand .card[aria-pressed=true]")
+    badges = ann.locator(".hand .pick, .pile .pick")
+
+    # The take never reaches the server, and the link goes: the cards picked meanwhile to
+    # discard, and the piles, are dropped with it.
+    held = cards_of(ann, ".hand .card")
+    ann.click('.pile[data-pile="0"]')
+    ann.click('.pile[data-pile="2"]')
+    expect(picked_piles.locator(".pick")).to_have_text(["1", "2"])
+    relay.hold_sent = {"take"}
+    take_button.click()
+    expect(ann.locator(".hand .card")).to_have_count(7)
+    for card in held[:2]:
+        ann.click(f'.hand .card[data-card="{card}"]')
+    expect(picked_cards.locator(".pick")).to_have_text(["1", "2"])
+    relay.page_side.close()
+    relay.server_side.close()
+    expect(ann.locator(".hand .card")).to_have_count(5)
+    expect(ann.locator(".status.mine")).to_contain_text("pick 1 to 5 piles")
+    expect(badges).to_have_count(0)
+    expect(picked_piles).to_have_count(0)
+    expect(take_button).to_have_text("Take cards")
+    relay.hold_sent = set()
+    expect(ann.locator(".banner")).to_have_count(0, timeout=15000)
+    expect(ann.locator("main")).to_have_attribute("aria-busy", "false")
+    expect(badges).to_have_count(0)
+    assert sorted(cards_of(ann, ".hand .card")) == sorted(held)
+
+    # Cards picked while the take waits for its answer are still picked once it comes.
+    ann.click('.pile[data-pile="1"]')
+    ann.click('.pile[data-pile="3"]')
+    relay.hold_sent = {"take"}
+    take_button.click()
+    expect(ann.locator(".hand .card")).to_have_count(7)
+    for card in held[:2]:
+        ann.click(f'.hand .card[data-card="{card}"]')
+    relay.hold_sent = set()
+    relay.server_side.send(relay.held.pop())
+    expect(ann.locator("main")).to_have_attribute("aria-busy", "false")
+    expect(picked_cards.locator(".pick")).to_have_text(["1", "2"])
+    expect(ann.locator("[data-act=discard]")).to_have_text("Discard 2/2")
+
+    # The server refuses the discard (sent with a card she does not hold): the table is back
+    # at her discard step, with nothing picked.
+    relay.hold_sent = {"discard"}
+    ann.click("[data-act=discard]")
+    expect(ann.locator(".hand .card")).to_have_count(5)
+    hand_now = set(cards_of(ann, ".hand .card")) | set(held)
+    stranger = next(
+        f"{number}-{shape}-{colour}"
+        for number in range(1, 6)
+        for shape in ("circle", "crescent", "triangle", "square", "star")
+        for colour in ("violet", "cyan", "yellow", "orange", "red")
+        if f"{number}-{shape}-{colour}" not in hand_now
+    )
+    discard = json.loads(relay.held.pop())
+    relay.hold_sent = set()
+    relay.server_side.send(json.dumps({**discard, "cards": [stranger, held[0]]}))
+    expect(ann.locator("#toast")).to_have_text("That card is no longer in your hand.")
+    expect(ann.locator(".hand .card")).to_have_count(7)
+    expect(ann.locator(".status.mine")).to_contain_text("Discard 2 cards")
+    expect(badges).to_have_count(0)
+    expect(picked_cards).to_have_count(0)
+    expect(ann.locator("[data-act=discard]")).to_have_text("Discard 0/2")
+
+
 @pytest.mark.parametrize("silent", [False, True], ids=["with-offline-event", "silent"])
 def test_a_dead_link_is_seen_at_once_stood_in_for_and_recovered(
     browser: Any, shot: Shot, silent: bool

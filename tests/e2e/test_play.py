@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.e2e.conftest import DESKTOP, PHONE, Pages, scroll_width
+from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
 from tests.e2e.ui import (
     create_room,
@@ -20,9 +21,11 @@ from tests.e2e.ui import (
     signed,
     take,
 )
-from tests.rooms.client import api
+from tests.rooms.client import Client, api, close_all, join_room
+from tests.server import Address
 
 Shot = Callable[[Any, str], None]
+SMALL_PHONE = {"width": 360, "height": 640}
 
 
 # Controls (a checkbox counts with its label) smaller than 44 px either way.
@@ -39,6 +42,17 @@ def fits_phone(page: Any) -> None:
     assert scroll_width(page) <= 360, f"{page.url} scrolls sideways: {scroll_width(page)} px"
     small = page.evaluate(TOO_SMALL)
     assert small == [], f"touch targets under 44 px: {small}"
+
+
+def clear_of_the_dock(page: Any, selector: str) -> None:
+    """What ``selector`` finds is on screen whole, above the sticky dock."""
+    dock = page.locator(".dock").bounding_box()
+    box = page.locator(selector).bounding_box()
+    assert dock is not None
+    assert box is not None
+    assert dock["y"] + dock["height"] <= page.viewport_size["height"] + 1, f"the dock: {dock}"
+    assert box["y"] >= 0, f"{selector} above the screen: {box}"
+    assert box["y"] + box["height"] <= dock["y"] + 1, f"{selector} under the dock: {box}"
 
 
 def test_two_players_play_a_round_and_see_the_results(pages: Pages, shot: Shot) -> None:
@@ -208,13 +222,12 @@ def test_a_computer_player_and_the_servers_hints(pages: Pages, shot: Shot) -> No
         "aria-label", re.compile("computer player")
     )
     # Ann asks the server for a hint: the move is spelled out and marked on the table.
-    dock = ann.locator(".dock")
-    assert dock.evaluate("dock => getComputedStyle(dock).position") == "sticky"
+    resize(ann, SMALL_PHONE)
     ann.click("[data-act=hint]")
     advice = ann.locator(".hint-line")
     expect(advice).to_be_visible()
-    # On a phone the dock then stops covering the end of the hand (two hands of ten cards).
-    assert dock.evaluate("dock => getComputedStyle(dock).position") == "static"
+    # On a small phone the hint is read where it was asked for, in the dock, whole on screen.
+    expect(advice).to_be_in_viewport(ratio=1)
     # In a player's words: which card from which pile and what it gives, or why to knock now;
     # never a bot's log.
     expect(advice).to_have_text(
@@ -298,20 +311,46 @@ def test_multiple_pickups_and_ten_cards_with_the_ready_countdown(pages: Pages, s
     bob.click('.pile[data-pile="2"]')
     expect(bob.locator('.pile[data-pile="2"]')).to_have_attribute("aria-pressed", "true")
     expect(take_button).to_have_text("Take 2 cards")
+    # The piles picked are numbered, as the cards to discard are; the others are not.
+    picked = bob.locator(".pile[aria-pressed=true]")
+    expect(picked).to_have_count(2)
+    expect(picked.locator(".pick")).to_have_text(["1", "2"])
+    expect(bob.locator(".pile[aria-pressed=false] .pick")).to_have_count(0)
+    bob.click('.pile[data-pile="0"]')  # picked again: put back
+    expect(bob.locator('.pile[data-pile="0"]')).to_have_attribute("aria-pressed", "false")
+    expect(picked.locator(".pick")).to_have_text(["1"])
+    bob.click('.pile[data-pile="0"]')
+    expect(picked.locator(".pick")).to_have_text(["2", "1"])  # in the order picked
     take_button.click()
     expect(bob.locator(".hand .card")).to_have_count(12)
     expect(bob.locator(".hand .card.new")).to_have_count(2)
     fits_phone(bob)
     shot(bob, "table-10card-360")
-    # Then two cards to discard: the last one picked lands on top.
+    # Then two cards to discard, one of them on the hand's second line: the last one picked
+    # lands on top.
     cards = bob.locator(".hand .card")
     first = cards.nth(0).get_attribute("aria-label")
-    last = cards.nth(3).get_attribute("aria-label")
+    last = cards.nth(9).get_attribute("aria-label")
     assert first is not None
     assert last is not None
     cards.nth(0).click()
-    cards.nth(3).click()
+    cards.nth(9).click()
     expect(bob.locator(".hand .card[aria-pressed=true] .pick")).to_have_text(["1", "2"])
+    # Lifted, with its number, it leaves the card above it whole (its colour's word at the foot).
+    badge = cards.nth(9).locator(".pick").bounding_box()
+    lifted = cards.nth(9).bounding_box()
+    assert badge is not None
+    assert lifted is not None
+    above = [
+        box
+        for box in (card.bounding_box() for card in cards.all())
+        if box is not None
+        and box["y"] < lifted["y"] - box["height"] / 2
+        and box["x"] < badge["x"] + badge["width"]
+        and badge["x"] < box["x"] + box["width"]
+    ]
+    assert above, "the hand is on two lines"
+    assert all(box["y"] + box["height"] <= badge["y"] + 0.5 for box in above), (above, badge)
     shot(bob, "discard-picks-360")
     bob.click("text=Discard 2/2")
     expect(bob.locator(".hand .card")).to_have_count(10)
@@ -323,6 +362,7 @@ def test_multiple_pickups_and_ten_cards_with_the_ready_countdown(pages: Pages, s
     bob.click(".roombar [data-act=rules]")
     dialog = bob.locator("dialog")
     expect(dialog.locator("h2", has_text="The aim")).to_be_visible()
+    expect(dialog).not_to_contain_text("{number}")  # the players' rules, not the developers'
     dialog.locator("text=Close").click()
     expect(dialog).to_be_hidden()
 
@@ -426,3 +466,88 @@ def test_the_host_on_a_phone_finds_start_on_the_first_screen(pages: Pages, shot:
     expect(start).to_be_in_viewport(ratio=1)
     assert start.bounding_box()["y"] < ann.locator(".panel.share").bounding_box()["y"]
     shot(ann, "lobby-host-ready-360")
+
+
+def test_a_new_stage_comes_into_view_and_takes_the_focus_but_not_a_draft(
+    pages: Pages, shot: Shot
+) -> None:
+    ann = pages.open("/")
+    code = create_room(ann, "Ann", rounds=2, timer="0")
+    bob = pages.open("/", phone=True, dark=True)
+    resize(bob, SMALL_PHONE)
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    # Bob says hello in the lobby: the chat, at the foot of the page, has his focus.
+    bob.fill("#chat-text", "gl hf")
+    bob.press("#chat-text", "Enter")
+    expect(bob.locator(".chatlog")).to_contain_text("gl hf")
+    expect(bob.locator("#chat-text")).to_be_focused()
+    assert bob.evaluate("scrollY") > 0
+
+    # The match begins: his table is in view, his turn said, and the focus is on the table's
+    # heading (not on a pile that a key still on its way would take from).
+    ann.click("text=Start the match")
+    expect(bob.locator("#table-title")).to_be_focused()
+    for selector in (".status.mine", ".piles", ".handbox .hand"):
+        expect(bob.locator(selector)).to_be_in_viewport(ratio=1)
+    shot(bob, "table-after-chat-360x640")
+
+    bob.click("[data-act=knock]")
+    bob.click("[data-act=knock-yes]")
+    take(ann, 0)
+    discard(ann, 0, hand_after=None)
+    expect(bob.locator("[data-act=ready]")).to_be_visible()
+    # "Next round in 0:59": the countdown is words in a sentence, in the dark theme too.
+    countdown = bob.locator(".sticky-actions [data-deadline]")
+    background = "timer => getComputedStyle(timer).backgroundColor"
+    assert countdown.evaluate(background) == "rgba(0, 0, 0, 0)"
+    ann.click("[data-act=ready]")
+    # Ann writes while she waits; the next round, dealt by Bob's "ready", leaves her to it.
+    ann.fill("#chat-text", "one sec")
+    bob.click("[data-act=ready]")
+    for page in (ann, bob):
+        expect(page.locator(".roombar")).to_contain_text("Round 2 of 2")
+    expect(ann.locator("#chat-text")).to_be_focused()
+    expect(ann.locator("#chat-text")).to_have_value("one sec")
+    expect(bob.locator("#table-title:focus, .pile.can:focus")).to_have_count(1)
+    expect(bob.locator(".piles")).to_be_in_viewport(ratio=1)
+
+
+async def start_match(server: Address, code: str, token: str) -> None:
+    """The host starts the match from a protocol client, and goes."""
+    try:
+        host = Client(server, code, token)
+        await host.connect()
+        await host.act("start")
+    finally:
+        await close_all()
+
+
+def test_six_players_on_a_small_phone_see_the_piles_and_the_hand(pages: Pages, shot: Shot) -> None:
+    """Five others' name tags leave the piles and the whole hand on a 360x640 screen together,
+    above the dock, and no name cut short."""
+    created = api(
+        pages.server, "POST", "/api/rooms", {"name": "Hana", "settings": {"turn_seconds": 0}}
+    )
+    assert created.status_code == 201, created.text
+    code = created.json()["code"]
+    ann = pages.open(f"/r/{code}", phone=True)
+    resize(ann, SMALL_PHONE)
+    ann.fill("form[data-submit=join] input[name=name]", "Ann")
+    ann.click("form[data-submit=join] button")
+    expect(ann.locator(".seatlist li", has_text="Ann")).to_contain_text("you")
+    for name in ("Bartholomew", "Cid", "Dee-Anne", "Eve"):  # seated, never connected
+        join_room(pages.server, code, name)
+    in_thread(start_match, pages.server, code, created.json()["token"])
+    my_turn(ann)  # seat 1, after the host's deal: nobody has moved or knocked
+    expect(ann.locator(".felt .seat")).to_have_count(5)
+    ann.evaluate("scrollTo(0, 0)")  # as the page opens
+    shot(ann, "table-six-360x640")
+    for selector in (".felt .seats", ".status", ".piles", ".handbox .hand"):
+        clear_of_the_dock(ann, selector)
+    cut = ann.locator(".seat .who").evaluate_all(
+        "names => names.filter((name) => name.scrollWidth > name.clientWidth)"
+        ".map((name) => name.textContent)"
+    )
+    assert cut == []
+    fits_phone(ann)
