@@ -1,4 +1,4 @@
-// Rules: rules.md (= docs/rules.md) as HTML.
+// Rules: rules.md as HTML.
 
 import { cardRow, scoreLine } from './cards.js';
 import { escape, html, raw, render } from './dom.js';
