@@ -5,8 +5,11 @@ The body is limited by ``BodySizeLimit``; uvicorn limits no head with httptools,
 gathers a header's value piece by piece, each piece copied onto what it has so far: one header
 of tens of megabytes held the event loop, and so every room, for seconds. A head that has not
 ended within ``MAX_HEAD_BYTES`` is answered 431 and its connection closed; nothing of it
-reaches the application. (A head is counted from the first write that holds none of the request
-before it: one pipelined behind another in a single write may take that write's rest besides.)
+reaches the application. The trailers after a chunked body, read as headers are, are held to
+the same limit. (A head is counted from the first write that holds none of what came before
+it: one pipelined behind another request, or trailers behind their body, in a single write may
+take that write's rest besides. A 431 while an earlier pipelined request is still being
+answered closes the connection before that answer, as uvicorn's own 400 does.)
 """
 
 from __future__ import annotations
@@ -60,6 +63,15 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self.head_room = None
         super().on_headers_complete()
+
+    def on_chunk_header(self) -> None:
+        # A chunked body's last chunk is followed by trailers, read as headers are: counted
+        # from each chunk's size line until its data comes.
+        self.head_room = MAX_HEAD_BYTES
+
+    def on_body(self, body: bytes) -> None:
+        self.head_room = None
+        super().on_body(body)
 
     def on_message_complete(self) -> None:
         super().on_message_complete()

@@ -58,6 +58,31 @@ def test_a_header_of_megabytes_sent_in_pieces_is_refused_at_the_limit(server: Se
     assert statuses(answer) == [431]
 
 
+def test_trailers_of_megabytes_after_a_chunked_body_are_refused_at_the_limit(
+    server: Server,
+) -> None:
+    start = (
+        b"POST /api/score HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        b'Transfer-Encoding: chunked\r\n\r\n4\r\n{"ca\r\n0\r\nX-Pad: '
+    )
+    answer = exchange(server, start, *[b"p" * 65536] * 64)  # 4 MB of trailer, never ended
+    assert statuses(answer) == [431]
+
+
+def test_a_chunked_body_in_many_chunks_with_its_trailer_is_served(server: Server) -> None:
+    body = orjson.dumps({"cards": CARDS}) + b" " * 60_000
+    chunks = [body[i : i + 1000] for i in range(0, len(body), 1000)]
+    encoded = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for chunk in chunks)
+    extra = "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n"
+    trailer = b"0\r\nX-Note: " + b"t" * 1000 + b"\r\n\r\n"
+    request = head("/api/score", 100, "POST", extra) + encoded + trailer
+    # In one write, and in pieces of 7 KB (a chunk's size line split from its data, too).
+    for pieces in ([request], [request[i : i + 7000] for i in range(0, len(request), 7000)]):
+        answer = exchange(server, *pieces)
+        assert statuses(answer) == [200]
+        assert orjson.loads(answer.split(b"\r\n\r\n", 1)[1])["points"] == 25
+
+
 def test_heads_within_the_limit_are_served_one_after_another_on_one_connection(
     server: Server,
 ) -> None:
