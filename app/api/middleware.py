@@ -133,7 +133,8 @@ class ApiRate:
     under /api/: the REST API computes (scores, history, leaderboards) for anyone who asks.
     Pages and static files are not counted, nor WebSockets (they have limits of their own)."""
 
-    # Addresses kept at most; past it those idle long enough to have a full bucket are dropped.
+    # Past this many addresses kept, those idle long enough to have a full bucket again are
+    # dropped, at most once in that time (a sweep walks them all).
     KEPT = 10_000
 
     def __init__(self, app: ASGIApp, rate: float, burst: int) -> None:
@@ -141,6 +142,8 @@ class ApiRate:
         self.rate = rate
         self.burst = burst
         self.buckets: dict[str, TokenBucket] = {}
+        self.full_after = burst / rate  # seconds an idle bucket takes to fill
+        self.next_sweep = 0.0
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope["path"].startswith("/api/"):
@@ -150,7 +153,7 @@ class ApiRate:
         address = client[0] if client else "unknown"
         bucket = self.buckets.get(address)
         if bucket is None:
-            if len(self.buckets) >= self.KEPT:
+            if len(self.buckets) >= self.KEPT and time.monotonic() >= self.next_sweep:
                 self._forget_idle()
             bucket = self.buckets[address] = TokenBucket(self.rate, self.burst)
         if bucket.allow():
@@ -172,10 +175,10 @@ class ApiRate:
         await send({"type": "http.response.body", "body": body})
 
     def _forget_idle(self) -> None:
-        full_after = self.burst / self.rate
         now = time.monotonic()
+        self.next_sweep = now + self.full_after
         self.buckets = {
             address: bucket
             for address, bucket in self.buckets.items()
-            if now - bucket.stamp < full_after
+            if now - bucket.stamp < self.full_after
         }

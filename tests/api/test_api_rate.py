@@ -8,7 +8,9 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from starlette.types import Message, Receive, Scope, Send
 
+from app.api.middleware import ApiRate
 from tests import fetch
 from tests.server import Server, running_server
 
@@ -57,3 +59,38 @@ def test_each_address_has_its_own_allowance(limited: Server) -> None:
             for _ in range(BURST + 1)
         ]
         assert answers == [200] * BURST + [429]
+
+
+class Counted(ApiRate):
+    """The middleware, its sweeps of idle addresses counted."""
+
+    KEPT = 100
+    sweeps = 0
+
+    def _forget_idle(self) -> None:
+        self.sweeps += 1
+        super()._forget_idle()
+
+
+async def test_many_addresses_at_once_cost_one_sweep_a_fill_time_not_one_each() -> None:
+    """Past the addresses kept, a new one would walk them all for idle ones: while they are all
+    busy nothing can go, and they are walked once until a bucket could have filled again."""
+    answered: list[str] = []
+
+    async def application(scope: Scope, receive: Receive, send: Send) -> None:
+        answered.append(scope["client"][0])
+
+    async def send(message: Message) -> None:
+        raise AssertionError(f"refused: {message}")
+
+    async def receive() -> Message:
+        return {"type": "http.request", "body": b""}
+
+    limiter = Counted(application, rate=0.001, burst=5)  # a bucket fills in 5,000 s
+    addresses = [f"2001:db8::{n:x}" for n in range(3 * Counted.KEPT)]
+    for address in addresses:
+        scope = {"type": "http", "path": "/api/matches", "client": (address, 1)}
+        await limiter(scope, receive, send)
+    assert answered == addresses
+    assert len(limiter.buckets) == len(addresses)
+    assert limiter.sweeps == 1
