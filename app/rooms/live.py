@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections.abc import Callable
 from typing import TypeVar
@@ -49,6 +50,8 @@ CLOSE_BAD_TOKEN = 4001
 NOT_SAVED = "the server can't save right now; your move is waiting"
 
 log = logging.getLogger(__name__)
+# A timer may ring a hair before its time as the room's clock reads it: within this, on time.
+HOST_SLACK = 0.01
 
 K = TypeVar("K")
 
@@ -77,7 +80,7 @@ class LiveRoom:
         self.store: RoomStore = store or NullStore()
         self.on_action = on_action
         self.clock: Clock = clock or LoopClock()
-        self.table = Table(self.clock.now())
+        self.table = Table(self.host_token(), self.clock.now())
         self.lock = asyncio.Lock()
         # Once closed: how its connections were, for one that comes after (gone, or moved).
         self.closed_with: tuple[int, str] | None = None
@@ -179,7 +182,7 @@ class LiveRoom:
                 return
             host = self.state.host
             if connection.seat == host and host not in self.table.here():
-                self.table.host_away_since = self.clock.now()
+                self.table.host_away = (self.host_token(), self.clock.now())
             deal_when_all_ready(self)
             await self.announce()
             if not self.table.connections:
@@ -345,19 +348,30 @@ class LiveRoom:
         """Pass the host's role to the next player connected if the room needs a host and the
         host has been away for the grace (``host_grace_seconds``: a host who reloads, or whose
         phone dropped the link while they shared it, is back first); else ring when the grace
-        ends, while it would pass then. Not ``passing``: only set the ring."""
+        ends, while it would pass then. Not ``passing``: only set the ring.
+
+        The grace is the host's own: a player who became host while away (the host left the
+        lobby, and the role fell to their seat) has none.
+        """
         seat = self.table.next_host(self.state)
         if seat is None:
             if self.timers.host.key is not None:
                 self.timers.host.clear()
             return
-        wait = self.table.host_away_since + self.config.host_grace_seconds - self.clock.now()
-        if wait <= 0 and passing:
+        who, since = self.table.host_away
+        if who != self.host_token():
+            since = -math.inf
+        wait = since + self.config.host_grace_seconds - self.clock.now()
+        if wait <= HOST_SLACK and passing:
             self.timers.host.clear()
             self.state.pass_host(seat)
         else:
-            since = self.table.host_away_since
             self.timers.host.set(HostKey(self.state.host, since), max(wait, 0.0))
+
+    def host_token(self) -> str:
+        """The hash of the host's token ("" in a room with no seat)."""
+        seats = self.state.seats
+        return seats[self.state.host].token_hash if seats else ""
 
     async def _host_expired(self, key: HostKey) -> None:
         async with self.lock:

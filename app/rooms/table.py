@@ -17,14 +17,15 @@ CLOSE_REPLACED = 4009
 class Table:
     """A room's open connections and the seats a bot plays for."""
 
-    __slots__ = ("connections", "host_away_since", "stand_ins")
+    __slots__ = ("connections", "host_away", "stand_ins")
 
-    def __init__(self, now: float) -> None:
+    def __init__(self, host: str, now: float) -> None:
         self.connections: list[Connection] = []
         self.stand_ins: StandIns = NOBODY
-        # When the host's seat last lost its last connection (the clock's seconds), or the
-        # table was set up (a room restored after a restart: its host has not come back yet).
-        self.host_away_since = now
+        # The host (their token's hash) and when their seat last lost its last connection (the
+        # clock's seconds), or when the table was set up (a room restored after a restart: its
+        # host has not come back yet).
+        self.host_away = (host, now)
 
     def here(self) -> set[int]:
         """The seats of players who have a connection open."""

@@ -171,6 +171,26 @@ async def test_a_host_back_within_the_grace_keeps_the_role(rooms: Host) -> None:
     await table.close()
 
 
+async def test_a_player_away_who_inherits_the_role_has_no_grace(rooms: Host) -> None:
+    """The host leaves the lobby and the role falls to the seat of a player who is away: the
+    grace is the host's own, so it passes on at once to a player who is here."""
+    table = await open_table(rooms, 3, turn_seconds=0)
+    await table.players[1].close()
+    await table.host.wait_for(away(1))
+    await rooms.clock.advance(5)
+    at = rooms.clock.now()
+    await table.host.act("leave")
+    cy = table.players[2]
+    state = await cy.wait_for(lambda s: len(s["players"]) == 2)
+    assert [p["name"] for p in state["players"]] == ["P1", "P2"]
+    assert host_of(state) == 1, "Cy, who is here, not P1, who is away"
+    assert rooms.clock.now() == at
+    await cy.act("start")
+    await cy.wait_for(lambda s: s["status"] == "playing")
+    await table.host.close()
+    await cy.close()
+
+
 async def test_a_host_gone_for_good_from_a_finished_match_hands_on_the_rematch(
     rooms: Host,
 ) -> None:
