@@ -19,7 +19,9 @@ paused and resumed, and the task's stack of coroutines resumed and suspended aga
 message. Whenever a message waits in the queue (the application cleared its reader, or a
 message came to uvicorn's parser), the next ones queue behind it: messages are taken in order.
 A message the application's ``heartbeat`` takes (one that changes nothing, so that its answer
-may come before those of messages still waiting) is answered at once all the same.
+may come before those of messages still waiting) is answered at once all the same; the socket
+is read on until ``QUEUED_WHILE_READING`` messages wait, so that such a message behind others is
+still reached.
 
 A client's control frames (pings and pongs) are limited: a burst of ``CONTROL_BURST``, then
 ``CONTROLS_PER_SECOND``; past that the connection is closed (1008). Each ping is answered with a
@@ -73,6 +75,9 @@ RING_TICK = 0.05
 # A browser only answers the server's pings (one an interval), and a client library pings every
 # several seconds: far below this.
 CONTROL_BURST = 16
+# Messages queued (behind one whose handling waits) before the socket is no longer read: reading
+# on meanwhile reaches the client's pings behind them, which are answered at once (``heartbeat``).
+QUEUED_WHILE_READING = 16
 CONTROLS_PER_SECOND = 2.0
 log = logging.getLogger(__name__)
 
@@ -338,11 +343,12 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         """Close a connection whose client sent control frames past the allowance (1008), as
         uvicorn closes one whose ping went unanswered."""
         self.leftover = b""
-        if self.close_sent or self.transport.is_closing():
+        if self.transport.is_closing():
             return
-        self.conn.fail(1008, "too many pings")
-        self.transport.write(b"".join(self.conn.data_to_send()))
-        self.close_sent = True
+        if not self.close_sent:  # (else its close is on the way: the socket goes now)
+            self.conn.fail(1008, "too many pings")
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.close_sent = True
         self.transport.close()
 
     def _received(self, text: str) -> None:
@@ -356,8 +362,9 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
             return
         if self.heartbeat is not None and self.heartbeat(text):
             return
-        self.queue.put_nowait({"type": "websocket.receive", "text": text})
-        if not self.read_paused:
+        queue: asyncio.Queue[Any] = self.queue
+        queue.put_nowait({"type": "websocket.receive", "text": text})
+        if not self.read_paused and queue.qsize() >= QUEUED_WHILE_READING:
             self.read_paused = True
             self.transport.pause_reading()
 

@@ -10,6 +10,7 @@ codes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import struct
 from collections.abc import AsyncIterator
@@ -450,6 +451,38 @@ async def test_a_client_sending_pings_past_its_allowance_is_closed_1008(path: st
             # (uvicorn's parser makes the pongs of all the pings read in one go before any is
             # counted: those of the read that passes the allowance go out before the close.)
             assert (await seen.count(3))[-1]["type"] == "websocket.disconnect"
+        finally:
+            client.close()
+
+
+async def test_pings_past_the_allowance_after_the_server_closed_end_the_socket_at_once() -> None:
+    """The application has closed (its close frame sent, the client's awaited): a client that
+    pings on past its allowance meanwhile loses the socket then, not at the close's timeout."""
+
+    async def application(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket":
+            return
+        await receive()
+        await send({"type": "websocket.accept"})
+        protocol = getattr(send, "__self__", None)
+        assert isinstance(protocol, FrameReadingProtocol)
+        protocol.close_timeout = 600.0  # the client's close would be waited for this long
+        await receive()
+        await send({"type": "websocket.close", "code": 4000})
+        while (await receive())["type"] != "websocket.disconnect":
+            pass
+
+    async with serving(application, FrameReadingProtocol, MAX_SIZE) as port:
+        client = await Client.connect(port)
+        try:
+            await client.send(text("close, please"))
+            (close,) = await client.frames(until=Opcode.CLOSE)
+            assert Close.parse(close.data).code == 4000
+            await client.send(*(frame(Opcode.PING, b"%d" % n) for n in range(40)))
+            # Read to the end (or a reset): the socket is gone, long before 600 s.
+            async with asyncio.timeout(GUARD_SECONDS):
+                with contextlib.suppress(ConnectionResetError):
+                    await client.reader.read()
         finally:
             client.close()
 

@@ -140,8 +140,9 @@ async def test_a_take_and_its_discard_sent_together_are_played_in_order(backend:
 
 async def test_the_clients_ping_is_answered_while_a_message_sent_before_it_waits() -> None:
     """A move waits for PostgreSQL (another session holds the table it is written to): the
-    client's ping sent after it is answered meanwhile, so that the client does not take its link
-    for dead, and the move is answered once the write goes through."""
+    client's ping sent after it, and after a chat line that waits its turn, is answered
+    meanwhile, so that the client does not take its link for dead; the move and the chat line
+    are answered, in order, once the write goes through."""
     with (
         tempfile.TemporaryDirectory() as folder,
         fresh_database("postgresql", Path(folder)) as url,
@@ -157,15 +158,18 @@ async def test_the_clients_ping_is_answered_while_a_message_sent_before_it_waits
             await mover.send({**move, "id": "m"})
             await blocked_on_a_lock(session)  # the move's write waits in the database
             seen = len(mover.frames)
+            # A chat line waits its turn behind the move; the ping after it does not.
+            await mover.send({"type": "chat", "text": "meanwhile", "id": "r"})
             assert mover.ws is not None
             await mover.ws.send(PING)  # as the browser sends it
             await mover.wait_frames(seen + 1)
             assert json.loads(mover.frames[seen]) == {"type": "pong", "id": None}
             assert "m" not in mover.answers
+            assert "r" not in mover.answers
             await holding.rollback()
-            await answered(mover, "m")
+            await answered(mover, "m", "r")
             assert mover.answers["m"]["type"] == "patch"
-            assert position(mover, "m") > seen
+            assert seen < position(mover, "m") < position(mover, "r")
             for client in (mover, other):
                 before, fresh = await client.resync()
                 assert before == fresh
