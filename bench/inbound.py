@@ -4,11 +4,12 @@ protocol, as the game server does: ``FrameReadingProtocol.reader``).
 
     .venv/bin/python -m bench.inbound [--messages 5000] [--runs 3] [--at-once]
 
-A uvicorn server (uvloop, httptools, the server's own WebSocket protocol,
-``app.rooms.inbound.FrameReadingProtocol``) in a child process pinned to core 0 answers each
-text message with a short one; a client pinned to core 1 sends a message, waits for the answer
-and half a millisecond more, so that every message finds the server idle, as the moves of a
-room's players do. The server reports its CPU time per message over the measured messages.
+A uvicorn server (uvloop, the server's own HTTP and WebSocket protocols,
+``app.api.heads.HeadLimitedProtocol`` and ``app.rooms.inbound.FrameReadingProtocol``) in a
+child process pinned to core 0 answers each text message with a short one; a client pinned to
+core 1 sends a message, waits for the answer and half a millisecond more, so that every message
+finds the server idle, as the moves of a room's players do. The server reports its CPU time per
+message over the measured messages.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 from websockets.asyncio.client import connect
 
+from app.api.heads import HeadLimitedProtocol
 from app.rooms.eager import direct_writer
 from app.rooms.inbound import FrameReadingProtocol
 from bench.load import CLIENT_CORE, SERVER_CORE, free_port, stop_process
@@ -84,7 +86,7 @@ def serve(port: int, at_once: bool) -> None:
         host="127.0.0.1",
         port=port,
         loop="uvloop",
-        http="httptools",
+        http=HeadLimitedProtocol,
         ws=FrameReadingProtocol,
         ws_per_message_deflate=False,
         ws_ping_interval=None,

@@ -2,8 +2,8 @@
 
     .venv/bin/python -m bench.send [--frames 100000] [--connections 4 64]
 
-A uvicorn server (uvloop, httptools, websockets-sansio, as in production) in a child process
-pushes updates to every connection of one client process that reads them all; the server
+A uvicorn server (uvloop, the server's HTTP protocol, uvicorn's websockets-sansio) in a child
+process pushes updates to every connection of one client process that reads them all; the server
 reports the CPU time it spent from the first update until every frame was written.
 """
 
@@ -21,6 +21,7 @@ import uvicorn
 import websockets
 from starlette.types import Receive, Scope, Send
 
+from app.api.heads import HeadLimitedProtocol
 from app.api.middleware import RAW_SEND, KeepRawSend
 from app.rooms.connection import Connection
 from tests.server import free_port
@@ -116,7 +117,7 @@ def serve(strategy: str, connections: int, frames: int, port: int) -> None:
         host="127.0.0.1",
         port=port,
         loop="uvloop",
-        http="httptools",
+        http=HeadLimitedProtocol,
         ws="websockets-sansio",
         ws_per_message_deflate=False,
         lifespan="off",
