@@ -61,6 +61,9 @@ class DrainingServer(uvicorn.Server):
 
 def serve(settings: Settings) -> None:
     """Run the server until it is stopped."""
+    from app.api.heads import HeadLimitedProtocol
+
+    HeadLimitedProtocol.head_seconds = settings.request_head_seconds
     options: dict[str, Any] = {
         "host": settings.host,
         "port": settings.port,

@@ -106,6 +106,13 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(
         65536, ge=1024, le=16_777_216, description="Largest HTTP request body accepted, in bytes."
     )
+    request_head_seconds: float = Field(
+        20.0,
+        ge=1,
+        le=300,
+        description="Seconds an HTTP request's line and headers may take to arrive (from the "
+        "connection, or the answer before); past it the request is answered 408 and closed.",
+    )
     max_message_bytes: int = Field(
         4096, ge=256, le=1_048_576, description="Largest WebSocket message accepted, in bytes."
     )

@@ -1,17 +1,21 @@
-"""A request's head (its request line and headers) is limited in size: past the limit the server
-answers 431 and closes the connection, however the head arrives; within it every request,
-body and all, is served as before."""
+"""A request's head (its request line and headers) is limited in size and in time: past the
+limit the server answers 431 (or 408) and closes the connection, however the head arrives;
+within them every request, body and all, is served as before."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
 import socket
+from collections.abc import Iterator
 
 import orjson
+import pytest
 
 from app.api.heads import MAX_HEAD_BYTES
-from tests.server import Server
+from tests.rooms.client import Client, close_all, create_room
+from tests.server import FAST, Server, running_server
 
 GUARD_SECONDS = 30.0
 CARDS = ["1-circle-violet", "2-crescent-cyan", "3-triangle-yellow", "4-square-orange", "5-star-red"]
@@ -48,7 +52,7 @@ def statuses(answer: bytes) -> list[int]:
 def test_a_head_over_the_limit_is_answered_431_and_closed(server: Server) -> None:
     answer = exchange(server, head("/healthz", MAX_HEAD_BYTES))
     assert statuses(answer) == [431]
-    assert answer.endswith(f"larger than {MAX_HEAD_BYTES} bytes".encode())
+    assert answer.endswith(f"request line and headers over {MAX_HEAD_BYTES} bytes".encode())
 
 
 def test_a_header_of_megabytes_sent_in_pieces_is_refused_at_the_limit(server: Server) -> None:
@@ -105,3 +109,41 @@ def test_a_body_in_the_same_write_as_its_head_is_not_counted_in_the_head(server:
     answer = exchange(server, head("/api/score", 100, "POST", extra) + body)
     assert statuses(answer) == [200]
     assert orjson.loads(answer.split(b"\r\n\r\n", 1)[1])["points"] == 25
+
+
+@pytest.fixture(scope="module")
+def impatient() -> Iterator[Server]:
+    """A server giving a request's head one second to arrive."""
+    with running_server(**FAST, REQUEST_HEAD_SECONDS="1") as started:
+        yield started
+
+
+@pytest.mark.parametrize("sent", [b"", b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "])
+def test_a_head_not_sent_in_time_is_answered_408_and_closed(impatient: Server, sent: bytes) -> None:
+    # Nothing at all, or a head begun and never ended: the server does not wait without end.
+    answer = exchange(impatient, sent) if sent else exchange(impatient)
+    assert statuses(answer) == [408]
+    assert answer.endswith(b"request line and headers not sent within 1 s")
+
+
+async def test_a_websocket_and_a_kept_connection_outlive_the_heads_time(impatient: Server) -> None:
+    room = create_room(impatient, "Ann")
+    ann = Client(impatient, room["code"], room["token"])
+    await ann.connect()
+    try:
+        await asyncio.sleep(2.5)  # past the head's time: nothing of it is left to ring
+        await ann.act("settings", settings={"rounds": 2})
+        state = await ann.wait_for(lambda s: s["settings"]["rounds"] == 2)
+        assert state["players"][0]["connected"] is True
+        assert ann.closed is None
+    finally:
+        await close_all()
+    # A request answered, then the next one's head within its time: both served.
+    with socket.create_connection(("127.0.0.1", impatient.port), timeout=GUARD_SECONDS) as client:
+        client.sendall(head("/healthz", 10))
+        first = client.recv(65536)
+        client.sendall(head("/healthz", 10, extra="Connection: close\r\n"))
+        rest = b""
+        while chunk := client.recv(65536):
+            rest += chunk
+    assert statuses(first) + statuses(rest) == [200, 200]
