@@ -11,6 +11,7 @@ from fastapi import Depends, FastAPI
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.requests import HTTPConnection
 
+from app.api.addresses import limited_as
 from app.api.errors import ApiError
 from app.api.placement import Moved, locate, there
 from app.cluster.moved import Elsewhere
@@ -68,8 +69,9 @@ async def get_session(services: ServicesDep) -> AsyncIterator[AsyncSession]:
 
 
 async def get_address(connection: HTTPConnection) -> str:
-    """The client's address (as the proxy in front reports it, when trusted)."""
-    return connection.client.host if connection.client else "unknown"
+    """The client's address (as the proxy in front reports it, when trusted), as the limits
+    count it (an IPv6 address by its /64)."""
+    return limited_as(connection.client.host) if connection.client else "unknown"
 
 
 SettingsDep = Annotated[Settings, _part(lambda services: services.settings)]

@@ -11,6 +11,7 @@ import orjson
 from fastapi import FastAPI, WebSocket
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api.addresses import limited_as
 from app.collection import Connections
 from app.config import Settings
 from app.rooms.connection import TokenBucket
@@ -150,7 +151,7 @@ class ApiRate:
             await self.app(scope, receive, send)
             return
         client = scope.get("client")
-        address = client[0] if client else "unknown"
+        address = limited_as(client[0]) if client else "unknown"
         bucket = self.buckets.get(address)
         if bucket is None:
             if len(self.buckets) >= self.KEPT and time.monotonic() >= self.next_sweep:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
+from app.api.addresses import limited_as
 from app.api.middleware import ApiRate
 from tests import fetch
 from tests.server import Server, running_server
@@ -51,6 +52,28 @@ def test_past_the_burst_api_requests_are_refused_429_and_reach_nothing(limited: 
     assert fetch.get(f"{url}/healthz", headers=headers).status_code == 200
 
 
+def test_an_ipv6_network_of_64_bits_is_one_address(limited: Server) -> None:
+    """A home or a server has a whole /64 to take addresses from: they count as one."""
+    url = limited.url
+    one_network = [f"2001:db8:5:7::{n:x}" for n in range(BURST + 1)]
+    answers = [
+        fetch.get(f"{url}/api/matches", headers=as_address(address)).status_code
+        for address in one_network
+    ]
+    assert answers == [200] * BURST + [429]
+    beside = fetch.get(f"{url}/api/matches", headers=as_address("2001:db8:5:8::1"))
+    assert beside.status_code == 200
+
+
+def test_what_the_limits_count_an_address_as() -> None:
+    assert limited_as("203.0.113.9") == "203.0.113.9"
+    assert limited_as("::ffff:203.0.113.9") == "203.0.113.9"
+    network = "2001:db8:5:7::/64"
+    assert limited_as("2001:db8:5:7:a:b:c:d") == limited_as("2001:db8:5:7::1") == network
+    assert limited_as("2001:db8:5:8::1") == "2001:db8:5:8::/64"
+    assert limited_as("testclient") == "testclient"
+
+
 def test_each_address_has_its_own_allowance(limited: Server) -> None:
     url = limited.url
     for address in ("203.0.113.1", "203.0.113.2"):
@@ -87,7 +110,7 @@ async def test_many_addresses_at_once_cost_one_sweep_a_fill_time_not_one_each() 
         return {"type": "http.request", "body": b""}
 
     limiter = Counted(application, rate=0.001, burst=5)  # a bucket fills in 5,000 s
-    addresses = [f"2001:db8::{n:x}" for n in range(3 * Counted.KEPT)]
+    addresses = [f"10.0.{n // 256}.{n % 256}" for n in range(3 * Counted.KEPT)]
     for address in addresses:
         scope = {"type": "http", "path": "/api/matches", "client": (address, 1)}
         await limiter(scope, receive, send)
