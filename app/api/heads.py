@@ -102,7 +102,8 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def _head_too_slow(self) -> None:
         self.head_timer = None
-        if self.head_room is not None and not self.transport.is_closing():
+        answering = self.pipeline or (self.cycle is not None and not self.cycle.response_complete)
+        if self.head_room is not None and not answering and not self.transport.is_closing():
             seconds = f"{self.head_seconds:g}"
             self.refuse(TOO_SLOW, f"request line and headers not sent within {seconds} s")
 

@@ -12,9 +12,11 @@ from collections.abc import Iterator
 
 import orjson
 import pytest
+from starlette.types import Receive, Scope, Send
 
-from app.api.heads import MAX_HEAD_BYTES
+from app.api.heads import MAX_HEAD_BYTES, HeadLimitedProtocol
 from tests.rooms.client import Client, close_all, create_room
+from tests.rooms.inprocess import serving
 from tests.server import FAST, Server, running_server
 
 GUARD_SECONDS = 30.0
@@ -147,3 +149,32 @@ async def test_a_websocket_and_a_kept_connection_outlive_the_heads_time(impatien
         while chunk := client.recv(65536):
             rest += chunk
     assert statuses(first) + statuses(rest) == [200, 200]
+
+
+class Quick(HeadLimitedProtocol):
+    head_seconds = 1.0
+
+
+async def test_a_pipelined_request_answered_slowly_is_not_taken_for_a_slow_head() -> None:
+    """Two requests in one write: the first answered at once, the second after longer than a
+    head may take. The time for the next head starts once both are answered."""
+
+    async def application(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["path"] == "/slow":
+            await asyncio.sleep(2.5)
+        body = scope["path"].encode()
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": body})
+
+    async with serving(application, "websockets-sansio", http=Quick) as port:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            writer.write(head("/fast", 10) + head("/slow", 10, extra="Connection: close\r\n"))
+            async with asyncio.timeout(GUARD_SECONDS):
+                answer = await reader.read()  # to the close after the second answer
+        finally:
+            writer.close()
+    assert statuses(answer) == [200, 200]
+    assert b"\r\n/slow\r\n" in answer

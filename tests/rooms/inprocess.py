@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -12,15 +13,18 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 @asynccontextmanager
 async def serving(
-    application: Any, ws: str | type[WebSocketsSansIOProtocol], max_size: int = 1 << 20
+    application: Any,
+    ws: str | type[WebSocketsSansIOProtocol],
+    max_size: int = 1 << 20,
+    http: str | type[asyncio.Protocol] = "httptools",
 ) -> AsyncIterator[int]:
     """``application`` served on a free port of 127.0.0.1 (yielded) with WebSocket protocol
-    ``ws``, on the test's own event loop."""
+    ``ws`` (and HTTP protocol ``http``), on the test's own event loop."""
     config = uvicorn.Config(
         application,
         host="127.0.0.1",
         port=0,
-        http="httptools",
+        http=http,
         ws=ws,
         ws_per_message_deflate=False,
         ws_max_size=max_size,
