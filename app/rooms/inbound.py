@@ -75,10 +75,10 @@ RING_TICK = 0.05
 # A browser only answers the server's pings (one an interval), and a client library pings every
 # several seconds: far below this.
 CONTROL_BURST = 16
+CONTROLS_PER_SECOND = 2.0
 # Messages queued (behind one whose handling waits) before the socket is no longer read: reading
 # on meanwhile reaches the client's pings behind them, which are answered at once (``heartbeat``).
 QUEUED_WHILE_READING = 16
-CONTROLS_PER_SECOND = 2.0
 log = logging.getLogger(__name__)
 
 
