@@ -41,6 +41,11 @@ class Readiness(BaseModel):
     problems: list[str]
 
 
+def kind_of(said: str | None) -> str:
+    """The kind of a failed write's error ("OSError" of "OSError: disk full")."""
+    return (said or "unknown").split(":", 1)[0]
+
+
 @router.get("/healthz", response_model=Health)
 def healthz() -> Health:
     """The process is up."""
@@ -65,10 +70,11 @@ async def readyz(store: StoreDep, cluster: ClusterDep) -> JSONResponse:
         database = f"unreachable: {error.__class__.__name__}"
         problems.append(f"database unreachable ({error.__class__.__name__})")
     late = store.oldest_unsaved_seconds()
+    # An error's kind only: its words (which may name tables, values or paths) are in the log.
     if store.failing:
-        problems.append(f"database writes are failing ({store.last_error})")
+        problems.append(f"database writes are failing ({kind_of(store.last_error)})")
     elif store.refused:
-        why = next(iter(store.refused.values()))
+        why = kind_of(next(iter(store.refused.values())))
         problems.append(f"the database refuses the writes of {len(store.refused)} room(s) ({why})")
     elif late > LATE_WRITE_SECONDS:
         problems.append(f"writes wait for the database: the oldest for {late:.0f} s")
