@@ -115,18 +115,23 @@ class BodySizeLimit:
 
     async def _refuse(self, send: Send) -> None:
         body = f'{{"detail":"request body larger than {self.max_bytes} bytes"}}'.encode()
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await send_json(send, 413, body, (b"connection", b"close"))
+
+
+async def send_json(send: Send, status: int, body: bytes, *headers: tuple[bytes, bytes]) -> None:
+    """Answer ``status`` with the JSON ``body`` (and ``headers``) below the framework."""
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                *headers,
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 class ApiRate:
@@ -162,18 +167,7 @@ class ApiRate:
             return
         wait = max(1, math.ceil((1 - bucket.tokens) / self.rate))
         body = orjson.dumps({"detail": "too many requests; slow down", "code": "too_many_requests"})
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 429,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                    (b"retry-after", str(wait).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await send_json(send, 429, body, (b"retry-after", str(wait).encode()))
 
     def _forget_idle(self) -> None:
         now = time.monotonic()
