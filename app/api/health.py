@@ -10,6 +10,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field
 
 from app.api.deps import ClusterDep, MetricsDep, StoreDep
+from app.storage.batching import error_kind
 from app.storage.migrations import current_revision, head_revision
 
 # Writes that have waited longer than this mean the database is falling behind; a few queued
@@ -41,11 +42,6 @@ class Readiness(BaseModel):
     problems: list[str]
 
 
-def kind_of(said: str | None) -> str:
-    """The kind of a failed write's error ("OSError" of "OSError: disk full")."""
-    return (said or "unknown").split(":", 1)[0]
-
-
 @router.get("/healthz", response_model=Health)
 def healthz() -> Health:
     """The process is up."""
@@ -72,9 +68,9 @@ async def readyz(store: StoreDep, cluster: ClusterDep) -> JSONResponse:
     late = store.oldest_unsaved_seconds()
     # An error's kind only: its words (which may name tables, values or paths) are in the log.
     if store.failing:
-        problems.append(f"database writes are failing ({kind_of(store.last_error)})")
+        problems.append(f"database writes are failing ({error_kind(store.last_error)})")
     elif store.refused:
-        why = kind_of(next(iter(store.refused.values())))
+        why = error_kind(next(iter(store.refused.values())))
         problems.append(f"the database refuses the writes of {len(store.refused)} room(s) ({why})")
     elif late > LATE_WRITE_SECONDS:
         problems.append(f"writes wait for the database: the oldest for {late:.0f} s")

@@ -573,6 +573,12 @@ def _said(error: Exception) -> str:
     return f"{error.__class__.__name__}: {error}".rstrip(": ")
 
 
+def error_kind(said: str | None) -> str:
+    """The kind of a failed write's error as ``_said`` put it ("OSError" of "OSError: disk
+    full")."""
+    return (said or "unknown").split(":", 1)[0]
+
+
 def _pause(attempt: int) -> float:
     """Seconds before the next try, after ``attempt`` failed tries in a row."""
     return RETRY_SECONDS[min(attempt, len(RETRY_SECONDS) - 1)]
