@@ -49,10 +49,15 @@ def hash_token(token: str) -> str:
 class WindowLimiter:
     """At most ``limit`` events per key in any ``window`` seconds."""
 
+    # Past this many keys kept, those with no event in the window are dropped, at most once a
+    # window (a sweep walks them all).
+    KEPT = 10_000
+
     def __init__(self, limit: int, window: float) -> None:
         self.limit = limit
         self.window = window
         self.events: dict[str, deque[float]] = {}
+        self.next_sweep = 0.0
 
     def hit(self, key: str) -> bool:
         """Count an event; False if the key is over its limit (the event is not counted)."""
@@ -63,9 +68,13 @@ class WindowLimiter:
         if len(stamps) >= self.limit:
             return False
         stamps.append(now)
-        if len(self.events) > 10_000:
-            self.events = {k: v for k, v in self.events.items() if v and v[-1] > now - self.window}
+        if len(self.events) > self.KEPT and now >= self.next_sweep:
+            self._forget_idle(now)
         return True
+
+    def _forget_idle(self, now: float) -> None:
+        self.next_sweep = now + self.window
+        self.events = {k: v for k, v in self.events.items() if v and v[-1] > now - self.window}
 
     def wait(self, key: str) -> int:
         """Whole seconds until the key may have an event again (at least 1)."""

@@ -12,6 +12,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from app.api.addresses import limited_as
 from app.api.middleware import ApiRate
+from app.rooms.registry import WindowLimiter
 from tests import fetch
 from tests.server import Server, running_server
 
@@ -116,4 +117,23 @@ async def test_many_addresses_at_once_cost_one_sweep_a_fill_time_not_one_each() 
         await limiter(scope, receive, send)
     assert answered == addresses
     assert len(limiter.buckets) == len(addresses)
+    assert limiter.sweeps == 1
+
+
+class CountedWindow(WindowLimiter):
+    """Room creations' and unknown codes' limiter, its sweeps of idle keys counted."""
+
+    KEPT = 100
+    sweeps = 0
+
+    def _forget_idle(self, now: float) -> None:
+        self.sweeps += 1
+        super()._forget_idle(now)
+
+
+def test_the_window_limiter_too_sweeps_once_a_window_while_every_key_is_busy() -> None:
+    limiter = CountedWindow(limit=3, window=5_000)
+    keys = [f"10.1.{n // 256}.{n % 256}" for n in range(3 * CountedWindow.KEPT)]
+    assert all(limiter.hit(key) for key in keys)
+    assert len(limiter.events) == len(keys)
     assert limiter.sweeps == 1
