@@ -18,7 +18,7 @@ from app.cluster.moved import Elsewhere
 from app.config import Settings
 from app.metrics import Metrics
 from app.rooms.live import LiveRoom
-from app.rooms.registry import RoomRegistry, WindowLimiter
+from app.rooms.registry import RoomRegistry, WindowLimiter, normalise_code
 from app.storage.store import DatabaseStore
 
 if TYPE_CHECKING:  # a server of one node never loads the cluster's modules (nor Redis)
@@ -150,13 +150,20 @@ async def count_room_miss(services: ServicesDep, address: AddressDep, code: str)
         raise too_many_misses(services, address)
 
 
+NOT_A_CODE = (
+    "there is no room with this code: a room's code is 8 letters and digits, such as K7QM-2XPD"
+)
+
 MaybeRoomDep = Annotated[LiveRoom | None, Depends(get_room_or_none)]
 
 
 async def get_room(room: MaybeRoomDep, code: str) -> LiveRoom:
     """The room with the path's code: 404 when there is none, 429 past the misses allowed."""
     if room is None:
-        raise ApiError(404, "no_room", f"there is no room {code}")
+        typed = normalise_code(code)
+        if typed is None:  # not said back: it is anything the path held
+            raise ApiError(404, "no_room", NOT_A_CODE)
+        raise ApiError(404, "no_room", f"there is no room {typed}")
     return room
 
 

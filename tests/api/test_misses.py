@@ -5,12 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
 from tests import fetch
 from tests.rooms.client import closed_with
-from tests.server import Server, running_server
+from tests.server import FAST, Server, running_server
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 
@@ -47,3 +48,28 @@ async def test_every_lookup_counts_unknown_codes_and_refuses_past_the_limit(
     assert known.text == (FRONTEND / "index.html").read_text()
     assert fetch.get(f"{url}/api/rooms/{room['code']}/qr.svg").status_code == 200
     assert fetch.get(f"{url}/api/rooms/{room['code']}").status_code == 200
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    with running_server(**FAST) as started:
+        yield started
+
+
+def test_an_absent_room_is_named_as_its_code_is_written(server: Server) -> None:
+    answer = fetch.get(f"{server.url}/api/rooms/k7qm 2xpd")
+    assert answer.status_code == 404
+    assert answer.json() == {"detail": "there is no room K7QM-2XPD", "code": "no_room"}
+
+
+@pytest.mark.parametrize("code", ["A" * 3000, "<img src=x onerror=alert(1)>", "2345-678", "abc\x00"])
+def test_what_cannot_be_a_code_is_not_said_back(server: Server, code: str) -> None:
+    for path in (f"/api/rooms/{quote(code, safe='')}", f"/api/rooms/{quote(code, safe='')}/qr.svg"):
+        answer = fetch.get(server.url + path)
+        assert answer.status_code == 404
+        assert answer.json()["code"] == "no_room"
+        assert "8 letters and digits" in answer.json()["detail"]
+        assert code not in answer.text
+    joined = fetch.post(f"{server.url}/api/rooms/{quote(code, safe='')}/join", json={"name": "Bo"})
+    assert joined.status_code == 404
+    assert code not in joined.text
