@@ -16,7 +16,7 @@ from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.deps import SessionDep
-from app.api.errors import ApiError, ErrorOut
+from app.api.errors import ApiError, ErrorOut, invalid
 from app.api.history_models import (
     SCORE,
     BestHandOut,
@@ -35,6 +35,7 @@ from app.api.history_models import (
     summary_fields,
 )
 from app.api.score import HandScoreOut
+from app.engine.errors import IllegalAction
 from app.engine.match import MAX_ROUNDS
 from app.engine.variant import Variant
 from app.rooms.seats import tidy_name
@@ -257,6 +258,9 @@ async def get_player(
     account: people of one name are told apart by the player key their browser sent (`tag`);
     without a `tag`, the one of that name with the most matches."""
     name = tidy_name(name)  # as names are kept
+    if not name:
+        blank = IllegalAction("bad_name", "a name needs at least one visible character")
+        raise invalid(("path", "name"), blank)
     person = await history.find_person(session, name, tag)
     totals = await history.player_totals(session, person) if person else None
     if person is None or totals is None:

@@ -126,6 +126,16 @@ def test_a_player_page_and_its_api_take_any_name(server: Server, name: str) -> N
     assert player.json()["detail"] == f"nobody called {name} has played here"
 
 
+@pytest.mark.parametrize("name", [" ", "%20%20", "%E2%80%83"])
+def test_a_blank_player_name_is_refused_422(server: Server, name: str) -> None:
+    """No one's name is blank: a name of spaces alone is a bad request, not an unknown one."""
+    answer = fetch.get(f"{server.url}/api/players/{name}")
+    assert answer.status_code == 422
+    [problem] = answer.json()["detail"]
+    assert problem["loc"] == ["path", "name"]
+    assert problem["type"] == "bad_name"
+
+
 @pytest.mark.parametrize(("asked", "kept"), [("", "en"), ("en", "en"), ("fr", "fr"), ("xx", "en")])
 def test_the_service_worker_is_served_at_the_root_with_the_shell_it_keeps(
     server: Server, asked: str, kept: str
