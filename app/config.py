@@ -43,6 +43,12 @@ class Settings(BaseSettings):
         description="Comma-separated web origins, besides the server's own, whose pages may "
         "open WebSockets; '*' allows any.",
     )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Comma-separated host names, besides localhost, IP addresses and the names "
+        "in PUBLIC_URL, ALLOWED_ORIGINS and HOST, that requests may name in their Host "
+        "header; '.example.org' allows the name and every name under it, '*' allows any.",
+    )
     forwarded_allow_ips: str = Field(
         "127.0.0.1",
         description="Comma-separated addresses of proxies trusted to set X-Forwarded-For and "
@@ -273,6 +279,16 @@ class Settings(BaseSettings):
     @classmethod
     def _check_origins(cls, value: list[str]) -> list[str]:
         return checks.origins(value)
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _split_hosts(cls, value: object) -> object:
+        return checks.split_hosts(value)
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _check_hosts(cls, value: list[str]) -> list[str]:
+        return checks.host_names(value)
 
     @field_validator("public_url")
     @classmethod

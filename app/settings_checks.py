@@ -36,6 +36,30 @@ def origins(value: list[str]) -> list[str]:
     return value
 
 
+def split_hosts(value: object) -> object:
+    """ALLOWED_HOSTS as a list: comma-separated, lower-cased, blanks dropped."""
+    if isinstance(value, str):
+        return [name.strip().lower() for name in value.split(",") if name.strip()]
+    return value
+
+
+HOST_NAME = re.compile(
+    r"^\.?(?:[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?\.)*[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$"
+)
+
+
+def host_names(value: list[str]) -> list[str]:
+    """Each a host name (cards.example.org), a domain and its names (.example.org), or '*';
+    never a port, a scheme or a path."""
+    for name in value:
+        if name != "*" and not HOST_NAME.fullmatch(name):
+            raise ValueError(
+                f"{name!r} is not a host name such as cards.example.org or .example.org "
+                "(no scheme, port or path)"
+            )
+    return value
+
+
 def public_url(value: str) -> str:
     """Empty, or an http(s) URL of a site's root (the client is served from ``/``), without
     its trailing slash."""

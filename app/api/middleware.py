@@ -1,6 +1,6 @@
-"""The application's ASGI middleware: the rate of API requests, the body size limit, the raw
-WebSocket callables and the count of requests and handshakes the garbage-collection policy
-follows."""
+"""The application's ASGI middleware: the names the server answers to, the rate of API requests,
+the body size limit, the raw WebSocket callables and the count of requests and handshakes the
+garbage-collection policy follows."""
 
 from __future__ import annotations
 
@@ -12,9 +12,16 @@ from fastapi import FastAPI, WebSocket
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.addresses import limited_as
+from app.api.hosts import AllowedHosts, host_name
 from app.collection import Connections
 from app.config import Settings
 from app.rooms.connection import TokenBucket
+
+# Machines' paths, answered under any name: probes and scrapers often call a server by a name
+# of their own network (a container's, a pod's), and these pages carry nothing of a player's.
+ANY_NAME_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
+# The most of a refused name said back.
+SAID_NAME_CHARACTERS = 100
 
 RAW_SEND = "spectrum.raw_send"
 RAW_RECEIVE = "spectrum.raw_receive"
@@ -28,6 +35,42 @@ def install_middleware(application: FastAPI, settings: Settings, sockets: Connec
     )
     application.add_middleware(KeepRawSend)
     application.add_middleware(CountScopes, connections=sockets)
+    application.add_middleware(HostGuard, settings=settings)
+
+
+class HostGuard:
+    """ASGI middleware refusing a request or WebSocket whose Host the server may not answer to:
+    403 with the name's explanation (a WebSocket is refused before its handshake is accepted,
+    which the client sees as HTTP 403)."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.hosts = AllowedHosts(settings)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket") or scope["path"] in ANY_NAME_PATHS:
+            await self.app(scope, receive, send)
+            return
+        header = None
+        for key, value in scope["headers"]:
+            if key == b"host":
+                header = value.decode("latin-1")
+                break
+        if self.hosts.allows(header):
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] == "websocket":
+            await receive()  # the connection's request
+            await send({"type": "websocket.close", "code": 1008, "reason": ""})
+            return
+        assert header is not None
+        name = host_name(header)[:SAID_NAME_CHARACTERS]
+        detail = (
+            f"this server does not answer to the name {name!r}; its host can allow it "
+            f"with ALLOWED_HOSTS={name} or PUBLIC_URL"
+        )
+        body = orjson.dumps({"detail": detail, "code": "unknown_host"})
+        await send_json(send, 403, body)
 
 
 class CountScopes:

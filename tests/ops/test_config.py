@@ -90,6 +90,9 @@ def start(folder: Path, **env: str) -> tuple[int, str]:
         ({"FORWARDED_ALLOW_IPS": "127.0.0.1, *"}, "'*' trusts anyone only on its own"),
         ({"HOST": "999.1.1.1"}, "HOST: '999.1.1.1' is neither an IP address nor a name"),
         ({"ALLOWED_ORIGINS": "example.org"}, "ALLOWED_ORIGINS: 'example.org' is not an origin"),
+        ({"ALLOWED_HOSTS": "https://example.org"}, "ALLOWED_HOSTS: 'https://example.org' is not"),
+        ({"ALLOWED_HOSTS": "cards.example.org:8000"}, "'cards.example.org:8000' is not a host"),
+        ({"ALLOWED_HOSTS": "example.org/cards"}, "'example.org/cards' is not a host name"),
         (
             {"LOG_LEVEL": "loud"},
             "LOG_LEVEL: Input should be 'trace', 'debug', 'info', 'warning' or",

@@ -1,0 +1,157 @@
+"""The names the server answers to. A page whose own name was made to resolve to the server's
+address (DNS rebinding) talks to it as its own origin; only the Host header still names the
+page's site, and the server refuses it (403), WebSockets included, before anything runs."""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import socket
+from collections.abc import Iterator
+
+import pytest
+
+from tests import fetch
+from tests.rooms.client import create_room
+from tests.server import FAST, Server, running_server
+
+SETTINGS = {
+    "PUBLIC_URL": "https://cards.example.org",
+    "ALLOWED_ORIGINS": "https://other.example",
+    "ALLOWED_HOSTS": ".friends.example, Play.LAN",
+}
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    with running_server(**{**FAST, **SETTINGS}) as server:
+        yield server
+
+
+def rooms_held(server: Server) -> int:
+    metrics = fetch.get(f"{server.url}/metrics").text
+    found = re.search(r"^spectrum_rooms (\S+)$", metrics, re.M)
+    assert found, metrics
+    return int(float(found.group(1)))
+
+
+def as_named(server: Server, name: str) -> dict[str, str]:
+    """Headers of a request that names the server ``name`` (with its port, as browsers do)."""
+    return {"Host": f"{name}:{server.port}"}
+
+
+ALLOWED = [
+    "127.0.0.1",
+    "[::1]",
+    "localhost",
+    "LocalHost",
+    "app.localhost",
+    "cards.example.org",  # PUBLIC_URL's
+    "other.example",  # an allowed origin's
+    "friends.example",
+    "ann.friends.example",
+    "play.lan",
+    "play.lan.",
+]
+REFUSED = [
+    "evil.example",
+    "127.0.0.1.evil.example",
+    "localhost.evil.example",
+    "evilfriends.example",
+    "play.lan.evil.example",
+    "cards.example.org.evil.example",
+]
+
+
+@pytest.mark.parametrize("name", ALLOWED)
+def test_the_names_the_server_was_given_are_answered(server: Server, name: str) -> None:
+    answer = fetch.get(f"{server.url}/api/matches", headers=as_named(server, name))
+    assert answer.status_code == 200, answer.text
+    page = fetch.get(f"{server.url}/", headers=as_named(server, name))
+    assert page.status_code == 200
+    assert "<html" in page.text
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_other_names_are_refused_403_and_told_how_to_allow_them(server: Server, name: str) -> None:
+    for path in ("/", "/api/matches", "/static/js/app.js", "/r/ABCDEF"):
+        answer = fetch.get(f"{server.url}{path}", headers=as_named(server, name))
+        assert answer.status_code == 403, (path, answer.text)
+        assert answer.json()["code"] == "unknown_host"
+        assert f"ALLOWED_HOSTS={name}" in answer.json()["detail"]
+
+
+def test_a_refused_name_changes_nothing(server: Server) -> None:
+    before = rooms_held(server)
+    answer = fetch.post(
+        f"{server.url}/api/rooms",
+        json={"name": "Mallory", "settings": {}},
+        headers={
+            **as_named(server, "evil.example"),
+            "Origin": f"http://evil.example:{server.port}",
+        },
+    )
+    assert answer.status_code == 403
+    assert rooms_held(server) == before
+    create_room(server)  # the same request under the server's own name is answered
+    assert rooms_held(server) == before + 1
+
+
+def test_a_refused_name_is_said_back_short(server: Server) -> None:
+    name = "x" * 60 + "." + "y" * 60 + ".example"
+    answer = fetch.get(f"{server.url}/", headers=as_named(server, name))
+    assert answer.status_code == 403
+    assert name[:100] in answer.json()["detail"]
+    assert name not in answer.json()["detail"]
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/readyz", "/metrics"])
+def test_health_and_metrics_answer_under_any_name(server: Server, path: str) -> None:
+    """Probes and scrapers call a server by their own network's name for it."""
+    answer = fetch.get(f"{server.url}{path}", headers=as_named(server, "app.internal"))
+    assert answer.status_code in (200, 503), answer.text
+    assert answer.status_code == fetch.get(f"{server.url}{path}").status_code
+
+
+def handshake(server: Server, code: str, name: str) -> str:
+    """The status line the server answers a browser's WebSocket handshake with, from a page at
+    ``http://name:port`` that reached the server under that name."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    request = (
+        f"GET /ws/rooms/{code} HTTP/1.1\r\n"
+        f"Host: {name}:{server.port}\r\n"
+        f"Origin: http://{name}:{server.port}\r\n"
+        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        sock.sendall(request.encode())
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    return answer.split(b"\r\n", 1)[0].decode()
+
+
+def test_a_websocket_under_another_name_is_refused_though_its_origin_matches(
+    server: Server,
+) -> None:
+    room = create_room(server)
+    assert handshake(server, room["code"], "evil.example").split()[1] == "403"
+    assert handshake(server, room["code"], "localhost").split()[1] == "101"
+
+
+def test_a_star_answers_every_name() -> None:
+    with running_server(**{**FAST, "ALLOWED_HOSTS": "*"}) as server:
+        answer = fetch.get(f"{server.url}/api/matches", headers=as_named(server, "evil.example"))
+        assert answer.status_code == 200
+
+
+def test_without_settings_only_addresses_and_localhost_are_answered() -> None:
+    with running_server(**FAST) as server:
+        for name, status in [("127.0.0.1", 200), ("localhost", 200), ("cards.example.org", 403)]:
+            answer = fetch.get(f"{server.url}/api/matches", headers=as_named(server, name))
+            assert answer.status_code == status, name
