@@ -59,9 +59,40 @@ class DrainingServer(uvicorn.Server):
         super().handle_exit(sig, frame)
 
 
+# Each connection is a file descriptor. Many systems start programs with a soft limit of 1,024
+# open files under a far higher hard one; the server takes what the hard limit allows.
+OPEN_FILES_WANTED = 1 << 20
+# Below this many, the log says so: a few hundred players would be refused.
+OPEN_FILES_ENOUGH = 4096
+
+
+def raise_open_files() -> None:
+    """Raise this process's soft limit of open files as far as its hard limit allows (at most
+    ``OPEN_FILES_WANTED``), and warn if it stays low."""
+    try:
+        import resource
+    except ImportError:  # not on this system
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = OPEN_FILES_WANTED if hard == resource.RLIM_INFINITY else min(hard, OPEN_FILES_WANTED)
+    if soft != resource.RLIM_INFINITY and soft < wanted:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    if limit != resource.RLIM_INFINITY and limit < OPEN_FILES_ENOUGH:
+        log.warning(
+            "this process may open only %d files, so the server holds fewer than %d "
+            "connections at once; raise the limit (ulimit -n, or LimitNOFILE in a systemd unit)",
+            limit,
+            limit,
+        )
+
+
 def serve(settings: Settings) -> None:
     """Run the server until it is stopped."""
     from app.api.heads import HeadLimitedProtocol
+
+    raise_open_files()
 
     HeadLimitedProtocol.head_seconds = settings.request_head_seconds
     options: dict[str, Any] = {
