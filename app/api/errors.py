@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
@@ -19,6 +21,12 @@ class ErrorOut(BaseModel):
 
     detail: str
     code: str
+
+
+# Every request under /api/ may be answered so (the API's rate per address); routers declare it.
+RATE_LIMITED: dict[int | str, dict[str, Any]] = {
+    429: {"model": ErrorOut, "description": "Too many requests from this address."}
+}
 
 
 class ApiError(Exception):

@@ -10,13 +10,14 @@ import re
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query
+from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.deps import SessionDep
-from app.api.errors import ApiError, ErrorOut, invalid
+from app.api.errors import RATE_LIMITED, ApiError, ErrorOut, invalid
 from app.api.history_models import (
     SCORE,
     BestHandOut,
@@ -38,11 +39,57 @@ from app.api.score import HandScoreOut
 from app.engine.errors import IllegalAction
 from app.engine.match import MAX_ROUNDS
 from app.engine.variant import Variant
-from app.rooms.seats import tidy_name
+from app.rooms.seats import NOT_VISIBLE, tidy_name, visible
 from app.storage import history
 from app.storage.models import MatchRecord
 
-router = APIRouter(prefix="/api", tags=["history"])
+
+def _query_names(dependant: Dependant) -> set[str]:
+    """The query parameters an endpoint declares, its dependencies' included."""
+    names = {param.alias for param in dependant.query_params}
+    for dependency in dependant.dependencies:
+        names |= _query_names(dependency)
+    return names
+
+
+_declared: dict[str, frozenset[str]] = {}
+
+
+async def strict_query(request: Request) -> None:
+    """A query parameter the endpoint does not take, or one given twice, is refused (422): a
+    filter misspelt, or given twice with the last one winning, would otherwise change nothing
+    or half of what was asked, without a word."""
+    route = request.scope["route"]
+    known = _declared.get(route.path)
+    if known is None:
+        known = _declared[route.path] = frozenset(_query_names(route.dependant))
+    seen: set[str] = set()
+    problems = []
+    for key, _ in request.query_params.multi_items():
+        if key not in known:
+            takes = ", ".join(sorted(known)) or "none"
+            problems.append(
+                {
+                    "loc": ("query", key),
+                    "msg": f"not a parameter of this request (it takes: {takes})",
+                    "type": "unknown_parameter",
+                }
+            )
+        elif key in seen:
+            problems.append(
+                {"loc": ("query", key), "msg": "given more than once", "type": "repeated_parameter"}
+            )
+        seen.add(key)
+    if problems:
+        raise RequestValidationError(problems)
+
+
+router = APIRouter(
+    prefix="/api",
+    tags=["history"],
+    dependencies=[Depends(strict_query)],
+    responses=RATE_LIMITED,
+)
 
 MATCH_ID = re.compile(r"[0-9a-f]{32}")
 Tag = Annotated[
@@ -103,12 +150,20 @@ async def list_matches(
         )
     after = _decode_cursor(cursor) if cursor else None
     if player is not None:
-        player = tidy_name(player)  # as names are kept
+        player = _kept_name(player, ("query", "player"))
     matches, next_cursor = await history.list_matches(session, limit, player, after, tag)
     return MatchPage(
         matches=[MatchSummary(**summary_fields(match)) for match in matches],
         next_cursor=_encode_cursor(next_cursor) if next_cursor else None,
     )
+
+
+def _kept_name(name: str, location: tuple[str, str]) -> str:
+    """``name`` as names are kept; 422 if nothing of it shows, as no one's name is."""
+    kept = tidy_name(name)
+    if not visible(kept):
+        raise invalid(location, IllegalAction("bad_name", NOT_VISIBLE))
+    return kept
 
 
 async def _match(session: AsyncSession, match_id: str) -> MatchRecord:
@@ -257,10 +312,7 @@ async def get_player(
     """One person's matches, wins, average points per round and best hand. A name is not an
     account: people of one name are told apart by the player key their browser sent (`tag`);
     without a `tag`, the one of that name with the most matches."""
-    name = tidy_name(name)  # as names are kept
-    if not name:
-        blank = IllegalAction("bad_name", "a name needs at least one visible character")
-        raise invalid(("path", "name"), blank)
+    name = _kept_name(name, ("path", "name"))
     person = await history.find_person(session, name, tag)
     totals = await history.player_totals(session, person) if person else None
     if person is None or totals is None:

@@ -17,14 +17,14 @@ from app.api.deps import (
     RoomCreationsDep,
     RoomDep,
 )
-from app.api.errors import ApiError, ErrorOut
+from app.api.errors import RATE_LIMITED, ApiError, ErrorOut
 from app.api.placement import Moved, socket_path
 from app.engine.errors import IllegalAction
 from app.rooms.registry import hash_token, new_token
 from app.rooms.seats import MAX_NAME_LENGTH
 from app.rooms.settings import RoomSettings
 
-router = APIRouter(tags=["rooms"])
+router = APIRouter(tags=["rooms"], responses=RATE_LIMITED)
 
 
 Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_LENGTH * 4)]

@@ -7,12 +7,12 @@ from typing import Any, Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, Field
 
-from app.api.errors import invalid
+from app.api.errors import RATE_LIMITED, invalid
 from app.engine.cards import parse_cards
 from app.engine.errors import IllegalAction
 from app.engine.scoring import score_cards
 
-router = APIRouter(prefix="/api", tags=["score"])
+router = APIRouter(prefix="/api", tags=["score"], responses=RATE_LIMITED)
 
 Property = Literal["number", "shape", "colour"]
 

@@ -37,12 +37,19 @@ def tidy_name(name: str) -> str:
     return unicodedata.normalize("NFC", " ".join(name.translate(BLANKS).split()))
 
 
+def visible(name: str) -> bool:
+    """Whether a tidied name shows anything: a mark alone (an accent, say) is drawn on nothing."""
+    return any(unicodedata.category(character)[0] != "M" for character in name)
+
+
+NOT_VISIBLE = "a name needs at least one visible character"
+
+
 def clean_name(name: str) -> str:
     """A player name with spaces tidied; raises IllegalAction ``bad_name`` if unusable."""
     cleaned = tidy_name(name)
-    # A mark alone (an accent, say) is drawn on nothing.
-    if not any(unicodedata.category(character)[0] != "M" for character in cleaned):
-        raise IllegalAction("bad_name", "a name needs at least one visible character")
+    if not visible(cleaned):
+        raise IllegalAction("bad_name", NOT_VISIBLE)
     if len(cleaned) > MAX_NAME_LENGTH:
         raise IllegalAction("bad_name", f"a name has at most {MAX_NAME_LENGTH} characters")
     if any(not character.isprintable() for character in cleaned):

@@ -151,13 +151,12 @@ class BestHand:
     round: int
 
 
-def _player_rows() -> Select[str, str | None, str, int, int, int]:
-    """Per person (people only): a spelling, matches, finished matches and wins."""
+def _player_rows() -> Select[str, str | None, int, int, int]:
+    """Per person (people only): matches, finished matches and wins."""
     return (
         select(
             SeatRecord.name_key,
             SeatRecord.key_hash,
-            func.min(SeatRecord.name),
             func.count(),
             func.count(MatchRecord.ended_at),
             func.sum(case((SeatRecord.place == 1, 1), else_=0)),
@@ -166,6 +165,25 @@ def _player_rows() -> Select[str, str | None, str, int, int, int]:
         .where(SeatRecord.bot.is_(None))
         .group_by(SeatRecord.name_key, SeatRecord.key_hash)
     )
+
+
+async def _spellings(
+    session: AsyncSession, *where: ColumnElement[bool]
+) -> dict[tuple[str, str | None], str]:
+    """Per person (people only), the spelling of their name they played under most often (of
+    equals, the first in code point order): chosen here, not by the database, whose collation
+    would order "Ann" and "ANN" its own way."""
+    rows = await session.execute(
+        select(SeatRecord.name_key, SeatRecord.key_hash, SeatRecord.name, func.count())
+        .where(SeatRecord.bot.is_(None), *where)
+        .group_by(SeatRecord.name_key, SeatRecord.key_hash, SeatRecord.name)
+    )
+    chosen: dict[tuple[str, str | None], tuple[int, str]] = {}
+    for name_key, key_hash, name, count in rows.all():
+        best = chosen.get((name_key, key_hash))
+        if best is None or (-count, name) < (-best[0], best[1]):
+            chosen[(name_key, key_hash)] = (count, name)
+    return {person: name for person, (_, name) in chosen.items()}
 
 
 def _round_rows() -> Select[str, str | None, int, int]:
@@ -187,8 +205,10 @@ def _round_rows() -> Select[str, str | None, int, int]:
     )
 
 
-def _of(person: Person) -> tuple[ColumnElement[bool], ColumnElement[bool]]:
-    return SeatRecord.name_key == person.name_key, _keyed(person.key_hash)
+def _of(person: Person) -> tuple[ColumnElement[bool], ...]:
+    """A person's own seats: of their name and key, and never a computer player's, which may
+    bear a name a person without a key played under too."""
+    return SeatRecord.name_key == person.name_key, _keyed(person.key_hash), SeatRecord.bot.is_(None)
 
 
 async def player_totals(session: AsyncSession, person: Person) -> PlayerTotals | None:
@@ -198,7 +218,8 @@ async def player_totals(session: AsyncSession, person: Person) -> PlayerTotals |
         return None
     rounds = (await session.execute(_round_rows().where(*_of(person)))).first()
     played, points = (rounds[2], rounds[3]) if rounds else (0, 0)
-    return PlayerTotals(row[2], person.tag, row[3], row[4], int(row[5] or 0), played, int(points))
+    [name] = (await _spellings(session, *_of(person))).values()
+    return PlayerTotals(name, person.tag, row[2], row[3], int(row[4] or 0), played, int(points))
 
 
 async def best_hand(session: AsyncSession, person: Person) -> BestHand | None:
@@ -230,13 +251,14 @@ async def leaderboard(session: AsyncSession, limit: int) -> list[PlayerTotals]:
     """People (never computer players) by wins, then points per round, then matches played;
     one line per name and player key, so two people of one name are two lines."""
     players = {(row[0], row[1]): row for row in (await session.execute(_player_rows())).all()}
+    names = await _spellings(session)
     rounds = {
         (row[0], row[1]): (row[2], int(row[3]))
         for row in (await session.execute(_round_rows())).all()
     }
     totals = [
         PlayerTotals(
-            row[2], tag_of(*key), row[3], row[4], int(row[5] or 0), *rounds.get(key, (0, 0))
+            names[key], tag_of(*key), row[2], row[3], int(row[4] or 0), *rounds.get(key, (0, 0))
         )
         for key, row in players.items()
     ]

@@ -309,3 +309,110 @@ def test_a_name_that_starts_like_a_formula_is_text_in_the_csv(tmp_path: Path) ->
     assert shown == [f"'{name}" for name in names[:4]] + ["Ann = 1"]
     # The JSON and the API keep the names as they are.
     assert [player["name"] for player in as_json["players"]] == list(names)
+
+
+def one_round(
+    match_id: str, names: tuple[str, ...], seed: str, bots: tuple[str | None, ...], at: int
+) -> FinishedRound:
+    """A finished one-round match of ``names`` (``bots`` per seat), dealt by ``seed``."""
+    settings = RoomSettings.model_validate({"rounds": 1})
+    match = play(len(names), settings.rules, seed, 1)
+    return FinishedRound(
+        match_id, "ABCD-EFGH", settings.model_dump(), at, names, match.results[0], at + 1000,
+        True, tuple(match.places()), bots, ("",) * len(names),
+    )  # fmt: skip
+
+
+def a_bot_scoring_more(person: FinishedRound) -> FinishedRound:
+    """A match where a computer player bearing the person's name scores more than the person
+    did in theirs (the first such deal)."""
+    mine = person.result.scores[0].points
+    for attempt in range(1000):
+        theirs = one_round(
+            "b" * 32, ("Kim", "Strong bot"), f"bot-{attempt}", (None, "strong"), START + 10_000
+        )
+        if theirs.result.scores[1].points > mine:
+            return theirs
+    raise AssertionError("no deal found")
+
+
+async def save_rounds(url: str, rounds: list[FinishedRound]) -> None:
+    store = DatabaseStore(make_engine(url), flush_seconds=0)
+    store.start()
+    try:
+        assert await store.save(None, rounds)
+    finally:
+        await store.stop()
+        await store.engine.dispose()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_person_is_named_and_best_by_their_own_seats(backend: str, tmp_path: Path) -> None:
+    """A person's best hand is from their own seats, never a computer player's of the same
+    name; and their name is the spelling they played under most, whatever the database's
+    collation would put first."""
+    person = one_round("a" * 32, ("Strong bot", "Ann"), "person", (None, None), START)
+    rounds = [
+        person,
+        a_bot_scoring_more(person),
+        one_round("c" * 32, ("ANN", "Kim"), "c", (None, None), START + 20_000),
+        one_round("d" * 32, ("Ann", "Kim"), "d", (None, None), START + 30_000),
+    ]
+    with fresh_database(backend, tmp_path) as url:
+        migrate(url)
+        asyncio.run(save_rounds(url, rounds))
+        with running_server(url) as server:
+            page = get(server, "/api/players/Strong bot").json()
+            ann = get(server, "/api/players/ann").json()
+            board = get(server, "/api/leaderboard").json()["players"]
+    assert page["matches"] == 1
+    assert page["best_hand"]["match_id"] == "a" * 32
+    assert page["best_hand"]["points"] == person.result.scores[0].points
+    assert ann["name"] == "Ann"
+    assert ann["matches"] == 3
+    assert sorted(entry["name"] for entry in board) == ["Ann", "Kim", "Strong bot"]
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "problem"),
+    [
+        ("/api/matches", [("status", "finished")], ("status", "unknown_parameter")),
+        ("/api/matches", [("limit", "2"), ("limit", "1")], ("limit", "repeated_parameter")),
+        ("/api/matches", [("player", "Ann"), ("player", "Bob")], ("player", "repeated_parameter")),
+        ("/api/matches", [("player", " ")], ("player", "bad_name")),
+        ("/api/matches", [("player", "\u3164")], ("player", "bad_name")),
+        ("/api/players/Ann", [("tag", ""), ("tag", "")], ("tag", "repeated_parameter")),
+        ("/api/players/\u0308", [], ("name", "bad_name")),
+        ("/api/leaderboard", [("limt", "5")], ("limt", "unknown_parameter")),
+        ("/api/matches/" + "0" * 32, [("format", "csv")], ("format", "unknown_parameter")),
+    ],
+)
+def test_a_parameter_misspelt_given_twice_or_naming_nobody_is_refused(
+    history: tuple[Server, Played],
+    path: str,
+    params: list[tuple[str, str]],
+    problem: tuple[str, str],
+) -> None:
+    server, _ = history
+    answer = fetch.get(f"{server.url}{path}", params=params)
+    assert answer.status_code == 422, answer.text
+    [detail] = answer.json()["detail"]
+    assert (detail["loc"][-1], detail["type"]) == problem
+
+
+def test_every_api_request_declares_its_rate_limit(history: tuple[Server, Played]) -> None:
+    server, _ = history
+    schema = get(server, "/openapi.json").json()
+    operations = [
+        (path, method, operation)
+        for path, methods in schema["paths"].items()
+        if path.startswith("/api/")
+        for method, operation in methods.items()
+    ]
+    assert len(operations) >= 10
+    for path, method, operation in operations:
+        refused = operation["responses"].get("429")
+        assert refused is not None, (path, method)
+        assert refused["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/ErrorOut"
+        }
