@@ -7,7 +7,6 @@ export class ApiError extends Error {
     super(ApiError.describe(status, body));
     this.status = status;
     this.code = body?.code ?? null;
-    this.body = body;
   }
 
   static describe(status, body) {

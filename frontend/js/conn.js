@@ -113,9 +113,8 @@ export class RoomConnection {
     if (Array.isArray(frame)) frame = { type: 'patch', version: frame[0], compact: frame[1], ack: frame[2] };
     if (frame.type === 'pong') return;
     if (frame.type === 'error') {
-      const action = this.pending.get(frame.id);
       this.pending.delete(frame.id);
-      this.onEvent('error', { ...frame, action: action?.message ?? null });
+      this.onEvent('error', frame);
       return;
     }
     if (frame.type === 'hint') {
@@ -170,7 +169,7 @@ export class RoomConnection {
     if (this.status !== 'open') return null;
     const id = this.nextId++;
     if (!this.raw({ ...message, id })) return null;
-    this.pending.set(id, { message, sentAt: Date.now() });
+    this.pending.set(id, message);
     return id;
   }
 

@@ -191,7 +191,7 @@ function matchView(ui) {
     ${match.rounds.map(
       (round) => html`<div class="panel" data-k="round-${round.number}">
         <h2>${t('roundN', { n: round.number })}</h2>
-        <p class="muted small">${t('dealt', { name: names[round.dealer] })} · ${round.ending === 'knock' ? t('knocked', { who: names[round.knocker] }) : t('ranOutLow')}</p>
+        <p class="muted small">${t('dealt', { name: names[round.dealer] })} · ${round.ending === 'knock' ? t('knocked', { who: names[round.knocker] }) : t('ranOut').toLowerCase()}</p>
         <ul class="hands">${[...round.hands].sort((a, b) => b.points - a.points || a.seat - b.seat).map(
           (hand) => html`<li><span class="who">${hand.name}<br><span class="muted small">${signed(hand.points)} · ${t('total', { p: minus(hand.total) })}</span></span>
             <div>${scoredHand(hand.cards, hand.score)}</div></li>`,

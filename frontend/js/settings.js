@@ -9,23 +9,22 @@ const TIMERS = [0, 15, 30, 45, 60, 90, 120, 300, 600];
 export const timerLabel = (seconds, short = false) =>
   seconds === 0 ? t('off') : seconds < 120 ? t(short ? 'secondsShort' : 'seconds', { n: seconds }) : t('minutes', { n: seconds / 60 });
 
-export function settingsFields(settings, locked = false) {
+export function settingsFields(settings) {
   const timers = TIMERS.includes(settings.turn_seconds) ? TIMERS : [...TIMERS, settings.turn_seconds].sort((a, b) => a - b);
   const most = settings.ten_card ? 4 : 6;
-  const off = locked ? 'disabled' : '';
   const option = (value, label, chosen) => html`<option value="${value}" ${chosen ? 'selected' : ''}>${label}</option>`;
-  const check = (name, label, text) => html`<label class="check"><input type="checkbox" name="${name}" ${settings[name] ? 'checked' : ''} ${off}>
+  const check = (name, label, text) => html`<label class="check"><input type="checkbox" name="${name}" ${settings[name] ? 'checked' : ''}>
       <span>${label}<small>${text}</small></span></label>`;
   return html`<div class="settings">
     <div class="field"><label for="set-rounds">${t('rounds')}</label>
-      <input id="set-rounds" name="rounds" type="number" inputmode="numeric" min="1" max="50" required value="${settings.rounds}" ${off}></div>
+      <input id="set-rounds" name="rounds" type="number" inputmode="numeric" min="1" max="50" required value="${settings.rounds}"></div>
     <div class="field"><label for="set-timer">${t('timer')}</label>
-      <select id="set-timer" name="turn_seconds" ${off}>${timers.map((t) => option(t, timerLabel(t), t === settings.turn_seconds))}</select></div>
+      <select id="set-timer" name="turn_seconds">${timers.map((t) => option(t, timerLabel(t), t === settings.turn_seconds))}</select></div>
     ${check('multi_pickup', t('multi'), t('multiText'))}
     ${check('ten_card', t('ten'), t('tenText'))}
     ${check('hints', t('hints'), t('hintsText'))}
     <div class="field"><label for="set-seats">${t('seats')}</label>
-      <select id="set-seats" name="max_players" ${off}>${[2, 3, 4, 5, 6].filter((n) => n <= most).map((n) => option(n, t('players', { n }), n === settings.max_players))}</select></div>
+      <select id="set-seats" name="max_players">${[2, 3, 4, 5, 6].filter((n) => n <= most).map((n) => option(n, t('players', { n }), n === settings.max_players))}</select></div>
   </div>`;
 }
 

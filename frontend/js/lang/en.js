@@ -6,7 +6,6 @@ nav Main
 navPlay Play
 navHistory History
 navScore Score
-navRules Rules
 dark Dark theme
 missing Page not found
 missingText There is no page at this address. A room's link looks like {link}: check it with whoever sent it.
@@ -217,7 +216,6 @@ home Home
 placeH Place
 player Player
 pointsH Points
-ranOutLow the draw piles ran out
 notCode That is not a room code
 toStart Back to the start
 backOnline Back online: reconnected, and the table is up to date.

@@ -6,7 +6,6 @@ nav Principal
 navPlay Jouer
 navHistory Parties
 navScore Score
-navRules Règles
 dark Thème sombre
 missing Page introuvable
 missingText Aucune page à cette adresse. Un lien de salle ressemble à {link} : vérifiez-le avec qui vous l’a envoyé.
@@ -217,7 +216,6 @@ home Accueil
 placeH Place
 player Joueur
 pointsH Points
-ranOutLow les pioches sont épuisées
 notCode Ce n’est pas un code de salle
 toStart Retour à l’accueil
 backOnline De retour en ligne : reconnecté, et la table est à jour.
