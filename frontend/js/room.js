@@ -303,6 +303,7 @@ class RoomPage {
         if (this.ui.piles.length) this.take(this.ui.piles, keyboard);
         return;
       case 'card': {
+        if (mine && turn.step === 'take') toast(t('takeFirst'));
         if (!mine || turn.step !== 'discard') return;
         const card = element.dataset.card;
         if (turn.pending === 1) this.discard([card], keyboard);

@@ -310,4 +310,8 @@ def test_the_lesson_teaches_in_french(pages: Pages, shot: Shot) -> None:
     expect(page.locator(".status.mine")).to_be_visible()
     expect(page.locator(".pile.hinted, [data-act=knock].hinted").first).to_be_visible()
     expect(coach).to_contain_text(re.compile("prenez la carte qui brille|frappez pour finir"))
+    # A card tapped before taking (it is marked disabled) says to take one first.
+    page.locator(".hand .card").first.click(force=True)
+    told = f"Prenez d{APOSTROPHE}abord une carte sur une pile."
+    expect(page.locator("#toast")).to_have_text(told)
     in_french(page, shot, "lesson")

@@ -551,3 +551,37 @@ def test_six_players_on_a_small_phone_see_the_piles_and_the_hand(pages: Pages, s
     )
     assert cut == []
     fits_phone(ann)
+
+
+# Every message the page's sockets send, kept in window.sent.
+SENDS = """{
+  const send = WebSocket.prototype.send;
+  window.sent = [];
+  WebSocket.prototype.send = function (data) {
+    window.sent.push(String(data));
+    return send.call(this, data);
+  };
+}"""
+ACTIONS_SENT = "window.sent.filter((message) => JSON.parse(message).type !== 'ping')"
+
+
+def test_a_card_tapped_before_taking_says_to_take_first(pages: Pages) -> None:
+    """Before taking, a hand's card cannot be played: a tap on one says what to do first, and
+    sends nothing."""
+    ann = pages.open(None, phone=True)
+    ann.add_init_script(SENDS)
+    ann.goto(pages.server.url + "/")
+    create_room(ann, "Ann", rounds=1, timer="0")
+    ann.click("[data-act=add-bot][data-level=easy]")
+    ann.click("[data-act=start]")
+    my_turn(ann)
+    expect(ann.locator(".status.mine")).to_contain_text("Your turn: take a card")
+    held = hand(ann)
+    before = ann.evaluate(ACTIONS_SENT)
+    assert before, "the hello and the start are recorded"
+    # The card is marked disabled for now: a tap on it all the same.
+    ann.locator(".hand .card").first.click(force=True)
+    expect(ann.locator("#toast")).to_have_text("First take a card from a pile.")
+    assert ann.evaluate(ACTIONS_SENT) == before
+    assert hand(ann) == held
+    expect(ann.locator(".status.mine")).to_contain_text("Your turn: take a card")

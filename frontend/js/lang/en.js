@@ -225,6 +225,7 @@ notConnected Not connected right now. Reconnecting…
 yourTurnTitle Your turn
 waitTurn Wait for your turn: {name} is playing.
 discardFirst First choose what to discard from your hand.
+takeFirst First take a card from a pile.
 timedOut Out of time: your turn was played for you.
 shareTitle Play Spectrum with me
 roundsRange Rounds go from 1 to 50.

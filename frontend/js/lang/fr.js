@@ -225,6 +225,7 @@ notConnected Pas connecté. Reconnexion…
 yourTurnTitle À vous
 waitTurn Attendez votre tour : {name} joue.
 discardFirst Choisissez d’abord quoi défausser de votre main.
+takeFirst Prenez d’abord une carte sur une pile.
 timedOut Temps écoulé : votre tour a été joué.
 shareTitle Joue à Spectrum avec moi
 roundsRange Les manches vont de 1 à 50.
