@@ -131,29 +131,20 @@ export class Chat {
     }, 4400); // just before the fade (if any) ends
   }
 
+  // On the speaker's tag, after the name, short of any button: off the hand and controls.
   place(seat, bubble) {
     const lobby = CSS.escape(`lobby-${bubble.dataset.name}`);
     const place = this.page.root.querySelector(`[data-k="seat-${seat}"], [data-k="result-${seat}"], [data-k="${lobby}"]`);
-    const who = place?.querySelector('.who') ?? place;
-    const spot = who?.getBoundingClientRect();
-    bubble.hidden = !spot;
-    if (!spot) return;
-    // Close lobby rows: bubble in the row.
-    if (bubble.classList.toggle('inrow', place.matches('.seatlist li'))) {
-      const row = place.getBoundingClientRect();
-      const range = document.createRange();
-      range.selectNodeContents(who);
-      const after = Math.min(range.getBoundingClientRect().right, row.right - 96) + 8;
-      bubble.style.maxWidth = `${row.right - after}px`;
-      bubble.style.left = `${after + scrollX}px`;
-      bubble.style.top = `${row.top + (row.height - bubble.offsetHeight) / 2 + scrollY}px`;
-      return;
-    }
-    bubble.style.maxWidth = '';
-    const width = bubble.offsetWidth;
-    const left = Math.min(document.documentElement.clientWidth - width - 4, spot.left + Math.min(0, spot.width - width) / 2);
-    const above = spot.top - bubble.offsetHeight - 4;
-    bubble.style.left = `${Math.max(4, left) + scrollX}px`;
-    bubble.style.top = `${(above > 0 ? above : spot.bottom + 4) + scrollY}px`;
+    const who = place?.querySelector('.who');
+    bubble.hidden = !who;
+    if (!who) return;
+    const spot = who.getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(who);
+    const end = (place.querySelector('.btn')?.getBoundingClientRect().left ?? document.documentElement.clientWidth) - 4;
+    const left = Math.min(range.getBoundingClientRect().right, spot.right, end - 96) + 8;
+    bubble.style.maxWidth = `${Math.min(240, end - left)}px`;
+    bubble.style.left = `${left + scrollX}px`;
+    bubble.style.top = `${spot.top + (spot.height - bubble.offsetHeight) / 2 + scrollY}px`;
   }
 }

@@ -9,7 +9,7 @@ from typing import Any
 from app.rooms.chat import REACTIONS
 from tests.e2e.conftest import PHONE, Pages
 from tests.e2e.test_access import AXE_SIZES, on_screen, resize
-from tests.e2e.test_play import fits_phone
+from tests.e2e.test_play import SMALL_PHONE, fits_phone
 from tests.e2e.ui import create_room, expect, join_from_home, my_turn, seat_online
 
 Shot = Callable[[Any, str], None]
@@ -100,3 +100,49 @@ def test_two_players_chat_and_react_and_markup_stays_text(pages: Pages, shot: Sh
     expect(ann.locator(".chathost label")).to_be_visible()
     fits_phone(ann)
     assert dialogs == []
+
+
+# The controls (the hand's cards among them) that a chat bubble lies over; null while no bubble
+# is shown.
+COVERED = """() => {
+  const bubbles = [...document.querySelectorAll('.bubble:not([hidden])')];
+  if (!bubbles.length) return null;
+  const over = (a, b) =>
+    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  return [...document.querySelectorAll('main :is(button, input, select, a)')]
+    .filter((control) => control.checkVisibility())
+    .filter((control) => bubbles.some((bubble) =>
+      over(bubble.getBoundingClientRect(), control.getBoundingClientRect())))
+    .map((control) => control.getAttribute('aria-label') || control.textContent);
+}"""
+
+
+def covered(page: Any, text: str) -> list[str]:
+    """Once a bubble says ``text`` on ``page``: the controls the bubbles on screen lie over."""
+    expect(page.locator(".bubble", has_text=text)).to_be_visible()
+    found: list[str] = page.wait_for_function(COVERED).json_value()
+    return found
+
+
+def test_bubbles_cover_no_control_and_no_card_of_the_hand(pages: Pages, shot: Shot) -> None:
+    ann = pages.open("/", phone=True)
+    resize(ann, SMALL_PHONE)
+    code = create_room(ann, "Ann", rounds=1, timer="0")
+    bob = pages.open("/")
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    # In the host's lobby, Bob's line sits in his row, short of the button that removes him.
+    say(bob, "hello there everyone, and good luck with the cards")
+    assert covered(ann, "hello there") == []
+    shot(ann, "bubble-lobby-360x640")
+
+    ann.click("[data-act=start]")
+    expect(ann.locator(".hand .card")).to_have_count(5)
+    # Ann's reaction, sent from the chat at the foot of the page, and Bob's line: each on its
+    # speaker's tag, off the cards and the piles, wherever the page was when it came.
+    ann.click(".react[aria-label='React with 👍']")
+    assert covered(ann, "👍") == []
+    say(bob, "a line long enough to run over the table")
+    assert covered(ann, "a line long") == []
+    ann.evaluate("scrollTo(0, 0)")
+    shot(ann, "bubble-table-360x640")
