@@ -159,10 +159,10 @@ export function tableView(page, state) {
         data-k="pile-${index}" aria-label="${label}" aria-disabled="${String(!can)}" ${multi && canTake ? html`aria-pressed="${String(at >= 0)}"` : ''}>
       ${face}<span class="count" aria-hidden="true" data-w="${t('discardWord')}">${pile.count}</span></button>`;
   });
-  const watching = state.spectators ? html`<span class="nowrap">${t('nWatching', { n: state.spectators })}</span> · ` : '';
+  const watching = state.spectators ? html`<span class="nowrap">${t('nWatching', { n: state.spectators })}</span>&nbsp;· ` : '';
   const others = me == null ? state.players : state.players.slice(me + 1).concat(state.players.slice(0, me));
   const of = { n: round.number, of: state.settings.rounds, code: state.code };
-  return html`${page.bar(state, html`<span class="nowrap">${t('roundOf', of)}</span> · ${watching}`)}
+  return html`${page.bar(state, html`<span class="nowrap">${t('roundOf', of)}</span>&nbsp;· ${watching}`)}
     <h1 class="sr" id="table-title" tabindex="-1">${t('tableTitle', of)}</h1>
     ${me != null && state.players[me]?.standin
       ? html`<div class="banner" role="status">${t('botForYou')}

@@ -585,3 +585,37 @@ def test_a_card_tapped_before_taking_says_to_take_first(pages: Pages) -> None:
     assert ann.evaluate(ACTIONS_SENT) == before
     assert hand(ann) == held
     expect(ann.locator(".status.mine")).to_contain_text("Your turn: take a card")
+
+
+# How many lines of text an element's content takes.
+LINES = """(element) => Math.round(
+  element.getBoundingClientRect().height / parseFloat(getComputedStyle(element).lineHeight))"""
+
+
+def test_the_line_over_the_table_takes_two_lines_at_most_on_a_small_phone(
+    pages: Pages, shot: Shot
+) -> None:
+    """At 360 px the room's top line (the round, who watches, the room's code, the sound and the
+    rules) keeps all it says in two lines at most, in English and in French."""
+    ann = pages.open("/", phone=True)
+    resize(ann, SMALL_PHONE)
+    code = create_room(ann, "Ann", rounds=10, timer="0")
+    zoe = pages.open("/", phone=True, locale="fr-FR")
+    resize(zoe, SMALL_PHONE)
+    join_from_home(zoe, "Zoé", code)
+    seat_online(ann, "Zoé")
+    for _ in range(2):
+        pages.open(f"/r/{code}")  # two people watch
+    ann.click("[data-act=start]")
+    for page, words in [
+        (ann, ["Round 1 of 10", "2 watching", f"Room {code}", "Sound", "Rules"]),
+        (zoe, ["Manche 1/10", "2 spectateurs", f"Salle {code}", "Son", "Règles"]),
+    ]:
+        bar = page.locator(".roombar")
+        for word in words:
+            expect(bar).to_contain_text(word)
+        assert bar.locator("> span").first.evaluate(LINES) <= 2, bar.inner_text()
+        for button in bar.locator(".btn").all():
+            expect(button).to_be_in_viewport(ratio=1)
+        fits_phone(page)
+        shot(page, f"roombar-{page.evaluate('document.documentElement.lang')}-360x640")

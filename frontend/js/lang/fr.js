@@ -161,7 +161,7 @@ turning se retourne
 emptyPile vide
 discardWord défausse
 nWatching {n} spectateur|{n} spectateurs
-roundOf Manche {n} sur {of}
+roundOf Manche {n}/{of}
 roundEnd Manche {n} sur {of} : {ending}
 tableTitle Salle {code}, manche {n} sur {of}
 botForYou Un bot joue pour vous : absence, ou deux tours manqués.
