@@ -242,6 +242,11 @@ class RoomPage {
     this.focusStage(state?.status);
   }
 
+  // The hand in view above the dock, unless a message is being written.
+  showHand() {
+    if (!document.activeElement.value) this.root.querySelector('.side')?.scrollIntoView({ block: 'nearest' });
+  }
+
   // A new stage opens at its top, focused, unless a message is being written.
   focusStage(status) {
     const was = this.stage;
@@ -409,6 +414,7 @@ class RoomPage {
     const knock = frame.actions.some((action) => action.type === 'knock');
     this.ui.hint = { piles: take?.piles ?? [], drop, knock, text: lang === 'en' && frame.text ? frame.text : this.adviceWords(frame, knock) };
     this.update();
+    this.showHand();
   }
 
   // The server's hints are English.

@@ -17,6 +17,7 @@ from tests.e2e.ui import (
     hand,
     join_from_home,
     my_turn,
+    over_the_dock,
     seat_online,
     signed,
     take,
@@ -226,8 +227,10 @@ def test_a_computer_player_and_the_servers_hints(pages: Pages, shot: Shot) -> No
     ann.click("[data-act=hint]")
     advice = ann.locator(".hint-line")
     expect(advice).to_be_visible()
-    # On a small phone the hint is read where it was asked for, in the dock, whole on screen.
+    # On a small phone the hint is read where it was asked for, in the dock, whole on screen,
+    # and the hand it speaks of is on screen above it.
     expect(advice).to_be_in_viewport(ratio=1)
+    over_the_dock(ann, ".handbox .hand")
     # In a player's words: which card from which pile and what it gives, or why to knock now;
     # never a bot's log.
     expect(advice).to_have_text(

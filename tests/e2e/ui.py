@@ -114,3 +114,19 @@ def play_to_the_results(page: Any) -> None:
             return
         knock_or_end(page)
     expect(page.locator(".standings")).to_be_visible()
+
+
+# Whether each element a selector finds is whole on screen, above the sticky dock.
+OVER_THE_DOCK = """(selector) => {
+  const dock = document.querySelector('.dock').getBoundingClientRect();
+  const found = [...document.querySelectorAll(selector)];
+  return found.length > 0 && dock.bottom <= innerHeight + 1 && found.every((element) => {
+    const box = element.getBoundingClientRect();
+    return box.top >= 0 && box.bottom <= dock.top + 1;
+  });
+}"""
+
+
+def over_the_dock(page: Any, selector: str) -> None:
+    """Wait until what ``selector`` finds is whole on screen, above the table's sticky dock."""
+    page.wait_for_function(OVER_THE_DOCK, arg=selector)
