@@ -65,9 +65,10 @@ export function coach(page) {
     page.root.querySelector('[data-act=knock]')?.classList.toggle('hinted', knock);
     const turn = turnOf(state.round);
     const key = `${state.round.log?.length}${turn.step}`;
-    if (turn.seat === state.you.seat && !knock && !page.ui.hint && asked !== key) {
+    if (turn.seat === state.you.seat && asked !== key) {
       asked = key;
-      page.hintId = page.send({ type: 'hint' });
+      page.showHand();
+      if (!knock && !page.ui.hint) page.hintId = page.send({ type: 'hint' });
     }
   }
 

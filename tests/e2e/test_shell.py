@@ -8,8 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.e2e.conftest import PICTURES, ROOM_URL, Pages
-from tests.e2e.test_access import axe_clean
-from tests.e2e.ui import create_room, expect, play_to_the_results
+from tests.e2e.test_access import axe_clean, resize
+from tests.e2e.test_play import SMALL_PHONE
+from tests.e2e.ui import create_room, expect, over_the_dock, play_to_the_results
 
 Shot = Callable[[Any, str], None]
 
@@ -22,6 +23,9 @@ def test_a_newcomer_plays_the_lesson_to_its_end_and_gets_a_real_room(
     page.click("button:has-text('Learn to play')")
     expect(page.locator("[role=alert]").first).to_contain_text("First enter your name above.")
     page.fill("#name", "Newcomer")
+    # On a small phone each step of the lesson brings what it asks for into view: the piles and
+    # the hand, above the dock.
+    resize(page, SMALL_PHONE)
     page.click("button:has-text('Learn to play')")
     expect(page).to_have_url(ROOM_URL)
     coach = page.locator(".coach")
@@ -29,10 +33,6 @@ def test_a_newcomer_plays_the_lesson_to_its_end_and_gets_a_real_room(
     expect(page.locator(".pile")).to_have_count(5)
     expect(coach).to_contain_text("Numbers")
     expect(coach).to_contain_text("of 5 different")
-    page.set_viewport_size({"width": 1366, "height": 900})
-    shot(page, "lesson-table-1366")
-    page.set_viewport_size({"width": 390, "height": 844})
-    shot(page, "lesson-table-390")
     turns = 0
     while True:
         expect(page.locator(".status.mine, .standings").first).to_be_visible()
@@ -42,14 +42,24 @@ def test_a_newcomer_plays_the_lesson_to_its_end_and_gets_a_real_room(
         expect(page.locator(".pile.hinted, [data-act=knock].hinted").first).to_be_visible()
         if page.locator("[data-act=knock].hinted").count():
             expect(coach).to_contain_text("knock to end the round")
+            over_the_dock(page, ".handbox .hand")
+            expect(page.locator("[data-act=knock]")).to_be_in_viewport(ratio=1)
             page.click("[data-act=knock]")
             page.click("[data-act=knock-yes]")
             continue
         expect(coach).to_contain_text("take the glowing card")
         expect(page.locator(".hand .card.teach").first).to_be_visible()
+        over_the_dock(page, ".pile.hinted, .handbox .hand")
         page.click(".pile.hinted")
         expect(coach).to_contain_text("Now discard")
         expect(page.locator(".hand .card.hinted")).to_have_count(1)
+        over_the_dock(page, ".handbox .hand")
+        if turns == 0 and PICTURES:
+            shot(page, "lesson-discard-360x640")
+            for size in ({"width": 1366, "height": 900}, {"width": 390, "height": 844}):
+                resize(page, size)
+                shot(page, f"lesson-table-{size['width']}")
+            resize(page, SMALL_PHONE)
         page.click(".hand .card.hinted")
         # The discard is taken: five cards again, or the round is over (the bot had knocked).
         page.wait_for_function(
