@@ -112,12 +112,12 @@ class RoomPage {
       this.chat.refused(detail);
     }
     if (type === 'hint') this.advised(detail);
-    if (type === 'state' || type === 'patch') this.observe(detail);
     if (type === 'state' && (this.rejoining || this.lost)) {
       toast(t(this.rejoining ? 'backOnline' : 'reconnected'));
       this.rejoining = false;
       this.lost = false;
     }
+    if (type === 'state' || type === 'patch') this.observe(detail);
     if (type === 'status' && this.conn.status !== 'open') this.away = true;
     if (type === 'status' && this.conn.status === 'retrying' && this.conn.state) this.lost = true;
     if (type === 'status' && this.conn.status === 'closed') {
@@ -141,6 +141,13 @@ class RoomPage {
     const state = this.conn.state;
     const before = this.seen;
     if (this.token && state.you.seat === null) this.forgetSeat();
+    // A host away too long passes the role on: who has it now is told.
+    const host = state.players.find((player) => player.host)?.name;
+    const key = `spectrum.host.${this.code}`;
+    if (state.you.seat != null && host) {
+      if (store.get(key) && store.get(key) !== host) toast(t(host === state.players[state.you.seat].name ? 'nowHost' : 'hostNow', { name: host }));
+      store.set(key, host);
+    }
     const round = state.round;
     const sameRound = before?.round && round && before.match_id === state.match_id && before.round.number === round.number;
     if (!sameRound) this.baseHand = [];

@@ -106,6 +106,8 @@ start Start the match
 oneMore Waiting for at least one more player. Share the link!
 waitHost Waiting for {name} to start the match.
 waitTheHost Waiting for the host to start the match.
+nowHost You are the host now.
+hostNow {name} is the host now.
 leave Give up my seat
 takeSeat Take a seat
 watchingYou You are watching. {n} person watching.|You are watching. {n} people watching.

@@ -106,6 +106,8 @@ start Lancer la partie
 oneMore Il faut encore au moins un joueur. Partagez le lien !
 waitHost En attente de {name} pour lancer la partie.
 waitTheHost En attente de l’hôte pour lancer la partie.
+nowHost Vous êtes l’hôte maintenant.
+hostNow {name} est l’hôte maintenant.
 leave Quitter ma place
 takeSeat Prendre une place
 watchingYou Vous regardez. {n} personne regarde.|Vous regardez. {n} personnes regardent.
