@@ -7,7 +7,6 @@ import binascii
 import csv
 import io
 import re
-from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
@@ -113,25 +112,33 @@ UNAVAILABLE: dict[int | str, dict[str, Any]] = {
 }
 
 
+# A cursor is the last match's place in the list, in this form (the cursors of an earlier
+# version, a time and a match id, are refused: the list is no longer ordered by time).
+CURSOR = re.compile(r"listed:([1-9][0-9]{0,17})")
+
+
 def _encode_cursor(cursor: history.Cursor) -> str:
-    raw = f"{cursor.started_at.isoformat()}|{cursor.match_id}".encode()
+    raw = f"listed:{cursor.listed}".encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def _decode_cursor(text: str) -> history.Cursor:
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-        stamp, match_id = raw.split("|")
-        started_at = datetime.fromisoformat(stamp)
-        if started_at.tzinfo is None or not MATCH_ID.fullmatch(match_id):
+        found = CURSOR.fullmatch(raw)
+        if found is None:
             raise ValueError(raw)
-        # In UTC, as the API writes them; an offset that takes it past year 1 or 9999 fails here.
-        started_at = started_at.astimezone(UTC)
-    except (ValueError, OverflowError, binascii.Error, UnicodeDecodeError):
+    except (ValueError, binascii.Error, UnicodeDecodeError):
         raise RequestValidationError(
-            [{"loc": ("query", "cursor"), "msg": "not a cursor this API gave", "type": "cursor"}]
+            [
+                {
+                    "loc": ("query", "cursor"),
+                    "msg": "not a cursor this API gives: start again from the first page",
+                    "type": "cursor",
+                }
+            ]
         ) from None
-    return history.Cursor(started_at, match_id)
+    return history.Cursor(int(found.group(1)))
 
 
 @router.get("/matches", response_model=MatchPage, responses=UNAVAILABLE)
@@ -143,7 +150,8 @@ async def list_matches(
     tag: Tag = None,
 ) -> MatchPage:
     """Matches newest first, optionally only those a player played (with a `tag`, one person
-    of that name)."""
+    of that name). A match is listed when its first round is stored, above every match listed
+    before: the list only grows at its top, and a cursor leads on to exactly what followed it."""
     if tag is not None and player is None:
         raise RequestValidationError(
             [{"loc": ("query", "tag"), "msg": "a tag needs the player's name", "type": "tag"}]

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
 
-from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
+from sqlalchemy import ColumnElement, Select, and_, case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
@@ -15,10 +14,9 @@ from app.storage.models import HandRecord, MatchRecord, RoundRecord, SeatRecord
 
 @dataclass(frozen=True, slots=True)
 class Cursor:
-    """Where a page of matches ends: the last match's start and id."""
+    """Where a page of matches ends: the last match's place in the list."""
 
-    started_at: datetime
-    match_id: str
+    listed: int
 
 
 async def list_matches(
@@ -28,9 +26,11 @@ async def list_matches(
     after: Cursor | None,
     tag: str | None = None,
 ) -> tuple[list[MatchRecord], Cursor | None]:
-    """Matches newest first, with their seats; and the cursor of the next page, if any. With a
-    ``player``, only their matches: of everyone of that name, or with a ``tag`` of one of them
-    ("" for those who played without a player key)."""
+    """Matches newest first (the last listed first: a match is listed when its first round is
+    stored, so the list only grows at its top and a page's cursor stays good), with their seats;
+    and the cursor of the next page, if any. With a ``player``, only their matches: of everyone
+    of that name, or with a ``tag`` of one of them ("" for those who played without a player
+    key)."""
     query: Select[MatchRecord] = select(MatchRecord).options(selectinload(MatchRecord.seats))
     if player is not None:
         seats = select(SeatRecord.match_id).where(
@@ -42,19 +42,16 @@ async def list_matches(
                 return [], None
             seats = seats.where(_keyed(found.key_hash))
         query = query.where(MatchRecord.id.in_(seats))
+    query = query.where(MatchRecord.listed.is_not(None))  # none is without its place
     if after is not None:
-        query = query.where(
-            or_(
-                MatchRecord.started_at < after.started_at,
-                and_(MatchRecord.started_at == after.started_at, MatchRecord.id < after.match_id),
-            )
-        )
-    query = query.order_by(MatchRecord.started_at.desc(), MatchRecord.id.desc()).limit(limit + 1)
+        query = query.where(MatchRecord.listed < after.listed)
+    query = query.order_by(MatchRecord.listed.desc()).limit(limit + 1)
     matches = list((await session.scalars(query)).all())
     if len(matches) <= limit:
         return matches, None
-    last = matches[limit - 1]
-    return matches[:limit], Cursor(last.started_at, last.id)
+    last = matches[limit - 1].listed
+    assert last is not None  # every match stored has its place
+    return matches[:limit], Cursor(last)
 
 
 async def get_match(session: AsyncSession, match_id: str) -> MatchRecord | None:

@@ -63,7 +63,10 @@ class MatchRecord(Base):
     """A match: where it was played, under which settings, when, and how it ended."""
 
     __tablename__ = "matches"
-    __table_args__ = (Index("ix_matches_started_at_id", "started_at", "id"),)
+    __table_args__ = (
+        Index("ix_matches_started_at_id", "started_at", "id"),
+        Index("ix_matches_listed", "listed", unique=True),
+    )
 
     id: Mapped[str] = mapped_column(String(32), primary_key=True)
     room_code: Mapped[str] = mapped_column(String(9), index=True)
@@ -72,6 +75,8 @@ class MatchRecord(Base):
     rounds_played: Mapped[int] = mapped_column(default=0)
     started_at: Mapped[datetime]
     ended_at: Mapped[datetime | None]
+    # Its place in the history's list, given when it is first stored: one more than any before.
+    listed: Mapped[int | None] = mapped_column(BigInteger)
 
     seats: Mapped[list[SeatRecord]] = relationship(
         back_populates="match", order_by="SeatRecord.seat", cascade="all, delete-orphan"

@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     BindParameter,
     Column,
     Integer,
     Table,
     bindparam,
     delete,
+    func,
     inspect,
     literal_column,
     select,
@@ -171,7 +173,18 @@ class Statements:
             delete(ROOMS).where(ROOMS.c.code == _bind(ROOMS.c.code)), "code"
         )
         match = ("id", "room_code", "settings", "rounds_planned", "started_at")
-        self.match = adding(MATCHES, *match, rounds_played=zero)
+        # A number above any match listed before: the list only grows at its top. On
+        # PostgreSQL, whose writes run side by side, the column's sequence gives it (the
+        # column's default too), and a batch that may add a match first takes LISTING_LOCK, so
+        # that matches commit in the order of their numbers; SQLite writes one batch at a time.
+        # (Written out: a statement's only parameters are its rows' values.)
+        next_listed: ClauseElement
+        if dialect.name == "postgresql":
+            next_listed = literal_column(f"nextval('{LISTED_SEQUENCE}')", BigInteger())
+        else:
+            most = func.coalesce(func.max(MATCHES.c.listed), zero)
+            next_listed = select(most + literal_column("1", Integer())).scalar_subquery()
+        self.match = adding(MATCHES, *match, rounds_played=zero, listed=next_listed)
         seated = ("match_id", "seat", "name", "name_key", "bot", "key_hash")
         self.seat = adding(SEATS, *seated, total=zero)
         played = ("match_id", "number", "dealer", "knocker", "ending", "seed", "commitment")
@@ -284,6 +297,12 @@ WHERE r.epoch > f.epoch
 FOR SHARE OF r
 """
 FENCE_LOCK = "SELECT 1 FROM live_rooms WHERE code = ANY($1::varchar[]) FOR SHARE"
+# The sequence that numbers matches in the history's list on PostgreSQL (migration 0006).
+LISTED_SEQUENCE = "matches_listed_seq"
+# Held by a PostgreSQL transaction that may add a match, until it ends: matches are numbered in
+# the history's list one after another, and committed in that order (the key is arbitrary, the
+# same on every node).
+LISTING_LOCK = "SELECT pg_advisory_xact_lock(5337000000000001)"
 
 
 async def read_rooms(engine: AsyncEngine) -> dict[str, JournalRoom]:

@@ -20,9 +20,10 @@ from app.engine.match import Match, MatchRules
 from app.rooms.settings import RoomSettings
 from app.rooms.store import FinishedRound
 from app.storage.db import make_engine
+from app.storage.statements import LISTING_LOCK
 from app.storage.store import DatabaseStore
 from tests import fetch
-from tests.databases import BACKENDS, fresh_database
+from tests.databases import BACKENDS, blocked_on_a_lock, connect, fresh_database
 from tests.server import Server, migrate, running_server
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve"]
@@ -416,3 +417,102 @@ def test_every_api_request_declares_its_rate_limit(history: tuple[Server, Played
         assert refused["content"]["application/json"]["schema"] == {
             "$ref": "#/components/schemas/ErrorOut"
         }
+
+
+def ids(answer: httpx.Response) -> list[str]:
+    assert answer.status_code == 200, answer.text
+    return [match["id"] for match in answer.json()["matches"]]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_list_only_grows_at_its_top(backend: str, tmp_path: Path) -> None:
+    """A match is listed when its first round is stored, above every match listed before,
+    whenever it started: pages already read keep what followed them, and a reader who reads
+    from the top until a match they know has every match listed since."""
+    old, middle, new, late = "1" * 32, "2" * 32, "3" * 32, "4" * 32
+    solo = (None, None)
+    with fresh_database(backend, tmp_path) as url:
+        migrate(url)
+        asyncio.run(
+            save_rounds(
+                url,
+                [
+                    one_round(old, ("Ann", "Bob"), "o", solo, START),
+                    one_round(middle, ("Ann", "Bob"), "m", solo, START + 30_000),
+                    one_round(new, ("Ann", "Bob"), "n", solo, START + 50_000),
+                ],
+            )
+        )
+        with running_server(url) as server:
+            first = get(server, "/api/matches", limit=2)
+            assert ids(first) == [new, middle]
+            cursor = first.json()["next_cursor"]
+            # Started before `new`, after `middle`; its first round ends only now.
+            late_round = one_round(late, ("Cy", "Dee"), "l", solo, START + 40_000)
+            asyncio.run(save_rounds(url, [late_round]))
+            assert ids(get(server, "/api/matches", limit=2, cursor=cursor)) == [old]
+            assert ids(get(server, "/api/matches", limit=2)) == [late, new]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_matches_stored_side_by_side_are_each_listed_once(backend: str, tmp_path: Path) -> None:
+    """First rounds of many matches written at once (on PostgreSQL, by writes that run side
+    by side) each take their own place in the list."""
+    rounds = [
+        one_round(f"{n:032x}", ("Ann", "Bob"), f"side-{n}", (None, None), START + n)
+        for n in range(1, 41)
+    ]
+
+    async def save_apart() -> None:
+        store = DatabaseStore(make_engine(url), flush_seconds=0)
+        store.start()
+        try:
+            assert all(await asyncio.gather(*(store.save(None, [one]) for one in rounds)))
+        finally:
+            await store.stop()
+            await store.engine.dispose()
+
+    with fresh_database(backend, tmp_path) as url:
+        migrate(url)
+        asyncio.run(save_apart())
+        with running_server(url) as server:
+            seen: list[str] = []
+            cursor = None
+            while True:
+                page = get(
+                    server, "/api/matches", limit=7, **({"cursor": cursor} if cursor else {})
+                )
+                seen += ids(page)
+                cursor = page.json()["next_cursor"]
+                if cursor is None:
+                    break
+    assert sorted(seen) == sorted(one.match_id for one in rounds)
+
+
+def test_on_postgresql_a_new_match_waits_for_the_listing_lock(tmp_path: Path) -> None:
+    """Writes to PostgreSQL run side by side (and on several nodes): one that adds a match
+    takes the listing lock first, so that matches commit in the order of their numbers; while
+    another session (a node) holds it, the match waits, and is listed once it is released."""
+    waiting = one_round("e" * 32, ("Ann", "Bob"), "wait", (None, None), START)
+
+    async def held_up() -> None:
+        holder = await connect(url)
+        store = DatabaseStore(make_engine(url), flush_seconds=0)
+        store.start()
+        try:
+            async with holder.transaction():
+                await holder.execute(LISTING_LOCK)
+                saving = asyncio.ensure_future(store.save(None, [waiting]))
+                await blocked_on_a_lock(holder)
+                assert await holder.fetchval("SELECT count(*) FROM matches") == 0
+            await store.saved()
+            assert await holder.fetchval("SELECT listed FROM matches") is not None
+            saving.cancel()
+        finally:
+            await holder.close()
+            await store.stop()
+            await store.engine.dispose()
+
+    with fresh_database("postgresql", tmp_path) as url:
+        migrate(url)
+        asyncio.run(held_up())

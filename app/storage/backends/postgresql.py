@@ -21,6 +21,7 @@ from app.storage.statements import (
     FENCE_LOCK,
     FENCE_RAISE,
     FENCED_ROOMS,
+    LISTING_LOCK,
     Statements,
     ping,
     read_rooms,
@@ -66,6 +67,8 @@ class PostgresJournal:
                     await driver.executemany(statement.sql, rows)
             else:
                 async with driver.transaction():
+                    if any(statement is self.statements.match for statement, _ in plan):
+                        await driver.execute(LISTING_LOCK)
                     if any(type(op) is Forget and op.code in fences for op in batch.ops):
                         # A room's journal is deleted only by its owner: checked, and the
                         # room's row locked against a newer claim, before anything is deleted.
