@@ -62,7 +62,9 @@ def test_an_absent_room_is_named_as_its_code_is_written(server: Server) -> None:
     assert answer.json() == {"detail": "there is no room K7QM-2XPD", "code": "no_room"}
 
 
-@pytest.mark.parametrize("code", ["A" * 3000, "<img src=x onerror=alert(1)>", "2345-678", "abc\x00"])
+@pytest.mark.parametrize(
+    "code", ["A" * 3000, "<img src=x onerror=alert(1)>", "2345-678", "abc\x00"]
+)
 def test_what_cannot_be_a_code_is_not_said_back(server: Server, code: str) -> None:
     for path in (f"/api/rooms/{quote(code, safe='')}", f"/api/rooms/{quote(code, safe='')}/qr.svg"):
         answer = fetch.get(server.url + path)
