@@ -160,8 +160,9 @@ async def list_matches(
     if player is not None:
         player = _kept_name(player, ("query", "player"))
     matches, next_cursor = await history.list_matches(session, limit, player, after, tag)
+    open_rooms = await history.open_rooms(session, {match.room_code for match in matches})
     return MatchPage(
-        matches=[MatchSummary(**summary_fields(match)) for match in matches],
+        matches=[MatchSummary(**summary_fields(match, open_rooms)) for match in matches],
         next_cursor=_encode_cursor(next_cursor) if next_cursor else None,
     )
 
@@ -172,6 +173,11 @@ def _kept_name(name: str, location: tuple[str, str]) -> str:
     if not visible(kept):
         raise invalid(location, IllegalAction("bad_name", NOT_VISIBLE))
     return kept
+
+
+async def _detail(session: AsyncSession, match_id: str) -> MatchDetail:
+    match = await _match(session, match_id)
+    return match_detail(match, await history.open_rooms(session, {match.room_code}))
 
 
 async def _match(session: AsyncSession, match_id: str) -> MatchRecord:
@@ -187,7 +193,7 @@ MatchId = Annotated[str, Path(max_length=64)]
 @router.get("/matches/{match_id}", response_model=MatchDetail, responses=NOT_FOUND)
 async def get_match(session: SessionDep, match_id: MatchId) -> MatchDetail:
     """One match with its seats, settings, every round and hand and the running totals."""
-    return match_detail(await _match(session, match_id))
+    return await _detail(session, match_id)
 
 
 @router.get(
@@ -249,7 +255,7 @@ async def export_match(
     format: Annotated[Literal["csv", "json"], Query()] = "csv",
 ) -> Response:
     """The match to keep elsewhere: CSV, one row per hand, or the same JSON as the match."""
-    detail = match_detail(await _match(session, match_id))
+    detail = await _detail(session, match_id)
     filename = f"spectrum-match-{detail.id}.{format}"
     headers = {"Content-Disposition": f'attachment; filename="{filename}"'}
     if format == "json":
@@ -284,7 +290,7 @@ async def export_match(
             writer.writerow(
                 [
                     detail.id,
-                    detail.room_code,
+                    detail.room_code or "",
                     detail.started_at.isoformat(),
                     played.number,
                     played.dealer,

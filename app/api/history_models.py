@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Set
 from datetime import datetime
 from typing import Any, Literal
 
@@ -49,7 +50,10 @@ class MatchSummary(BaseModel):
     """A match as listed."""
 
     id: str
-    room_code: str
+    room_code: str | None = Field(
+        description="The room the match was played in; null while that room is open, since its "
+        "code lets anyone in to watch, or to join its next match."
+    )
     status: Literal["finished", "unfinished"]
     settings: HistorySettings
     rounds_planned: int
@@ -185,12 +189,13 @@ def average(points: int, rounds: int) -> float | None:
     return round(points / rounds, 2) if rounds else None
 
 
-def summary_fields(match: MatchRecord) -> dict[str, Any]:
-    """The fields of a match's summary, as stored."""
+def summary_fields(match: MatchRecord, open_rooms: Set[str]) -> dict[str, Any]:
+    """The fields of a match's summary, as stored; its room's code only if that room is not
+    among ``open_rooms``."""
     finished = match.ended_at is not None
     return {
         "id": match.id,
-        "room_code": match.room_code,
+        "room_code": None if match.room_code in open_rooms else match.room_code,
         "status": "finished" if finished else "unfinished",
         "settings": HistorySettings.model_validate(match.settings),
         "rounds_planned": match.rounds_planned,
@@ -235,10 +240,10 @@ def moves_out(played: RoundRecord) -> list[MoveOut] | None:
     return [MoveOut.model_validate(move) for move in played.moves]
 
 
-def match_detail(match: MatchRecord) -> MatchDetail:
+def match_detail(match: MatchRecord, open_rooms: Set[str]) -> MatchDetail:
     """A stored match with every round and hand, as the API gives it."""
     return MatchDetail(
-        **summary_fields(match),
+        **summary_fields(match, open_rooms),
         rounds=[
             RoundOut(
                 number=played.number,

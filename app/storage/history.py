@@ -9,7 +9,7 @@ from sqlalchemy import ColumnElement, Select, and_, case, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import selectinload
 
-from app.storage.models import HandRecord, MatchRecord, RoundRecord, SeatRecord
+from app.storage.models import HandRecord, LiveRoomRecord, MatchRecord, RoundRecord, SeatRecord
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +52,16 @@ async def list_matches(
     last = matches[limit - 1].listed
     assert last is not None  # every match stored has its place
     return matches[:limit], Cursor(last)
+
+
+async def open_rooms(session: AsyncSession, codes: set[str]) -> set[str]:
+    """Those of ``codes`` that are codes of rooms open now (on any node)."""
+    if not codes:
+        return set()
+    found = await session.scalars(
+        select(LiveRoomRecord.code).where(LiveRoomRecord.code.in_(sorted(codes)))
+    )
+    return set(found.all())
 
 
 async def get_match(session: AsyncSession, match_id: str) -> MatchRecord | None:

@@ -177,7 +177,7 @@ function matchView(ui) {
   const finished = match.status === 'finished';
   const standings = [...match.players].sort((a, b) => (a.place ?? 99) - (b.place ?? 99) || b.total - a.total);
   return html`<section class="page">
-    <p class="muted small" style="margin:0"><a href="/history">${t('history')}</a> · ${t('roomLow', { code: match.room_code })}</p>
+    <p class="muted small" style="margin:0"><a href="/history">${t('history')}</a>${match.room_code ? ` · ${t('roomLow', { code: match.room_code })}` : ''}</p>
     <h1>${finished ? t('won', { names: match.winners.join(` ${t('and')} `), n: match.winners.length }) : t('unfinishedMatch')}</h1>
     <p class="muted">${when(match.started_at)} · ${t('roundsPlayed', { n: match.rounds_planned, done: match.rounds_played })} · ${settingsSummary(match.settings, false)}</p>
     <div class="panel"><table class="standings"><thead><tr>${head()}</tr></thead><tbody>

@@ -8,7 +8,7 @@ import csv
 import io
 import random
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -516,3 +516,28 @@ def test_on_postgresql_a_new_match_waits_for_the_listing_lock(tmp_path: Path) ->
     with fresh_database("postgresql", tmp_path) as url:
         migrate(url)
         asyncio.run(held_up())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_code_of_a_room_still_open_is_not_published(backend: str, tmp_path: Path) -> None:
+    """A room's code lets anyone in to watch, or to join its next match: the history names a
+    match's room only once that room is gone."""
+    with fresh_database(backend, tmp_path) as url:
+        migrate(url)
+        with running_server(url) as server:
+            code = fetch.post(f"{server.url}/api/rooms", json={"name": "Ann"}).json()["code"]
+            played = one_round("5" * 32, ("Ann", "Bob"), "open", (None, None), START + 5_000)
+            gone = one_round("6" * 32, ("Ann", "Bob"), "gone", (None, None), START)
+            asyncio.run(save_rounds(url, [replace(played, room_code=code), gone]))
+            listed = {
+                m["id"]: m["room_code"] for m in get(server, "/api/matches").json()["matches"]
+            }
+            detail = get(server, f"/api/matches/{'5' * 32}").json()
+            as_json = get(server, f"/api/matches/{'5' * 32}/export", format="json").json()
+            as_csv = get(server, f"/api/matches/{'5' * 32}/export", format="csv").text
+            page = get(server, "/api/matches", player="Bob").text
+    assert listed == {"5" * 32: None, "6" * 32: "ABCD-EFGH"}
+    assert detail["room_code"] is None
+    assert as_json["room_code"] is None
+    assert [row["room_code"] for row in csv.DictReader(io.StringIO(as_csv))] == ["", ""]
+    assert code not in page

@@ -54,7 +54,7 @@ def test_history_pages_show_finished_matches(pages: Pages, shot: Shot) -> None:
     matches = api(pages.server, "GET", "/api/matches?player=Hana&limit=100").json()["matches"]
     assert len(matches) == 11
     newest = matches[0]
-    assert newest["room_code"] == code
+    assert newest["room_code"] is None  # its room is still open: its code lets anyone in
 
     page = pages.open("/history")
     recent = page.locator(".panel", has_text="Recent matches")
@@ -70,6 +70,7 @@ def test_history_pages_show_finished_matches(pages: Pages, shot: Shot) -> None:
     expect(page).to_have_url(re.compile(f"{href}$"))
     detail = api(pages.server, "GET", f"/api{href}").json()
     expect(page.locator("h2", has_text="Round 1")).to_be_visible()
+    expect(page.locator("main")).not_to_contain_text(code)
     rows = page.locator("[data-k='round-1'] .hands > li")  # the round's panel, not the replay
     expect(rows).to_have_count(2)
     for played in detail["rounds"][0]["hands"]:
