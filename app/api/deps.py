@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import Depends, FastAPI
@@ -19,7 +19,12 @@ from app.config import Settings
 from app.metrics import Metrics
 from app.rooms.live import LiveRoom
 from app.rooms.registry import RoomRegistry, WindowLimiter, normalise_code
+from app.storage.history import Leaderboards
 from app.storage.store import DatabaseStore
+
+# Seconds the leaderboard is kept before it is read again, when no round was saved here: what
+# the other nodes of a cluster save is seen by then.
+LEADERBOARD_SECONDS = 10.0
 
 if TYPE_CHECKING:  # a server of one node never loads the cluster's modules (nor Redis)
     from app.cluster.node import ClusterNode
@@ -37,6 +42,7 @@ class Services:
     room_creations: WindowLimiter
     room_misses: WindowLimiter
     cluster: ClusterNode | None = None
+    leaderboards: Leaderboards = field(default_factory=lambda: Leaderboards(LEADERBOARD_SECONDS))
 
     def install(self, application: FastAPI) -> None:
         """Make these the services of ``application``'s routes."""

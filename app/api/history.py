@@ -15,7 +15,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from app.api.deps import SessionDep
+from app.api.deps import ServicesDep, SessionDep
 from app.api.errors import RATE_LIMITED, ApiError, ErrorOut, invalid
 from app.api.history_models import (
     SCORE,
@@ -361,9 +361,11 @@ async def get_player(
 
 @router.get("/leaderboard", response_model=Leaderboard, responses=UNAVAILABLE)
 async def get_leaderboard(
-    session: SessionDep, limit: Annotated[int, Query(ge=1, le=100)] = 20
+    services: ServicesDep, limit: Annotated[int, Query(ge=1, le=100)] = 20
 ) -> Leaderboard:
-    """The best players of this server."""
+    """The best players of this server (as of the last finished round this server saved; in a
+    cluster, what other nodes saved is seen within ten seconds)."""
+    board = await services.leaderboards.get(services.sessions, services.store.rounds_saved)
     return Leaderboard(
         players=[
             LeaderboardEntry(
@@ -374,6 +376,6 @@ async def get_leaderboard(
                 rounds=player.rounds,
                 average_points=average(player.points, player.rounds),
             )
-            for player in await history.leaderboard(session, limit)
+            for player in board[:limit]
         ]
     )

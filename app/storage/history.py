@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import time
 from dataclasses import dataclass
 
 from sqlalchemy import ColumnElement, Select, and_, case, func, select
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from sqlalchemy.orm import selectinload
 
 from app.storage.models import HandRecord, LiveRoomRecord, MatchRecord, RoundRecord, SeatRecord
@@ -254,9 +256,10 @@ async def best_hand(session: AsyncSession, person: Person) -> BestHand | None:
     return BestHand(row[0], list(row[1]), dict(row[2]), row[3], row[4])
 
 
-async def leaderboard(session: AsyncSession, limit: int) -> list[PlayerTotals]:
+async def leaderboard(session: AsyncSession, limit: int | None = None) -> list[PlayerTotals]:
     """People (never computer players) by wins, then points per round, then matches played;
-    one line per name and player key, so two people of one name are two lines."""
+    one line per name and player key, so two people of one name are two lines. The first
+    ``limit``, or everyone."""
     players = {(row[0], row[1]): row for row in (await session.execute(_player_rows())).all()}
     names = await _spellings(session)
     rounds = {
@@ -279,3 +282,44 @@ async def leaderboard(session: AsyncSession, limit: int) -> list[PlayerTotals]:
         )
     )
     return totals[:limit]
+
+
+class Leaderboards:
+    """The whole leaderboard, worked out at most once for every finished round this server
+    saves, and at most every ``seconds`` (what other nodes of a cluster save is seen by then).
+
+    It reads every seat and hand ever stored: 0.4 s for 10,000 matches. Worked out for each
+    request, a page everyone opens, and anyone can ask for twenty times a second, would let one
+    client keep the server busy. Requests that come while it is being worked out wait for that
+    one reading."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.board: list[PlayerTotals] | None = None
+        self.read_at = 0.0
+        self.version = -1
+        self.reading: asyncio.Future[list[PlayerTotals]] | None = None
+
+    async def get(
+        self, sessions: async_sessionmaker[AsyncSession], version: int
+    ) -> list[PlayerTotals]:
+        """The leaderboard; ``version`` counts the finished rounds saved here (a new one means
+        the board may have changed)."""
+        fresh = time.monotonic() - self.read_at < self.seconds
+        if self.board is not None and version == self.version and fresh:
+            return self.board
+        if self.reading is None:
+            self.reading = asyncio.ensure_future(self._read(sessions, version))
+        return await asyncio.shield(self.reading)
+
+    async def _read(
+        self, sessions: async_sessionmaker[AsyncSession], version: int
+    ) -> list[PlayerTotals]:
+        try:
+            read_at = time.monotonic()
+            async with sessions() as session:
+                board = await leaderboard(session)
+            self.board, self.read_at, self.version = board, read_at, version
+            return board
+        finally:
+            self.reading = None

@@ -14,16 +14,19 @@ from typing import Any
 
 import httpx
 import pytest
+from sqlalchemy import event
 
 from app.engine.cards import card_ids
 from app.engine.match import Match, MatchRules
 from app.rooms.settings import RoomSettings
 from app.rooms.store import FinishedRound
-from app.storage.db import make_engine
+from app.storage.db import make_engine, make_sessions
+from app.storage.history import Leaderboards
 from app.storage.statements import LISTING_LOCK
 from app.storage.store import DatabaseStore
 from tests import fetch
 from tests.databases import BACKENDS, blocked_on_a_lock, connect, fresh_database
+from tests.e2e.matches import play_matches
 from tests.server import Server, migrate, running_server
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve"]
@@ -541,3 +544,57 @@ def test_the_code_of_a_room_still_open_is_not_published(backend: str, tmp_path: 
     assert as_json["room_code"] is None
     assert [row["room_code"] for row in csv.DictReader(io.StringIO(as_csv))] == ["", ""]
     assert code not in page
+
+
+async def test_the_leaderboard_counts_a_round_the_moment_this_server_saves_it(
+    tmp_path: Path,
+) -> None:
+    """The leaderboard is kept between requests, but a round this server saves is on it at
+    once."""
+    with fresh_database(BACKENDS[0], tmp_path) as url:
+        migrate(url)
+        with running_server(url) as server:
+            assert get(server, "/api/leaderboard").json() == {"players": []}
+            await play_matches(server, ["Hana", "Ivo"], 1)
+            board = get(server, "/api/leaderboard").json()["players"]
+    assert sorted(entry["name"] for entry in board) == ["Hana", "Ivo"]
+
+
+def test_the_leaderboard_is_read_once_for_requests_that_come_together(tmp_path: Path) -> None:
+    """Requests that come while the leaderboard is read wait for that one reading; it is read
+    again once a round is saved here, or once it is older than its time (here: an hour, or
+    none at all)."""
+
+    async def check(url: str) -> None:
+        engine = make_engine(url)
+        statements: list[str] = []
+        event.listen(
+            engine.sync_engine,
+            "before_cursor_execute",
+            lambda *args: statements.append(args[2]),
+        )
+        sessions = make_sessions(engine)
+        try:
+            kept = Leaderboards(seconds=3600)
+            boards = await asyncio.gather(*(kept.get(sessions, version=1) for _ in range(50)))
+            one_reading = len(statements)
+            assert one_reading >= 1
+            assert all(board == boards[0] for board in boards)
+            assert sorted(player.name for player in boards[0]) == ["Ann", "Bob"]
+            await kept.get(sessions, version=1)
+            assert len(statements) == one_reading  # kept
+            await kept.get(sessions, version=2)
+            assert len(statements) == 2 * one_reading  # a round was saved here
+            at_once = Leaderboards(seconds=0)
+            await at_once.get(sessions, version=1)
+            await at_once.get(sessions, version=1)
+            assert len(statements) == 4 * one_reading  # never kept
+        finally:
+            await engine.dispose()
+
+    with fresh_database(BACKENDS[0], tmp_path) as url:
+        migrate(url)
+        asyncio.run(
+            save_rounds(url, [one_round("7" * 32, ("Ann", "Bob"), "once", (None, None), START)])
+        )
+        asyncio.run(check(url))
