@@ -361,12 +361,18 @@ async def get_player(
 
 @router.get("/leaderboard", response_model=Leaderboard, responses=UNAVAILABLE)
 async def get_leaderboard(
-    services: ServicesDep, limit: Annotated[int, Query(ge=1, le=100)] = 20
+    services: ServicesDep,
+    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    offset: Annotated[
+        int, Query(ge=0, le=10_000_000, description="How many of the best to leave out.")
+    ] = 0,
 ) -> Leaderboard:
     """The best players of this server (as of the last finished round this server saved; in a
-    cluster, what other nodes saved is seen within ten seconds)."""
+    cluster, what other nodes saved is seen within ten seconds): `limit` of them from place
+    `offset` + 1."""
     board = await services.leaderboards.get(services.sessions, services.store.rounds_saved)
     return Leaderboard(
+        total=len(board),
         players=[
             LeaderboardEntry(
                 name=player.name,
@@ -376,6 +382,6 @@ async def get_leaderboard(
                 rounds=player.rounds,
                 average_points=average(player.points, player.rounds),
             )
-            for player in board[:limit]
-        ]
+            for player in board[offset : offset + limit]
+        ],
     )

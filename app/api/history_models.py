@@ -182,6 +182,7 @@ class Leaderboard(BaseModel):
     matches played: one line per name and player key."""
 
     players: list[LeaderboardEntry]
+    total: int = Field(description="How many people the whole leaderboard ranks.")
 
 
 def average(points: int, rounds: int) -> float | None:

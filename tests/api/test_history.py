@@ -245,6 +245,11 @@ def test_player_pages_and_leaderboard(history: tuple[Server, Played]) -> None:
     keys = [(-p["wins"], -p["average_points"], -p["matches"]) for p in board]
     assert keys == sorted(keys)
     assert len(get(server, "/api/leaderboard", limit=2).json()["players"]) == 2
+    # Read on in pages: the same places, and how many there are in all.
+    pages = [get(server, "/api/leaderboard", limit=2, offset=n).json() for n in range(0, 6, 2)]
+    assert [entry for page in pages for entry in page["players"]] == board
+    assert {page["total"] for page in pages} == {len(stats)}
+    assert get(server, "/api/leaderboard", offset=100).json()["players"] == []
 
 
 def cursor_of(stamp: str) -> str:
@@ -554,7 +559,7 @@ async def test_the_leaderboard_counts_a_round_the_moment_this_server_saves_it(
     with fresh_database(BACKENDS[0], tmp_path) as url:
         migrate(url)
         with running_server(url) as server:
-            assert get(server, "/api/leaderboard").json() == {"players": []}
+            assert get(server, "/api/leaderboard").json() == {"players": [], "total": 0}
             await play_matches(server, ["Hana", "Ivo"], 1)
             board = get(server, "/api/leaderboard").json()["players"]
     assert sorted(entry["name"] for entry in board) == ["Hana", "Ivo"]
