@@ -174,13 +174,21 @@ def cluster(settings: Settings) -> None:
         raise ValueError("NODE_PATH must be a path such as /n/node-1, without a trailing /")
 
 
+# A URL's password (scheme://user:password@host), hidden wherever a refused value is said back.
+URL_PASSWORD = re.compile(r"(://[^/@:\s]*:)[^/\s]*@")
+# Settings whose values are never said back.
+SECRETS = {"database_password"}
+
+
 def problems(error: ValidationError) -> list[str]:
-    """The problems of refused settings, one line each, named by environment variable."""
+    """The problems of refused settings, one line each, named by environment variable; the
+    values said back never with a password (logs are read by more people than the settings)."""
     lines = []
     for item in error.errors(include_url=False):
         name = ".".join(str(part) for part in item["loc"]).upper() or "settings"
         message = str(item["msg"]).removeprefix("Value error, ")
-        if item["loc"] and "input" in item:
-            message += f" (got {item['input']!r})"
+        if item["loc"] and "input" in item and item["loc"][0] not in SECRETS:
+            said = URL_PASSWORD.sub(r"\1***@", repr(item["input"]))
+            message += f" (got {said})"
         lines.append(f"{name}: {message}")
     return lines

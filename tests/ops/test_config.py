@@ -107,3 +107,23 @@ def test_bad_settings_refuse_to_start(env: dict[str, str], message: str, tmp_pat
     assert returncode == 2
     assert "cannot start" in stderr
     assert message in stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "shown"),
+    [
+        (
+            {"DATABASE_URL": "postgresql://spectrum:Sup3r@Secret@db:5432/spectrum"},
+            "(got 'postgresql://spectrum:***@db:5432/spectrum')",
+        ),
+        ({"REDIS_URL": "http://:Sup3r@Secret@redis:6379/0"}, "REDIS_URL must start with"),
+    ],
+)
+def test_a_refused_setting_never_shows_a_password(
+    env: dict[str, str], shown: str, tmp_path: Path
+) -> None:
+    returncode, stderr = start(tmp_path, **env)
+    assert returncode == 2
+    assert shown in stderr
+    assert "Sup3r" not in stderr
+    assert "Secret" not in stderr
