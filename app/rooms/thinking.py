@@ -9,14 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import logging
 import multiprocessing
 import os
 import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from app.bots.levels import Decision, decide_seeded
 from app.bots.observation import Observation
+
+log = logging.getLogger(__name__)
 
 # prctl(2): the signal a process gets when the thread that started it ends (Linux).
 PR_SET_PDEATHSIG = 1
@@ -54,10 +58,22 @@ class Thinker:
         return self.pool
 
     async def decide(self, level: str, observation: Observation, seed: int) -> Decision:
-        """The decision of a bot of ``level`` for the observing seat."""
+        """The decision of a bot of ``level`` for the observing seat. A worker that ended (killed
+        for memory, say) breaks its pool for good: the pool is made anew and the decision asked
+        again, once."""
         if not self.workers:
             return decide_seeded(level, observation, seed)
         loop = asyncio.get_running_loop()
+        pool = self._pool()
+        try:
+            return await loop.run_in_executor(pool, decide_seeded, level, observation, seed)
+        except BrokenProcessPool:
+            if not self.workers:  # closed meanwhile
+                raise
+            if self.pool is pool:  # not made anew already for another decision
+                log.warning("a bot worker process ended; starting new ones")
+                self.pool = None
+                pool.shutdown(wait=False, cancel_futures=True)
         return await loop.run_in_executor(self._pool(), decide_seeded, level, observation, seed)
 
     def close(self) -> None:
