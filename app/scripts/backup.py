@@ -8,8 +8,8 @@ this uses SQLite's online backup, which copies the database as one consistent wh
 rooms' latest events, in the event log beside the database (``spectrum.db-live/``), are copied
 beside the copy (``DEST-live/``), before the database and again after it, so that no event is
 older than the database's copy; if a segment was folded into the database and deleted
-meanwhile, the whole copy is made again. Restore by stopping the server and putting
-both back under the database's name. PostgreSQL is backed up with its own tools (``pg_dump``).
+meanwhile, the whole copy is made again. Restore with ``app.scripts.restore``, the server
+stopped. PostgreSQL is backed up with its own tools (``pg_dump``).
 """
 
 from __future__ import annotations

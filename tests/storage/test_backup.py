@@ -1,17 +1,28 @@
-"""A backup of a running server's SQLite database holds every finished round and live room."""
+"""A backup of a running server's SQLite database holds every finished round and live room; a
+restore puts it back in place whole."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import os
+import shutil
+import signal
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+from alembic import command
+from sqlalchemy.engine import make_url
+
 from tests import fetch
+from tests.databases import postgres_database
 from tests.e2e.matches import play_matches
 from tests.rooms.client import Client, create_room, join_room
-from tests.server import FAST, ROOT, migrate, running_server, server_env
+from tests.server import FAST, ROOT, alembic_config, migrate, running_server, server_env
+from tests.storage.test_migrations import _insert, _old_match, revision
 
 
 def run_backup(url: str, dest: Path) -> subprocess.CompletedProcess[str]:
@@ -68,3 +79,115 @@ def test_postgresql_is_pointed_to_its_own_tools(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "pg_dump" in done.stderr
     assert not (tmp_path / "x.db").exists()
+
+
+def run_restore(url: str, backup: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "app.scripts.restore", str(backup)],
+        cwd=ROOT,
+        env=server_env(DATABASE_URL=url),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+async def test_a_restore_after_a_server_was_killed_gives_the_backup(tmp_path: Path) -> None:
+    """A server killed outright leaves SQLite's write-ahead log beside its database, which
+    SQLite would replay over a backup put back by hand; the restore moves it aside with the
+    rest of what it replaces (the outbox too), refuses while a server runs, and gives back
+    exactly the backup's history."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    backup = tmp_path / "backup.db"
+    with running_server(url, **FAST) as server:
+        await play_matches(server, ["Ann", "Bob"], 1)
+        backed_up = fetch.get(f"{server.url}/api/matches").json()["matches"]
+        assert run_backup(url, backup).returncode == 0
+        await play_matches(server, ["Cy", "Dee"], 2)
+        refused = run_restore(url, backup)
+        assert refused.returncode == 1
+        assert "in use: stop the server first" in refused.stderr
+        assert len(fetch.get(f"{server.url}/api/matches").json()["matches"]) == 3
+        server.stop(signal.SIGKILL)
+    restored_after_a_kill(tmp_path, url, backup, backed_up)
+
+
+def restored_after_a_kill(
+    tmp_path: Path, url: str, backup: Path, backed_up: list[dict[str, object]]
+) -> None:
+    assert (tmp_path / "spectrum.db-wal").stat().st_size > 0  # SQLite would replay it
+    (tmp_path / "spectrum.db-outbox").write_bytes(b"kept at a stop of the database replaced\n")
+
+    done = run_restore(url, backup)
+    assert done.returncode == 0, done.stderr
+    [aside] = tmp_path.glob("spectrum.db-replaced-*")
+    assert {path.name for path in aside.iterdir()} >= {"spectrum.db", "spectrum.db-outbox"}
+    assert not (tmp_path / "spectrum.db-outbox").exists()
+    assert rounds_in(aside / "spectrum.db") == 3  # the replaced history, whole, kept aside
+    with running_server(url, **FAST) as restored:
+        assert fetch.get(f"{restored.url}/api/matches").json()["matches"] == backed_up
+        assert fetch.get(f"{restored.url}/readyz").status_code == 200
+
+
+@pytest.mark.parametrize("made", ["missing", "not a database", "in use"])
+def test_what_is_not_a_backup_is_refused_and_nothing_moved(made: str, tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    backup = tmp_path / "backup.db"
+    if made == "not a database":
+        backup.write_text("hello")
+    if made == "in use":
+        shutil.copy(tmp_path / "spectrum.db", backup)
+        Path(f"{backup}-wal").write_bytes(b"\0" * 32)
+    before = sorted(path.name for path in tmp_path.iterdir())
+    done = run_restore(url, backup)
+    assert done.returncode == 1
+    assert done.stderr.startswith("cannot restore:")
+    assert sorted(path.name for path in tmp_path.iterdir()) == before
+
+
+def pg_tool(name: str) -> str:
+    """The path of a PostgreSQL client program (the README's restore runs them in the database's
+    container)."""
+    found = shutil.which(name)
+    if found is None:
+        if os.environ.get("REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"REQUIRE_POSTGRES=1 but {name} is not installed")
+        pytest.skip(f"{name} is not installed (Debian: postgresql-client)")
+    return found
+
+
+def test_a_postgresql_backup_from_an_earlier_release_restores_as_the_readme_says(
+    tmp_path: Path,
+) -> None:
+    """The README's restore, command by command, of a dump taken before an upgrade into the
+    database after it: emptied first, so that nothing added since stays behind, and migrated
+    again by the server; the rooms and matches of after the dump are gone."""
+    with postgres_database() as url:
+        dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+        config = alembic_config(url)
+        command.upgrade(config, "0001")  # the first release's tables, without those added since
+        old, _ = _old_match("a" * 32)  # a match as that release stored it
+        asyncio.run(_insert(url, old))
+        dump = tmp_path / "spectrum.dump"
+        with dump.open("wb") as out:
+            subprocess.run([pg_tool("pg_dump"), "-Fc", "-d", dsn], stdout=out, check=True)
+        command.upgrade(config, "head")  # the upgrade, then rooms and matches after the dump
+        with running_server(url, **FAST) as server:
+            later = create_room(server, "Bob")
+            asyncio.run(play_matches(server, ["Cy", "Dee"], 1))
+            assert len(fetch.get(f"{server.url}/api/matches").json()["matches"]) == 2
+
+        psql = [pg_tool("psql"), "-v", "ON_ERROR_STOP=1", "-d", dsn]
+        subprocess.run([*psql, "-c", "DROP SCHEMA public CASCADE", "-c", "CREATE SCHEMA public"],
+                       check=True, capture_output=True)  # fmt: skip
+        with dump.open("rb") as given:
+            subprocess.run([pg_tool("pg_restore"), "-d", dsn, "--no-owner"], stdin=given,
+                           check=True, capture_output=True)  # fmt: skip
+        assert asyncio.run(revision(url)) == "0001"
+        with running_server(url, **FAST) as restored:  # migrated again as it starts
+            matches = fetch.get(f"{restored.url}/api/matches").json()["matches"]
+            assert [match["id"] for match in matches] == ["a" * 32]
+            assert fetch.get(f"{restored.url}/api/rooms/{later['code']}").status_code == 404
+            assert fetch.get(f"{restored.url}/readyz").status_code == 200

@@ -1,0 +1,117 @@
+"""Put an SQLite backup (made by ``app.scripts.backup``) in place of the server's database, with
+the server stopped.
+
+    .venv/bin/python -m app.scripts.restore BACKUP      # DATABASE_URL as the server's
+
+The backup (``BACKUP`` and its event log, ``BACKUP-live/``) is copied in as the database and
+its event log. What belonged to the database it replaces is moved aside, into a folder beside
+it (``spectrum.db-replaced-<time>/``), so that a restore can be undone: the database, its
+event log, and two things that would otherwise undo the restore or hold it up. SQLite's
+write-ahead log (``-wal``, with ``-shm``), which a server that did not stop cleanly leaves
+behind: SQLite would replay it over the restored file. And the outbox of writes the replaced
+database had not taken (``OUTBOX_PATH``): the restored one would refuse them, and the rooms that
+made them would wait for them for ever. PostgreSQL is restored with its own tools (README).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import shutil
+import sqlite3
+import sys
+import time
+from pathlib import Path
+
+from sqlalchemy.engine import make_url
+
+from app.config import load_settings
+from app.storage.db import is_sqlite
+from app.storage.eventlog import folder_for
+from app.storage.outbox import outbox_for
+
+
+class Refused(Exception):
+    """The restore cannot be done; the message says why."""
+
+
+def check_backup(backup: Path) -> None:
+    """A whole SQLite database, as the backup script writes it."""
+    if not backup.is_file():
+        raise Refused(f"there is no backup at {backup}")
+    wal = Path(f"{backup}-wal")
+    if wal.exists() and wal.stat().st_size:
+        raise Refused(
+            f"{backup} has a write-ahead log beside it ({wal.name}): it is in use, or was not "
+            "made by app.scripts.backup"
+        )
+    try:
+        # Read as it is on disk, without SQLite's locks and their files beside it.
+        reading = f"file:{backup}?mode=ro&immutable=1"
+        with contextlib.closing(sqlite3.connect(reading, uri=True)) as copy:
+            found = copy.execute("PRAGMA quick_check").fetchone()
+            tables = {row[0] for row in copy.execute("SELECT name FROM sqlite_master")}
+    except sqlite3.Error as error:
+        raise Refused(f"{backup} is not an SQLite database ({error})") from None
+    if found != ("ok",):
+        raise Refused(f"{backup} is damaged: {found[0] if found else 'unreadable'}")
+    if "matches" not in tables:
+        raise Refused(f"{backup} is not a Spectrum Online database (it has no matches)")
+
+
+def check_stopped(database: Path) -> None:
+    """Refuse while a server has the database open: it would go on writing to the file moved
+    aside, or over the restored one."""
+    if not database.exists():
+        return
+    connection = sqlite3.connect(database, timeout=0)
+    try:
+        connection.execute("PRAGMA locking_mode=EXCLUSIVE")
+        connection.execute("BEGIN EXCLUSIVE")
+        connection.rollback()
+    except sqlite3.OperationalError:
+        raise Refused(f"{database} is in use: stop the server first") from None
+    finally:
+        connection.close()
+
+
+def restore(backup: Path, database: Path, outbox: Path) -> Path:
+    """Put ``backup`` (and its event log) in place of ``database``; the folder that what was
+    replaced was moved to."""
+    backup, database = backup.resolve(), database.resolve()
+    if backup == database:
+        raise Refused("the backup is the database itself")
+    check_backup(backup)
+    check_stopped(database)
+    aside = database.with_name(f"{database.name}-replaced-{time.strftime('%Y%m%dT%H%M%S')}")
+    aside.mkdir()
+    live = folder_for(str(database))
+    for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm"), live, outbox):
+        if path.exists():
+            shutil.move(path, aside / path.name)
+    shutil.copy2(backup, database)
+    copied_live = folder_for(str(backup))
+    if copied_live.is_dir():
+        shutil.copytree(copied_live, live)
+    return aside
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("backup", type=Path, help="the backup to restore")
+    arguments = parser.parse_args()
+    settings = load_settings()
+    if not is_sqlite(settings.database_url):
+        sys.exit("DATABASE_URL is PostgreSQL: restore it with pg_restore (see the README)")
+    url = make_url(settings.database_url)
+    database = Path(url.database or "").expanduser().resolve()
+    outbox = Path(settings.outbox_path) if settings.outbox_path else outbox_for(url)
+    try:
+        aside = restore(arguments.backup, database, outbox.expanduser().resolve())
+    except (Refused, OSError) as error:
+        sys.exit(f"cannot restore: {error}")
+    print(f"restored {arguments.backup} as {database}; what it replaced is in {aside}")
+
+
+if __name__ == "__main__":
+    main()
