@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shutil
 import subprocess
@@ -46,7 +48,7 @@ def test_compose_has_postgres_and_the_app() -> None:
     assert app["build"] == "."
     assert app["depends_on"] == {"db": {"condition": "service_healthy"}}
     assert app["restart"] == db["restart"] == "unless-stopped"
-    assert app["ports"] == ["${BIND_ADDRESS:-0.0.0.0}:${PORT:-8000}:8000"]
+    assert app["ports"] == ["${BIND_ADDRESS:-}${BIND_ADDRESS:+:}${PORT:-8000}:8000"]
     assert "env_file" not in app  # its optional form needs Compose 2.24
     environment = app["environment"]
     # Every setting but the address and port inside the container passes through from .env;
@@ -136,3 +138,29 @@ def test_the_image_installs_pinned_dependencies() -> None:
 )
 def test_the_health_check_asks_the_servers_own_port(host: str, port: str, url: str) -> None:
     assert health_url({"HOST": host, "PORT": port}) == url
+
+
+@pytest.mark.parametrize(("bind", "host_ip"), [(None, None), ("127.0.0.1", "127.0.0.1")])
+def test_the_port_is_published_on_every_address_unless_one_is_named(
+    bind: str | None, host_ip: str | None
+) -> None:
+    """Without BIND_ADDRESS the port is published as Docker publishes it by default, on IPv4
+    and IPv6 alike (0.0.0.0 alone left IPv6 clients out); with it, on that address only."""
+    env = {key: value for key, value in os.environ.items() if key not in ("BIND_ADDRESS", "PORT")}
+    if bind:
+        env["BIND_ADDRESS"] = bind
+    command = ["docker", "compose", "-f", str(ROOT / "docker-compose.yml"), "config"]
+    try:
+        done = subprocess.run(
+            [*command, "--format", "json"], capture_output=True, text=True, env=env, timeout=60
+        )
+        problem = None if done.returncode == 0 else f"docker compose config: {done.stderr}"
+    except OSError as error:
+        problem = f"no docker CLI ({error})"
+    if problem is not None:
+        if os.environ.get("REQUIRE_DOCKER") == "1":
+            pytest.fail(f"REQUIRE_DOCKER=1 but {problem}")
+        pytest.skip(problem)
+    [port] = json.loads(done.stdout)["services"]["app"]["ports"]
+    assert (port["published"], port["target"]) == ("8000", 8000)
+    assert port.get("host_ip") == host_ip
