@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sqlalchemy.engine import make_url
 
-from app.config import load_settings
+from app.config import Settings, load_settings
 from app.storage.db import is_sqlite
 from app.storage.eventlog import folder_for
 
@@ -80,14 +80,19 @@ def _no_gap(before: set[int], after: set[int]) -> bool:
     return not before or not after or min(after - before, default=max(before)) <= max(before) + 1
 
 
+def sqlite_database(settings: Settings, otherwise: str) -> Path:
+    """The SQLite file DATABASE_URL names; for PostgreSQL, exit saying ``otherwise`` (what to
+    do with PostgreSQL's own tools)."""
+    if not is_sqlite(settings.database_url):
+        sys.exit(f"DATABASE_URL is PostgreSQL: {otherwise} (see the README)")
+    return Path(make_url(settings.database_url).database or "").expanduser().resolve()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dest", type=Path, help="the new file to copy the database to")
     arguments = parser.parse_args()
-    settings = load_settings()
-    if not is_sqlite(settings.database_url):
-        sys.exit("DATABASE_URL is PostgreSQL: back it up with pg_dump (see the README)")
-    database = Path(make_url(settings.database_url).database or "").expanduser().resolve()
+    database = sqlite_database(load_settings(), "back it up with pg_dump")
     try:
         segments = backup(database, arguments.dest)
     except (OSError, sqlite3.Error, RuntimeError) as error:

@@ -26,7 +26,7 @@ from pathlib import Path
 from sqlalchemy.engine import make_url
 
 from app.config import load_settings
-from app.storage.db import is_sqlite
+from app.scripts.backup import sqlite_database
 from app.storage.eventlog import folder_for
 from app.storage.outbox import outbox_for
 
@@ -101,11 +101,9 @@ def main() -> None:
     parser.add_argument("backup", type=Path, help="the backup to restore")
     arguments = parser.parse_args()
     settings = load_settings()
-    if not is_sqlite(settings.database_url):
-        sys.exit("DATABASE_URL is PostgreSQL: restore it with pg_restore (see the README)")
-    url = make_url(settings.database_url)
-    database = Path(url.database or "").expanduser().resolve()
-    outbox = Path(settings.outbox_path) if settings.outbox_path else outbox_for(url)
+    database = sqlite_database(settings, "restore it with pg_restore")
+    chosen = settings.outbox_path
+    outbox = Path(chosen) if chosen else outbox_for(make_url(settings.database_url))
     try:
         aside = restore(arguments.backup, database, outbox.expanduser().resolve())
     except (Refused, OSError) as error:

@@ -25,9 +25,10 @@ from tests.server import FAST, ROOT, alembic_config, migrate, running_server, se
 from tests.storage.test_migrations import _insert, _old_match, revision
 
 
-def run_backup(url: str, dest: Path) -> subprocess.CompletedProcess[str]:
+def run_script(script: str, url: str, path: Path) -> subprocess.CompletedProcess[str]:
+    """``python -m app.scripts.<script> PATH`` with the server's DATABASE_URL."""
     return subprocess.run(
-        [sys.executable, "-m", "app.scripts.backup", str(dest)],
+        [sys.executable, "-m", f"app.scripts.{script}", str(path)],
         cwd=ROOT,
         env=server_env(DATABASE_URL=url),
         capture_output=True,
@@ -60,11 +61,11 @@ async def test_a_backup_taken_while_the_server_runs_holds_everything(tmp_path: P
         shown = fetch.get(f"{server.url}/api/rooms/{room['code']}").json()
         await host.close()
 
-        done = run_backup(url, dest)
+        done = run_script("backup", url, dest)
         assert done.returncode == 0, done.stderr
         assert "copied" in done.stdout
         assert rounds_in(dest) == 3
-        assert run_backup(url, dest).returncode != 0  # never over an earlier copy
+        assert run_script("backup", url, dest).returncode != 0  # never over an earlier copy
 
     # The copy serves as the original did.
     with running_server(f"sqlite+aiosqlite:///{dest}", **FAST) as restored:
@@ -75,21 +76,12 @@ async def test_a_backup_taken_while_the_server_runs_holds_everything(tmp_path: P
 
 
 def test_postgresql_is_pointed_to_its_own_tools(tmp_path: Path) -> None:
-    done = run_backup("postgresql+asyncpg://spectrum@127.0.0.1/spectrum", tmp_path / "x.db")
+    done = run_script(
+        "backup", "postgresql+asyncpg://spectrum@127.0.0.1/spectrum", tmp_path / "x.db"
+    )
     assert done.returncode == 1
     assert "pg_dump" in done.stderr
     assert not (tmp_path / "x.db").exists()
-
-
-def run_restore(url: str, backup: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "app.scripts.restore", str(backup)],
-        cwd=ROOT,
-        env=server_env(DATABASE_URL=url),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 async def test_a_restore_after_a_server_was_killed_gives_the_backup(tmp_path: Path) -> None:
@@ -103,9 +95,9 @@ async def test_a_restore_after_a_server_was_killed_gives_the_backup(tmp_path: Pa
     with running_server(url, **FAST) as server:
         await play_matches(server, ["Ann", "Bob"], 1)
         backed_up = fetch.get(f"{server.url}/api/matches").json()["matches"]
-        assert run_backup(url, backup).returncode == 0
+        assert run_script("backup", url, backup).returncode == 0
         await play_matches(server, ["Cy", "Dee"], 2)
-        refused = run_restore(url, backup)
+        refused = run_script("restore", url, backup)
         assert refused.returncode == 1
         assert "in use: stop the server first" in refused.stderr
         assert len(fetch.get(f"{server.url}/api/matches").json()["matches"]) == 3
@@ -119,7 +111,7 @@ def restored_after_a_kill(
     assert (tmp_path / "spectrum.db-wal").stat().st_size > 0  # SQLite would replay it
     (tmp_path / "spectrum.db-outbox").write_bytes(b"kept at a stop of the database replaced\n")
 
-    done = run_restore(url, backup)
+    done = run_script("restore", url, backup)
     assert done.returncode == 0, done.stderr
     [aside] = tmp_path.glob("spectrum.db-replaced-*")
     assert {path.name for path in aside.iterdir()} >= {"spectrum.db", "spectrum.db-outbox"}
@@ -141,7 +133,7 @@ def test_what_is_not_a_backup_is_refused_and_nothing_moved(made: str, tmp_path: 
         shutil.copy(tmp_path / "spectrum.db", backup)
         Path(f"{backup}-wal").write_bytes(b"\0" * 32)
     before = sorted(path.name for path in tmp_path.iterdir())
-    done = run_restore(url, backup)
+    done = run_script("restore", url, backup)
     assert done.returncode == 1
     assert done.stderr.startswith("cannot restore:")
     assert sorted(path.name for path in tmp_path.iterdir()) == before
