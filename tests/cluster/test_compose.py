@@ -33,7 +33,9 @@ def test_every_node_has_its_own_id_and_its_upstream() -> None:
         assert spec["environment"]["REDIS_URL"].startswith("redis://")
         assert spec["environment"]["DATABASE_URL"].startswith("postgresql+asyncpg://")
         assert "ports" not in spec  # reached through nginx only
-    assert services["nginx"]["volumes"] == ["./docker/nginx.conf:/etc/nginx/nginx.conf:ro"]
+    # The folder is mounted, so that a new nginx.conf (an editor's, git's) is what a reload reads.
+    assert services["nginx"]["volumes"] == ["./docker:/etc/nginx/spectrum:ro"]
+    assert services["nginx"]["command"][:3] == ["nginx", "-c", "/etc/nginx/spectrum/nginx.conf"]
 
 
 def test_the_single_node_compose_file_stays_the_default() -> None:

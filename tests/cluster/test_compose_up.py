@@ -65,7 +65,7 @@ OVERRIDE = """services:
   nginx:
     network_mode: "service:db"
     ports: !reset []
-    volumes: !override ["{nginx}:/etc/nginx/nginx.conf:ro"]
+    volumes: !override ["{nginx}:/etc/nginx/spectrum:ro"]
 """
 
 
@@ -84,9 +84,11 @@ class ClusterStack:
     def __init__(self, folder: Path, image: str) -> None:
         self.project = f"spectrumcluster{secrets.token_hex(3)}"
         self.image = image
-        nginx = folder / "nginx.conf"
-        nginx.write_text(loopback_nginx_conf())
-        nginx.chmod(0o644)
+        nginx = folder / "nginx"
+        nginx.mkdir()
+        nginx.chmod(0o755)
+        (nginx / "nginx.conf").write_text(loopback_nginx_conf())
+        (nginx / "nginx.conf").chmod(0o644)
         self.override = folder / "compose.cluster-loopback.yml"
         self.override.write_text(OVERRIDE.format(image=image, nginx=nginx))
         self.command = f"docker compose -p {self.project} -f {COMPOSE} -f {self.override}"
