@@ -8,6 +8,9 @@ costs. A test run makes thousands of them (a server's start alone polls its heal
 
 from __future__ import annotations
 
+import base64
+import os
+import socket
 import ssl
 from typing import Any
 
@@ -29,3 +32,21 @@ def get(url: str, **options: Any) -> httpx.Response:
 def post(url: str, **options: Any) -> httpx.Response:
     """``httpx.post`` with the shared TLS context."""
     return request("POST", url, **options)
+
+
+def handshake_status(port: int, path: str, headers: dict[str, str]) -> int:
+    """The HTTP status a WebSocket handshake for ``path`` on 127.0.0.1:``port`` is answered with,
+    sent with exactly these ``headers`` (Host among them) besides the handshake's own."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    lines = [f"GET {path} HTTP/1.1", *(f"{name}: {value}" for name, value in headers.items())]
+    lines += ["Upgrade: websocket", "Connection: Upgrade", f"Sec-WebSocket-Key: {key}"]
+    request = "\r\n".join([*lines, "Sec-WebSocket-Version: 13", "", ""])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(request.encode())
+        answer = b""
+        while b"\r\n" not in answer:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            answer += chunk
+    return int(answer.split(b"\r\n", 1)[0].split()[1])
