@@ -14,13 +14,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from websockets.asyncio.client import connect
 from websockets.client import ClientProtocol
-from websockets.exceptions import InvalidStatus
 from websockets.frames import Close, Opcode
 from websockets.protocol import State
 from websockets.uri import parse_uri
 
+from tests import fetch
 from tests.rooms.client import Client, closed_with, create_room, join_room, try_connect
 from tests.server import FAST, Server, running_server
 
@@ -85,17 +84,10 @@ async def test_unknown_room_closes_4004(rooms_server: Server, code: str) -> None
     assert reason
 
 
-async def handshake_status(server: Server, code: str, origin: str) -> int:
+def handshake_status(server: Server, code: str, origin: str) -> int:
     """The HTTP status the server answers a WebSocket handshake from ``origin`` with."""
-    try:
-        async with connect(
-            f"{server.ws_url}/ws/rooms/{code}",
-            compression=None,
-            additional_headers={"Origin": origin},
-        ):
-            return 101
-    except InvalidStatus as refused:
-        return refused.response.status_code
+    headers = {"Host": f"127.0.0.1:{server.port}", "Origin": origin}
+    return fetch.handshake_status(server.port, f"/ws/rooms/{code}", headers)
 
 
 def foreign_origins(server: Server) -> list[str]:
@@ -117,9 +109,9 @@ def foreign_origins(server: Server) -> list[str]:
 async def test_foreign_origins_are_refused_403_before_the_handshake(rooms_server: Server) -> None:
     room = create_room(rooms_server)
     for origin in foreign_origins(rooms_server):
-        assert await handshake_status(rooms_server, room["code"], origin) == 403, origin
+        assert handshake_status(rooms_server, room["code"], origin) == 403, origin
     for origin in (rooms_server.url, rooms_server.url + "/", rooms_server.url.upper()):
-        assert await handshake_status(rooms_server, room["code"], origin) == 101, origin
+        assert handshake_status(rooms_server, room["code"], origin) == 101, origin
 
 
 async def test_own_origin_and_no_origin_are_accepted(rooms_server: Server) -> None:
@@ -189,7 +181,7 @@ async def test_allowed_origins_still_admit_the_servers_own(allowing_server: Serv
 )
 async def test_unlisted_origins_are_refused(allowing_server: Server, origin: str) -> None:
     room = create_room(allowing_server)
-    assert await handshake_status(allowing_server, room["code"], origin) == 403
+    assert handshake_status(allowing_server, room["code"], origin) == 403
 
 
 @pytest.fixture(scope="module")
