@@ -5,6 +5,7 @@ garbage-collection policy follows."""
 from __future__ import annotations
 
 import math
+import re
 import time
 
 import orjson
@@ -23,6 +24,13 @@ ANY_NAME_PATHS = frozenset({"/healthz", "/readyz", "/metrics"})
 # The most of a refused name said back.
 SAID_NAME_CHARACTERS = 100
 
+# No path of this server holds a control character; a route's pattern would otherwise take
+# "/api/players/Ann%0A" for "/api/players/Ann" (its "$" matches before a final line break).
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f]")
+BAD_PATH = orjson.dumps(
+    {"detail": "no path holds a control character such as a line break", "code": "bad_path"}
+)
+
 RAW_SEND = "spectrum.raw_send"
 RAW_RECEIVE = "spectrum.raw_receive"
 
@@ -39,16 +47,22 @@ def install_middleware(application: FastAPI, settings: Settings, sockets: Connec
 
 
 class HostGuard:
-    """ASGI middleware refusing a request or WebSocket whose Host the server may not answer to:
-    403 with the name's explanation (a WebSocket is refused before its handshake is accepted,
-    which the client sees as HTTP 403)."""
+    """ASGI middleware refusing a request or WebSocket whose path holds a control character
+    (404) or whose Host the server may not answer to (403, with the name's explanation). A
+    WebSocket is refused before its handshake is accepted, which the client sees as HTTP 403."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
         self.hosts = AllowedHosts(settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] not in ("http", "websocket") or scope["path"] in ANY_NAME_PATHS:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        if CONTROL_CHARACTER.search(scope["path"]):
+            await refuse(scope, receive, send, 404, BAD_PATH)
+            return
+        if scope["path"] in ANY_NAME_PATHS:
             await self.app(scope, receive, send)
             return
         header = None
@@ -59,18 +73,23 @@ class HostGuard:
         if self.hosts.allows(header):
             await self.app(scope, receive, send)
             return
-        if scope["type"] == "websocket":
-            await receive()  # the connection's request
-            await send({"type": "websocket.close", "code": 1008, "reason": ""})
-            return
-        assert header is not None
-        name = host_name(header)[:SAID_NAME_CHARACTERS]
+        name = host_name(header or "")[:SAID_NAME_CHARACTERS]
         detail = (
             f"this server does not answer to the name {name!r}; its host can allow it "
             f"with ALLOWED_HOSTS={name} or PUBLIC_URL"
         )
         body = orjson.dumps({"detail": detail, "code": "unknown_host"})
-        await send_json(send, 403, body)
+        await refuse(scope, receive, send, 403, body)
+
+
+async def refuse(scope: Scope, receive: Receive, send: Send, status: int, body: bytes) -> None:
+    """Answer ``status`` with a JSON ``body``; a WebSocket is closed before its handshake is
+    accepted (the client sees HTTP 403)."""
+    if scope["type"] == "websocket":
+        await receive()  # the connection's request
+        await send({"type": "websocket.close", "code": 1008, "reason": ""})
+        return
+    await send_json(send, status, body)
 
 
 class CountScopes:

@@ -139,3 +139,23 @@ def test_without_settings_only_addresses_and_localhost_are_answered() -> None:
         for name, status in [("127.0.0.1", 200), ("localhost", 200), ("cards.example.org", 403)]:
             answer = fetch.get(f"{server.url}/api/matches", headers=as_named(server, name))
             assert answer.status_code == status, name
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/api/players/Ann%0A", "/api/matches%0A", "/rules%0A", "/healthz%0A", "/static/js/app.js%0A"],
+)
+def test_a_path_holding_a_control_character_is_not_found(server: Server, path: str) -> None:
+    """A route's pattern would take ``/api/players/Ann%0A`` for Ann's page: its ``$`` matches
+    before a final line break."""
+    answer = fetch.get(f"{server.url}{path}")
+    assert answer.status_code == 404, answer.text
+    assert answer.json()["code"] == "bad_path"
+
+
+def test_a_websocket_path_holding_a_control_character_is_refused(server: Server) -> None:
+    room = create_room(server)
+    named = f"localhost:{server.port}"
+    headers = {"Host": named, "Origin": f"http://{named}"}
+    assert fetch.handshake_status(server.port, f"/ws/rooms/{room['code']}%0A", headers) == 403
+    assert fetch.handshake_status(server.port, f"/ws/rooms/{room['code']}", headers) == 101
