@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
+from pydantic import BeforeValidator
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.deps import ServicesDep, SessionDep
@@ -101,6 +102,19 @@ Tag = Annotated[
 ]
 # Names never hold control characters (see app.rooms.seats.clean_name).
 VISIBLE_TEXT = r"^[^\x00-\x1f\x7f]+$"
+# The longest number a request may write: every count it takes is far below a billion.
+DIGITS = 9
+
+
+def plain_digits(value: object) -> object:
+    """A number in a URL is written in ASCII digits alone: ``1.0``, ``+1``, ``1_0`` or `` 1``,
+    which Python and pydantic would read as 1, are refused, so that a mistyped request is told
+    so rather than answered as another."""
+    if isinstance(value, str) and not (
+        value.isascii() and value.isdigit() and len(value) <= DIGITS
+    ):
+        raise ValueError(f"must be a whole number written in at most {DIGITS} digits")
+    return value
 
 
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
@@ -145,7 +159,7 @@ def _decode_cursor(text: str) -> history.Cursor:
 async def list_matches(
     session: SessionDep,
     player: Annotated[str | None, Query(min_length=1, max_length=96, pattern=VISIBLE_TEXT)] = None,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    limit: Annotated[int, Query(ge=1, le=100), BeforeValidator(plain_digits)] = 20,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
     tag: Tag = None,
 ) -> MatchPage:
@@ -206,7 +220,9 @@ async def get_match(session: SessionDep, match_id: MatchId) -> MatchDetail:
     },
 )
 async def round_moves(
-    session: SessionDep, match_id: MatchId, number: Annotated[int, Path(ge=1, le=MAX_ROUNDS)]
+    session: SessionDep,
+    match_id: MatchId,
+    number: Annotated[int, Path(ge=1, le=MAX_ROUNDS), BeforeValidator(plain_digits)],
 ) -> RoundMoves:
     """Every move of a finished round, with what rebuilding its deal needs: a replay."""
     match = await _match(session, match_id)
@@ -362,9 +378,11 @@ async def get_player(
 @router.get("/leaderboard", response_model=Leaderboard, responses=UNAVAILABLE)
 async def get_leaderboard(
     services: ServicesDep,
-    limit: Annotated[int, Query(ge=1, le=100)] = 20,
+    limit: Annotated[int, Query(ge=1, le=100), BeforeValidator(plain_digits)] = 20,
     offset: Annotated[
-        int, Query(ge=0, le=10_000_000, description="How many of the best to leave out.")
+        int,
+        Query(ge=0, le=10_000_000, description="How many of the best to leave out."),
+        BeforeValidator(plain_digits),
     ] = 0,
 ) -> Leaderboard:
     """The best players of this server (as of the last finished round this server saved; in a

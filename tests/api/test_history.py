@@ -394,9 +394,15 @@ def test_a_person_is_named_and_best_by_their_own_seats(backend: str, tmp_path: P
         ("/api/players/\u0308", [], ("name", "bad_name")),
         ("/api/leaderboard", [("limt", "5")], ("limt", "unknown_parameter")),
         ("/api/matches/" + "0" * 32, [("format", "csv")], ("format", "unknown_parameter")),
+        ("/api/matches", [("limit", "1.0")], ("limit", "value_error")),
+        ("/api/matches", [("limit", " 5")], ("limit", "value_error")),
+        ("/api/leaderboard", [("limit", "1_0")], ("limit", "value_error")),
+        ("/api/leaderboard", [("offset", "+1")], ("offset", "value_error")),
+        ("/api/leaderboard", [("offset", "0" * 10)], ("offset", "value_error")),
+        ("/api/matches/" + "0" * 32 + "/rounds/1.0/moves", [], ("number", "value_error")),
     ],
 )
-def test_a_parameter_misspelt_given_twice_or_naming_nobody_is_refused(
+def test_a_parameter_misspelt_given_twice_naming_nobody_or_not_in_digits_is_refused(
     history: tuple[Server, Played],
     path: str,
     params: list[tuple[str, str]],
