@@ -6,6 +6,14 @@ check and the change. Every claim raises the room's epoch, never below a floor t
 (the newest epoch the database has accepted), so an epoch is never handed out twice even after
 Redis forgot everything. The epoch is what fences: storage refuses a write whose epoch is older
 than the one it last accepted for the room.
+
+A room Redis has forgot (it restarted: no epoch for a room the database holds) may still be
+held by a live node, which claims it again at its next renewal. So the first claim of such a
+room by any other node only marks it waited for (the owner key holds ``?:<epoch>`` for a
+lease's life, and the epoch is kept); its own node's claim again replaces the mark, and once
+the mark lapses unclaimed (its node is gone too) any node claims the room as usual. A room
+would otherwise change hands, its players' sockets closed, whenever a request reached another
+node in the seconds after Redis came back.
 """
 
 from __future__ import annotations
@@ -15,12 +23,18 @@ from typing import Any, Protocol
 
 _CLAIM = """
 local holder = redis.call('GET', KEYS[1])
-if holder and string.match(holder, '^(.*):%d+$') ~= ARGV[1] then
+local floor = tonumber(ARGV[3])
+if holder then
     local node, epoch = string.match(holder, '^(.*):(%d+)$')
-    return {0, tonumber(epoch), node}
+    if node ~= ARGV[1] and not (node == '?' and ARGV[4] == '1') then
+        return {0, tonumber(epoch), node}
+    end
+elseif floor > 0 and ARGV[4] ~= '1' and redis.call('EXISTS', KEYS[2]) == 0 then
+    redis.call('SET', KEYS[2], floor)
+    redis.call('SET', KEYS[1], '?:' .. floor, 'PX', ARGV[2])
+    return {0, floor, '?'}
 end
 local epoch = redis.call('INCR', KEYS[2])
-local floor = tonumber(ARGV[3])
 if epoch <= floor then
     epoch = floor + 1
     redis.call('SET', KEYS[2], epoch)
@@ -72,9 +86,13 @@ class Lease:
         return f"{self.node}:{self.epoch}"
 
 
+# The holder of a room Redis forgot, waited for (see the module's text).
+WAITED = "?"
+
+
 @dataclass(frozen=True, slots=True)
 class Taken:
-    """The room is held by another node."""
+    """The room is held by another node (``WAITED``: by none known yet, wait)."""
 
     code: str
     node: str
@@ -98,12 +116,17 @@ class Leases:
     def epoch_key(self, code: str) -> str:
         return f"{self.prefix}:room:{code}:epoch"
 
-    async def claim(self, code: str, node: str, floor: int = 0) -> Lease | Taken:
-        """Take the room for ``node`` with a new epoch above ``floor``, unless another holds it."""
-        if ":" in node:
-            raise ValueError("a node id may not contain ':'")
+    async def claim(
+        self, code: str, node: str, floor: int = 0, again: bool = False
+    ) -> Lease | Taken:
+        """Take the room for ``node`` with a new epoch above ``floor``, unless another holds it
+        or Redis forgot it (``Taken`` by ``WAITED``). ``again``: ``node`` held the room at
+        ``floor`` and Redis forgot it."""
+        if ":" in node or node == WAITED:
+            raise ValueError("a node id may not contain ':' or be '?'")
         won, epoch, holder = await self._claim(
-            keys=[self.owner_key(code), self.epoch_key(code)], args=[node, self.ttl_ms, floor]
+            keys=[self.owner_key(code), self.epoch_key(code)],
+            args=[node, self.ttl_ms, floor, "1" if again else "0"],
         )
         holder = holder.decode() if isinstance(holder, bytes) else str(holder)
         if won:
@@ -130,7 +153,7 @@ class Leases:
         return bool(await self._release(keys=[self.owner_key(lease.code)], args=[lease.token]))
 
     async def holder(self, code: str) -> Lease | None:
-        """Who holds the room now, if anyone."""
+        """Who holds the room now, if anyone (``WAITED``: Redis forgot it, see ``claim``)."""
         value = await self.redis.get(self.owner_key(code))
         if value is None:
             return None

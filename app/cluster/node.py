@@ -21,7 +21,7 @@ import orjson
 from redis.exceptions import RedisError
 
 from app.cluster.epochs import claim_in_database, raise_epoch, stored_epoch
-from app.cluster.lease import Lease, Leases, Taken
+from app.cluster.lease import WAITED, Lease, Leases, Taken
 from app.cluster.moved import CLOSE_MOVED, Elsewhere
 from app.cluster.nodes import Directory, NodeInfo, connect
 from app.cluster.ownership import Ownership
@@ -198,9 +198,10 @@ class ClusterNode:
         if held is None or self.ownership.clock() >= held.valid_until:
             return False
         try:
-            if await self.leases.holder(code) is not None:
+            holder = await self.leases.holder(code)
+            if holder is not None and holder.node != WAITED:
                 return False  # another node holds it: not a lease Redis forgot
-            outcome = await self.ownership.claim(code, lease.epoch)
+            outcome = await self.ownership.claim(code, lease.epoch, again=True)
             if isinstance(outcome, Taken):
                 return False
             tenure = self.store.epochs.get(code)
@@ -275,6 +276,8 @@ class ClusterNode:
         if room is not None:
             self._drop(code)
         holder = await self.leases.holder(code)
+        if holder is not None and holder.node == WAITED:
+            return Elsewhere("", "")  # its node may still claim it again
         if holder is not None and holder.node != self.node:
             return Elsewhere(holder.node, await self.path_of(holder.node))
         if self.draining:
@@ -284,6 +287,8 @@ class ClusterNode:
             return None
         outcome = await self.ownership.claim(code, floor)
         if isinstance(outcome, Taken):
+            if outcome.node == WAITED:
+                return Elsewhere("", "")
             return Elsewhere(outcome.node, await self.path_of(outcome.node))
         state = await claim_in_database(self.store.engine, code, outcome.epoch)
         if state is None:

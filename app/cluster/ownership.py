@@ -64,10 +64,11 @@ class Ownership:
             return None
         return held.lease
 
-    async def claim(self, code: str, floor: int = 0) -> Lease | Taken:
-        """Take the room with an epoch above ``floor``, unless another node holds it."""
+    async def claim(self, code: str, floor: int = 0, again: bool = False) -> Lease | Taken:
+        """Take the room with an epoch above ``floor``, unless another node holds it
+        (``again``: this node held it at ``floor``, see ``Leases.claim``)."""
         sent_at = self.clock()
-        outcome = await self.leases.claim(code, self.node, floor)
+        outcome = await self.leases.claim(code, self.node, floor, again)
         if isinstance(outcome, Lease):
             self.held[code] = Held(outcome, self._valid_until(sent_at))
         return outcome

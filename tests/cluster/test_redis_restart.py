@@ -1,5 +1,6 @@
 """Redis restarted mid-match (it keeps nothing on disk here): the nodes register again, claim
-their rooms again above the epochs they held, and play goes on with nothing lost."""
+their rooms again above the epochs they held, and play goes on with nothing lost. A room asked
+of another node meanwhile stays with its own."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ import random
 import time
 
 from tests import fetch
-from tests.cluster.harness import back_at_table, play_moves, private_redis, running_cluster, table
+from tests.cluster.harness import (
+    Cluster,
+    back_at_table,
+    play_moves,
+    private_redis,
+    running_cluster,
+    table,
+)
 from tests.cluster.test_failover import rounds_in_history, seated
 
 
@@ -46,3 +54,38 @@ async def test_play_goes_on_when_redis_restarts_mid_match() -> None:
         for node in cluster.ids:  # every node is in the directory again
             info = cluster.api("GET", f"/n/{node}/readyz").json()
             assert info["node"] == node
+
+
+def lost_rooms(cluster: Cluster) -> float:
+    return sum(cluster.metrics(node).get("spectrum_rooms_lost", 0.0) for node in cluster.ids)
+
+
+async def test_a_room_asked_of_another_node_after_redis_restarts_stays_with_its_node() -> None:
+    """Another node asked for a room Redis forgot does not claim it from under its live node
+    (which would close every player's socket to move the room): it answers "moving" until the
+    room's node has claimed it again."""
+    with private_redis() as redis_server, running_cluster(REDIS_URL=redis_server.url) as cluster:
+        tables = [await seated(cluster, 2) for _ in range(4)]
+        codes = [clients[0].code for clients in tables]
+        owners = {code: cluster.owner(code) for code in codes}
+        everyone = [client for clients in tables for client in clients]
+        acked = [table(client.view) for client in everyone]
+
+        await asyncio.to_thread(redis_server.restart)
+        for code in codes:
+            other = next(node for node in cluster.ids if node != owners[code])
+            answer = await asyncio.to_thread(
+                fetch.get, f"{cluster.nodes[other].url}/api/rooms/{code}", timeout=10
+            )
+            # "Moving", or sent to its node when that had claimed the room again already.
+            assert answer.status_code in (503, 307), answer.text
+            if answer.status_code == 307:
+                assert answer.headers["location"].startswith(f"/n/{owners[code]}/"), answer
+
+        assert {code: cluster.owner(code) for code in codes} == owners
+        assert lost_rooms(cluster) == 0
+        assert [table(client.view) for client in everyone] == acked
+        rng = random.Random(5)
+        for clients in tables:
+            await play_moves(clients, rng, 5)
+        assert lost_rooms(cluster) == 0
