@@ -72,11 +72,11 @@ class RoundLedger:
         self.written = len(state.match.results) if state.match else 0
 
     def rewrite(self, state: RoomState) -> None:
-        """Hand the current match's rounds over again (after a restart; they are stored once),
-        unless it is finished: its rounds were stored with the events that ended it, and its
-        end time is not to be written again."""
-        match = state.match
-        self.written = len(match.results) if match is not None and match.finished else 0
+        """Hand the current match's rounds over again after a restart, a finished match's too:
+        with SQLite a round is committed after the events that ended it reach the event log,
+        so a server stopped between the two comes back with a round the history lacks. A round
+        is stored once, and a match keeps the end time it was first stored with."""
+        self.written = 0
 
     def take(self, state: RoomState, now: int) -> list[FinishedRound]:
         """Rounds finished since the last call, as the history keeps them."""

@@ -1,0 +1,58 @@
+"""SQLite's write lock held by another program (a backup, a second tool) as a match's last
+round ends: the move's events reach the event log, the round's commit cannot. Killed then, and
+started again once the lock is gone, the server comes back with the match finished, and its
+last round is stored: every round a room shows is in the history."""
+
+import signal
+import sqlite3
+from pathlib import Path
+
+from tests import fetch
+from tests.faults.table import HELD, Table, new_server, ready, told_held, until
+
+
+async def test_a_last_round_whose_commit_was_locked_out_is_stored_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "spectrum.db"
+    server = new_server(f"sqlite+aiosqlite:///{path}")
+    server.start()
+    locker = sqlite3.connect(path, isolation_level=None)
+    try:
+        table = Table(server, players=2, rounds=1)
+        await table.connect()
+        await table.start()
+        match_id = table.state["match_id"]
+        locker.execute("BEGIN IMMEDIATE")
+        # Moves go on into the event log; the one that ends the match waits for the lock.
+        for number in range(2000):
+            mover = next(client for client in table.clients if client.my_turn())
+            await mover.send({**mover.random_move(table.rng, knock_chance=0.2), "id": number})
+            await until(lambda m=mover, n=number: n in m.answers, 60, "an answer")
+            if mover.answers[number]["type"] == "error":
+                break
+            for client in table.clients:
+                await client.wait_for(lambda s, v=mover.state: s["round"] == v["round"])
+        assert mover.answers[number]["code"] == HELD, number
+        for client in table.clients:
+            await until(lambda c=client: told_held(c), 60, "every player told")
+        assert table.state["status"] == "playing"
+
+        server.stop(signal.SIGKILL)
+        for client in table.clients:
+            await client.wait_closed()
+        locker.execute("ROLLBACK")
+        server.start()
+        await until(lambda: ready(server), 60, "/readyz ready after the restart")
+        await table.connect()
+        for client in table.clients:
+            await client.wait_for(lambda s: s["status"] == "finished", 30)
+        address = f"{server.url}/api/matches/{match_id}"
+        await until(lambda: fetch.get(address, timeout=10).status_code == 200, 60, "stored")
+        table.check_history()
+        assert table.rounds == 1
+        assert fetch.get(address, timeout=10).json()["status"] == "finished"
+        await table.close()
+    finally:
+        locker.close()
+        server.stop(signal.SIGKILL)
