@@ -126,7 +126,9 @@ class BatchWriter:
         self._refused_timer: asyncio.TimerHandle | None = None
 
     def start(self) -> None:
-        """Start writing in the background."""
+        """Take the database (``DatabaseInUse`` if another server has it), then start writing
+        in the background."""
+        self.backend.take()
         self._tasks = [asyncio.create_task(self._run()) for _ in range(self.lanes)]
 
     async def stop(self, grace: float = 5.0) -> None:

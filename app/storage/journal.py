@@ -127,11 +127,19 @@ class JournalBackend(Protocol):
     async def restore(self) -> list[JournalRoom]:
         """Every room kept, with the events written for it."""
 
+    def take(self) -> None:
+        """Take the database for this process, before anything is read or written: raise
+        ``DatabaseInUse`` if it is a file another process serves."""
+
     async def ping(self) -> None:
         """Raise if the database cannot be reached."""
 
     async def close(self) -> None:
         """Finish background work and let go of connections."""
+
+
+class DatabaseInUse(RuntimeError):
+    """Another server process is serving the database file."""
 
 
 def open_backend(engine: AsyncEngine, segment_bytes: int) -> JournalBackend:

@@ -21,7 +21,9 @@ from app.engine.match import Match, MatchRules
 from app.rooms.settings import RoomSettings
 from app.rooms.store import FinishedRound
 from app.storage.db import make_engine, make_sessions
+from app.storage.eventlog import SEGMENT_BYTES
 from app.storage.history import Leaderboards
+from app.storage.journal import Batch, open_backend
 from app.storage.statements import LISTING_LOCK
 from app.storage.store import DatabaseStore
 from tests import fetch
@@ -346,13 +348,15 @@ def a_bot_scoring_more(person: FinishedRound) -> FinishedRound:
 
 
 async def save_rounds(url: str, rounds: list[FinishedRound]) -> None:
-    store = DatabaseStore(make_engine(url), flush_seconds=0)
-    store.start()
+    """Store rounds as a server's journal writes them; beside a server running on the same
+    database too (the journal's own write, without taking an SQLite file for this process)."""
+    engine = make_engine(url)
+    journal = open_backend(engine, SEGMENT_BYTES)
     try:
-        assert await store.save(None, rounds)
+        await journal.write(Batch(list(rounds)))
     finally:
-        await store.stop()
-        await store.engine.dispose()
+        await journal.close()
+        await engine.dispose()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

@@ -24,7 +24,7 @@ from app.rooms.store import FinishedRound
 from app.storage.backends.sqlite import SqliteJournal
 from app.storage.db import make_engine
 from app.storage.eventlog import folder_for
-from app.storage.journal import Batch, Events, NewRoom
+from app.storage.journal import Batch, DatabaseInUse, Events, NewRoom
 from app.storage.store import DatabaseStore
 from tests.server import migrate
 
@@ -369,3 +369,19 @@ async def test_a_round_is_not_stored_before_the_move_that_ended_it(tmp_path: Pat
     finally:
         del journal.log.append
         await close_store(store)
+
+
+async def test_one_journal_at_a_time_holds_a_database_file(tmp_path: Path) -> None:
+    """Another journal on the file would fold and delete the segment this one writes to."""
+    path = tmp_path / "spectrum.db"
+    first = open_store(path)
+    try:
+        second = DatabaseStore(make_engine(f"sqlite+aiosqlite:///{path}"), flush_seconds=0)
+        with pytest.raises(DatabaseInUse) as refused:
+            second.start()
+        said = str(refused.value)
+        assert said.startswith(f"{path} is served by another server (process {os.getpid()})")
+    finally:
+        await close_store(first)
+    second.start()  # once the first has let go
+    await close_store(second)

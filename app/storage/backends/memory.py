@@ -47,6 +47,9 @@ class MemoryJournal:
             for room in self.rooms.values()
         ]
 
+    def take(self) -> None:
+        """Nothing to take: the journal is this process's own."""
+
     async def ping(self) -> None:
         """Always reachable."""
 

@@ -107,6 +107,10 @@ class PostgresJournal:
         """The rooms in the database, with their events."""
         return list((await read_rooms(self.engine)).values())
 
+    def take(self) -> None:
+        """Nothing to take: the nodes of a cluster share the database, each room's writes
+        fenced by its epoch."""
+
     async def ping(self) -> None:
         """Raise if the database cannot be reached."""
         await ping(self.engine)

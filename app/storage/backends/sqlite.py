@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -29,7 +31,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.rooms.store import FinishedRound
 from app.storage.eventlog import EventLog, folder_for, read_segment
-from app.storage.journal import Batch, Events, JournalRoom, Op, Snapshot
+from app.storage.journal import Batch, DatabaseInUse, Events, JournalRoom, Op, Snapshot
 from app.storage.statements import EVENTS, ROOMS, SNAPSHOTS, Plan, Statements, ping, read_rooms
 
 log = logging.getLogger(__name__)
@@ -136,6 +138,8 @@ class SqliteJournal:
         # The fold and the journal's writes take turns here rather than at SQLite's lock,
         # which queues nobody: a writer polls for it and gives up after its busy timeout.
         self.turn = threading.Lock()
+        # The lock file's descriptor while this process holds the database (see ``take``).
+        self.held: int | None = None
 
     async def write(self, batch: Batch) -> None:
         """Commit everything but the events, finished rounds and snapshots, then append the
@@ -159,6 +163,28 @@ class SqliteJournal:
             self._append(events)
         if after:
             self._commit(self.statements.plan(after))
+
+    def take(self) -> None:
+        """Take the database file for this process: a lock on ``<database>.lock``, held until
+        the close (the system lets it go if the process dies). A second server on the file
+        would fold and delete the event-log segment the first one writes to, and the moves
+        the first then acknowledges would be lost."""
+        if not self.path or self.path == ":memory:" or self.held is not None:
+            return
+        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 16, 0).decode(errors="replace").strip()
+            os.close(fd)
+            by = f" (process {holder})" if holder.isdigit() else ""
+            raise DatabaseInUse(
+                f"{self.path} is served by another server{by}: stop it first, or give this "
+                "one a database of its own (DATABASE_URL)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self.held = fd
 
     async def restore(self) -> list[JournalRoom]:
         """The rooms in the database, with the events of the event log added to theirs.
@@ -309,6 +335,9 @@ class SqliteJournal:
         self._drop()
         self._drop_background()
         self.log.close()
+        held, self.held = self.held, None
+        if held is not None:
+            os.close(held)
 
     def _drop(self) -> None:
         connection, self.connection = self.connection, None
