@@ -97,7 +97,7 @@ class Settings(BaseSettings):
         description="File where live-room changes the database has not taken are kept when the "
         "server stops, and written first at the next start; empty means beside an SQLite "
         "database (spectrum.db-outbox), else ./spectrum-outbox. The server refuses to start "
-        "if it could not write it.",
+        "if it could not write it; one kept for another database is renamed after it and left.",
     )
     journal_flush_ms: int = Field(
         0,

@@ -46,7 +46,7 @@ from app.storage.journal import (
     Tenure,
     refused_for_its_data,
 )
-from app.storage.outbox import Outbox
+from app.storage.outbox import ForeignOutbox, Outbox
 
 log = logging.getLogger(__name__)
 
@@ -186,7 +186,21 @@ class BatchWriter:
         does not hold up the others."""
         if self.outbox is None:
             return
-        kept = self.outbox.read()
+        try:
+            kept = self.outbox.read()
+        except ForeignOutbox as foreign:
+            aside = self.outbox.move_aside(foreign.database)
+            log.error(
+                "the outbox %s holds writes for the database %r, not this server's %r: moved "
+                "to %s; a server on %r started with OUTBOX_PATH=%s writes them",
+                self.outbox.path,
+                foreign.database,
+                self.outbox.database,
+                aside,
+                foreign.database,
+                aside,
+            )
+            return
         if not kept:
             return
         log.info("writing %d operations kept in the outbox at the last stop", len(kept))

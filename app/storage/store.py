@@ -22,7 +22,7 @@ from app.rooms.store import FinishedRound
 from app.storage.batching import BatchWriter
 from app.storage.eventlog import SEGMENT_BYTES
 from app.storage.journal import Events, Fence, Forget, NewRoom, Op, Tenure, open_backend
-from app.storage.outbox import Outbox, outbox_for
+from app.storage.outbox import Outbox, database_name, outbox_for
 from app.storage.snapshots import rebuild, snapshot_of
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ class DatabaseStore(BatchWriter):
             flush_seconds,
             wait_seconds,
             write_seconds,
-            Outbox(outbox or outbox_for(engine.url)),
+            Outbox(outbox or outbox_for(engine.url), database_name(engine.url)),
         )
         self.engine = engine
         # This node's hold on each room, in cluster mode: its writes are fenced by its epoch.

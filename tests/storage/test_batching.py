@@ -5,6 +5,7 @@ is done, written before a stop or kept in the outbox."""
 from __future__ import annotations
 
 import asyncio
+import pickle
 import random
 import sqlite3
 import time
@@ -13,12 +14,13 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
 
 from app.storage import batching
 from app.storage.backends.memory import MemoryJournal
 from app.storage.batching import SECOND_LANE_AFTER, BatchWriter
 from app.storage.journal import Batch, Events, Fence, Forget, JournalBackend, NewRoom, Op, Tenure
-from app.storage.outbox import Outbox
+from app.storage.outbox import Outbox, database_name
 
 
 class FlakyJournal(MemoryJournal):
@@ -227,6 +229,69 @@ async def test_stopping_keeps_in_the_outbox_what_the_database_would_not_take(
         assert not outbox.path.exists()
     finally:
         await again.stop()
+
+
+async def test_an_outbox_of_another_database_is_moved_aside_not_written(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    """Servers on two databases started from one folder share its default outbox: the second
+    never writes the first's rooms into its own database, and leaves the file for the first."""
+    path = tmp_path / "spectrum-outbox"
+    ops: list[Op] = [room("AAAA-AAAA"), joined("AAAA-AAAA", 0, "Ann")]
+    Outbox(path, "games").keep(ops)
+    other = FlakyJournal()
+    writer = BatchWriter(other, flush_seconds=0, outbox=Outbox(path, "games_test"))
+    writer.start()
+    try:
+        await writer.drain_outbox()
+        assert other.attempts == []
+        assert not path.exists()
+        assert "holds writes for the database 'games', not this server's 'games_test'" in (
+            caplog.text
+        )
+    finally:
+        await writer.stop()
+    aside = tmp_path / "spectrum-outbox.games"
+    assert f"OUTBOX_PATH={aside}" in caplog.text
+    assert Outbox(aside, "games").read() == ops
+
+    Outbox(path, "games").keep(ops[:1])  # again: the first aside is not written over
+    writer = BatchWriter(other, flush_seconds=0, outbox=Outbox(path, "games_test"))
+    writer.start()
+    await writer.drain_outbox()
+    await writer.stop()
+    assert Outbox(aside, "games").read() == ops
+    assert Outbox(tmp_path / "spectrum-outbox.games-2", "games").read() == ops[:1]
+
+    # Its own database's server writes it.
+    journal = FlakyJournal()
+    owner = BatchWriter(journal, flush_seconds=0, outbox=Outbox(aside, "games"))
+    owner.start()
+    try:
+        await owner.drain_outbox()
+        assert journal.attempts == [ops]
+        assert not aside.exists()
+    finally:
+        await owner.stop()
+
+
+def test_an_outbox_of_an_earlier_version_is_taken_by_any_database(tmp_path: Path) -> None:
+    path = tmp_path / "outbox"
+    ops: list[Op] = [room("AAAA-AAAA")]
+    path.write_bytes(pickle.dumps(ops))
+    assert Outbox(path, "games").read() == ops
+
+
+def test_an_outbox_is_named_after_the_database_not_the_way_to_its_host() -> None:
+    named = [
+        database_name(make_url(url))
+        for url in (
+            "postgresql+asyncpg://spectrum:secret@db:5432/games",
+            "postgresql+asyncpg://spectrum@10.0.0.5/games",
+            "sqlite+aiosqlite:////srv/spectrum/data/spectrum.db",
+        )
+    ]
+    assert named == ["games", "games", "spectrum.db"]
 
 
 async def test_a_write_that_hangs_fails_after_its_bound(journal: FlakyJournal) -> None:
