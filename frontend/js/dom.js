@@ -84,14 +84,16 @@ export function setText(element, text) {
   if (element.textContent !== text) element.textContent = text;
 }
 
+// Focus stays, or goes to its like or the heading.
 export function render(root, content) {
   const focused = document.activeElement;
-  const focusKey = focused && root.contains(focused) ? focused.getAttribute('data-k') : null;
+  const key = root.contains(focused) && focused.getAttribute('data-k');
   const template = document.createElement('template');
   template.innerHTML = escape(content);
   morphChildren(root, template.content);
-  if (focusKey && document.activeElement !== focused) {
-    root.querySelector(`[data-k="${CSS.escape(focusKey)}"]`)?.focus({ preventScroll: true });
+  if (key !== false && document.activeElement !== focused) {
+    const like = key && root.querySelector(`[data-k="${CSS.escape(key)}"]`);
+    (root.contains(focused) ? focused : like || root.querySelector('h1[tabindex]'))?.focus({ preventScroll: true });
   }
 }
 

@@ -258,23 +258,10 @@ class RoomPage {
   focusStage(status) {
     const was = this.stage;
     this.stage = status;
-    const active = document.activeElement;
-    if (!was || was === status || this.conn.status === 'closed' || active.value) return;
+    if (!was || was === status || this.conn.status === 'closed' || document.activeElement.value) return;
     scrollTo(0, 0);
-    const lost = active === document.body || active === this.root;
-    const targets = {
-      playing: ['.pile.can', '#table-title'],
-      round_over: ['[data-act=ready]:not([disabled])', '#results-title'],
-      finished: ['[data-act=rematch]', '#results-title'],
-    }[status] ?? [];
-    // Else a heading: a key still on its way presses nothing.
-    for (const selector of lost ? targets : targets.slice(-1)) {
-      const target = this.root.querySelector(selector);
-      if (target) {
-        target.focus();
-        return;
-      }
-    }
+    // The heading, which says what the stage is (a key still on its way presses nothing).
+    this.root.querySelector(status === 'playing' ? '#table-title' : '#results-title')?.focus();
   }
 
   tick() {
@@ -348,7 +335,7 @@ class RoomPage {
         if (mine) this.send({ type: 'knock' }, { guess: true });
         return;
       case 'ready':
-        this.send({ type: 'ready' }, { guess: true });
+        if (!element.ariaDisabled) this.send({ type: 'ready' }, { guess: true });
         return;
       case 'start':
       case 'rematch':

@@ -192,7 +192,7 @@ function handView(page, state, mine) {
     const at = page.ui.cards.indexOf(card);
     const extra = `${fresh.has(card) ? 'new' : ''} ${page.ui.hint?.drop.includes(card) ? 'hinted' : ''} ${step === 'discard' ? 'can' : ''}`;
     return html`<button type="button" class="card ${extra}" data-act="card" data-card="${card}" data-k="${card}"
-      aria-label="${cardName(card)}${fresh.has(card) ? `, ${t('justTaken')}` : ''}" aria-disabled="${String(step !== 'discard')}"
+      aria-label="${cardName(card)}${fresh.has(card) ? `, ${t('justTaken')}` : ''}" aria-disabled="${String(step !== 'discard')}" ${step === 'discard' ? '' : html`tabindex="-1"`}
       ${picking ? html`aria-pressed="${String(at >= 0)}"` : ''}>${cardFace(card)}${picking && at >= 0 ? html`<span class="pick" aria-hidden="true">${at + 1}</span>` : ''}</button>`;
   };
   let hand;
@@ -226,7 +226,7 @@ function actions(page, state, mine) {
       ? hint
         ? html`<p class="hint hint-line" role="status">${t('hintIs', { text: hint.text })}</p>`
         : page.conn.pending.has(page.hintId)
-          ? html`<button class="btn quiet" disabled>${t('thinking')}</button>`
+          ? html`<button class="btn quiet" aria-disabled="true">${t('thinking')}</button>`
           : html`<button class="btn quiet" data-act="hint">${t('hint')}</button>`
       : '';
   if (page.ui.knock) {
@@ -317,8 +317,8 @@ export function lobbyView(page, state) {
   const link = new URL(page.link());
   const loopback = ['localhost', '[::1]'].includes(link.hostname) || link.hostname.startsWith('127.');
   const port = link.port || (link.protocol === 'https:' ? 443 : 80);
-  const share = html`<div class="panel share">
-      <div><h1 class="sr">${t('room', { code: state.code })}</h1><p class="muted small" style="margin:0">${t('invite')}</p>
+  const share = html`<div class="panel share" data-k="share">
+      <div><h1 class="sr" tabindex="-1">${t('room', { code: state.code })}</h1><p class="muted small" style="margin:0">${t('invite')}</p>
         <p class="code">${state.code}</p>
         <input id="room-link" class="sr" readonly value="${page.link()}" tabindex="-1" aria-hidden="true">
         <p class="link">${page.link()}</p>
@@ -329,7 +329,7 @@ export function lobbyView(page, state) {
           ${navigator.share ? html`<button class="btn" data-act="share">${t('share')}</button>` : ''}</div></div>
       <img class="qr" src="/api/rooms/${state.code}/qr.svg" alt="${t('qr')}" width="160" height="160">
     </div>`;
-  const players = html`<div class="panel"><h2>${t('playersTitle')} <span class="muted small">${t('nOf', { n: state.players.length, of: state.settings.max_players })}</span></h2>
+  const players = html`<div class="panel" data-k="seats"><h2>${t('playersTitle')} <span class="muted small">${t('nOf', { n: state.players.length, of: state.settings.max_players })}</span></h2>
       <ul class="seatlist">${seats}</ul>${addBot}${actions}</div>`;
   // Seats first: to join, or to start.
   const seatsFirst = (me == null && free > 0) || (host && enough);
@@ -376,7 +376,7 @@ function readyBox(page, state) {
   const mineReady = me != null && state.players[me]?.ready;
   return html`<div class="sticky-actions">
     ${me != null
-      ? html`<button class="btn primary" data-act="ready" ${mineReady ? 'disabled' : ''}>${t(mineReady ? 'isReady' : 'ready')}</button>`
+      ? html`<button class="btn primary" data-act="ready" ${mineReady ? html`aria-disabled="true"` : ''}>${t(mineReady ? 'isReady' : 'ready')}</button>`
       : ''}
     <span class="muted small">${state.ready_deadline
       ? th('nextIn', { time: countdown(page, state.ready_deadline, 'plain') })
@@ -393,7 +393,7 @@ function standings(page, state) {
     .sort((a, b) => a.place - b.place || a.seat - b.seat)
     .map((player) => {
       const shared = state.players.filter((other) => other.place === player.place).length > 1;
-      return html`<tr class="${player.place === 1 ? 'first' : ''}"><td><span class="place" aria-label="${t(shared ? 'placeShared' : 'place', { n: player.place })}">${shared ? '=' : ''}${player.place}</span></td>
+      return html`<tr class="${player.place === 1 ? 'first' : ''}"><td><span class="place" aria-hidden="true">${shared ? '=' : ''}${player.place}</span><span class="sr">${t(shared ? 'placeShared' : 'place', { n: player.place })}</span></td>
         <td class="name">${player.name}${player.seat === me ? ` (${t('you')})` : ''}</td><td class="num">${minus(player.total)}</td>${series ? html`<td class="num">${minus(player.series)}</td>` : ''}</tr>`;
     });
   const winners = state.players.filter((player) => player.place === 1).map((player) => player.name);

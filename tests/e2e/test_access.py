@@ -148,7 +148,7 @@ def test_every_page_is_clean_for_axe_at_three_sizes(pages: Pages, shot: Shot) ->
     axe_clean(ann, "the table, to discard")
     ann.locator(".hand .card").first.click()
     play_to_the_results(ann)
-    expect(ann.locator("[data-act=rematch]")).to_be_focused()
+    expect(ann.locator("#results-title")).to_be_focused()
     axe_clean(ann, "the results")
     pictured(ann, shot, "results")
 
