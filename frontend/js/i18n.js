@@ -43,9 +43,10 @@ export const t = (id, params = {}) => fill(id, params, String);
 // HTML-escaped params.
 export const th = (id, params = {}) => raw(fill(id, params, escape));
 
-// The server speaks English.
-export function refusal(code, message) {
-  return table[`e_${code}`] ?? (lang === 'en' && message ? `${message[0].toUpperCase()}${message.slice(1)}.` : t('refused'));
+// The server speaks English; {n}: its last number.
+export function refusal(code, message = code) {
+  const id = `e_${code}`;
+  return table[id] ? t(id, { n: message.match(/\d+(?=\D*$)/)?.[0] }) : `${message[0].toUpperCase()}${message.slice(1)}.`;
 }
 
 await setLang(LANGS.includes(store.get(KEY)) ? store.get(KEY) : browser());

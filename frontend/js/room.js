@@ -557,7 +557,7 @@ function showNotSaved(type, detail) {
     banner.className = 'banner';
     banner.setAttribute('role', 'alert');
     banner.style.cssText = 'position: sticky; top: 0; z-index: 10;';
-    banner.textContent = t('notSaved');
+    banner.textContent = t('e_not_saved');
     document.body.prepend(banner);
   } else if (shown && (type === 'state' || type === 'patch')) {
     shown.remove();

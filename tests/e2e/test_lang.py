@@ -315,3 +315,16 @@ def test_the_lesson_teaches_in_french(pages: Pages, shot: Shot) -> None:
     told = f"Prenez d{APOSTROPHE}abord une carte sur une pile."
     expect(page.locator("#toast")).to_have_text(told)
     in_french(page, shot, "lesson")
+
+
+def test_a_chat_refusal_is_said_in_french_with_the_wait(pages: Pages) -> None:
+    page = pages.open("/", locale="fr-FR")
+    page.fill("#name", "Léa")
+    page.locator("[data-submit=create] button.primary").click()
+    expect(page.locator(".panel h2").first).to_contain_text("Joueurs")
+    for number in range(6):
+        page.fill("#chat-text", f"salut {number}")
+        page.press("#chat-text", "Enter")
+    expect(page.locator("#toast")).to_have_text(
+        re.compile(rf"^Trop de messages d{APOSTROPHE}un coup : attendez \d+ s\.$")
+    )

@@ -33,7 +33,6 @@ completeOnes Complete: {names}
 tooMany Too many tries from here; wait a minute.
 answered The server answered {status}.
 unreachable The server cannot be reached. Check the connection.
-refused The server refused that.
 e_not_your_turn It is not your turn yet.
 e_pile_empty That pile has just run out. Pick another one.
 e_knock_not_allowed Someone has already knocked this round.
@@ -51,6 +50,8 @@ e_muted The host has muted you.
 e_server_full This server holds as many rooms as it can.
 e_spectator_chat_off The host has not let spectators chat.
 e_no_match There is no match with this address.
+e_chat_too_fast Too many messages at once: wait {n} s.
+e_chat_empty That message has nothing visible in it.
 pitch Collect all five numbers, shapes or colours, then line them up. A quick card game for 2 to 6 friends: make a room and share its link.
 learn Learn to play
 yourName Your name
@@ -261,7 +262,7 @@ closedText4011 Start a new room from the home page.
 playHere Play here
 watch Watch the room
 sound Sound
-notSaved The server can't save right now; your move is waiting. Play resumes once it is saved.
+e_not_saved The server can't save right now; your move is waiting. Play resumes once it is saved.
 hintTake take {card} from {pile}
 hintDiscard discard {cards}
 hintKnock knock now

@@ -33,7 +33,6 @@ completeOnes Complètes : {names}
 tooMany Trop d’essais depuis cette adresse : attendez une minute.
 answered Le serveur a répondu {status}.
 unreachable Le serveur est injoignable. Vérifiez la connexion.
-refused Le serveur a refusé.
 e_not_your_turn Ce n’est pas encore votre tour.
 e_pile_empty Cette pile vient de s’épuiser. Choisissez-en une autre.
 e_knock_not_allowed Quelqu’un a déjà frappé dans cette manche.
@@ -51,6 +50,8 @@ e_muted L’hôte vous a rendu muet.
 e_server_full Ce serveur ne peut pas tenir plus de salles.
 e_spectator_chat_off L’hôte n’a pas permis aux spectateurs de discuter.
 e_no_match Aucune partie à cette adresse.
+e_chat_too_fast Trop de messages d’un coup : attendez {n} s.
+e_chat_empty Ce message n’a rien de visible.
 pitch Réunissez les cinq nombres, formes ou couleurs, puis alignez-les. Un jeu de cartes rapide pour 2 à 6 amis : créez une salle et partagez son lien.
 learn Apprendre à jouer
 yourName Votre nom
@@ -261,7 +262,7 @@ closedText4011 Créez une nouvelle salle depuis l’accueil.
 playHere Jouer ici
 watch Regarder la salle
 sound Son
-notSaved Enregistrement impossible pour l’instant ; votre coup attend. Le jeu reprend dès qu’il est enregistré.
+e_not_saved Enregistrement impossible pour l’instant ; votre coup attend. Le jeu reprend dès qu’il est enregistré.
 hintTake prenez {card} dans {pile}
 hintDiscard défaussez {cards}
 hintKnock frappez maintenant
