@@ -36,7 +36,9 @@ from app.api.history_models import (
     summary_fields,
 )
 from app.api.score import HandScoreOut
+from app.engine.cards import CARD_IDS
 from app.engine.errors import IllegalAction
+from app.engine.fairdeal import shuffled_deck
 from app.engine.match import MAX_ROUNDS
 from app.engine.variant import Variant
 from app.rooms.seats import NOT_VISIBLE, tidy_name, visible
@@ -249,6 +251,7 @@ async def round_moves(
         dealer=played.dealer,
         seed=played.seed,
         commitment=played.commitment,
+        deck=[CARD_IDS[card] for card in shuffled_deck(played.seed)],
         moves=moves,
         hands=hands_out(match, played),
     )

@@ -121,6 +121,10 @@ class RoundMoves(BaseModel):
     dealer: int
     seed: str
     commitment: str
+    deck: list[str] = Field(
+        description="The deck order the seed gives, top card first: the deal, for a client that "
+        "cannot work it out (a browser offers SHA-256 on https pages only)."
+    )
     moves: list[MoveOut]
     hands: list[HandOut] = Field(description="The hands as the round ended, for checking.")
 

@@ -84,7 +84,6 @@ export function setText(element, text) {
   if (element.textContent !== text) element.textContent = text;
 }
 
-// Focus stays, or goes to its like or the heading.
 export function render(root, content) {
   const focused = document.activeElement;
   const key = root.contains(focused) && focused.getAttribute('data-k');

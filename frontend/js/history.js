@@ -71,7 +71,7 @@ export function mount(root, { page, param }) {
     const wanted = ui.view.round;
     ui.view.round = (rounds.find((r) => r.number === wanted && r.moves) ?? rounds.find((r) => r.moves))?.number;
     for (const round of rounds) {
-      const built = await rebuild(round, players.map((seat) => seat.name), settings.ten_card ? 10 : 5);
+      const built = await rebuild(round, players.map((seat) => seat.name), settings.ten_card ? 10 : 5, ui.data.id);
       if (controller.signal.aborted) return;
       ui.rounds[round.number] = built;
       update();
@@ -236,15 +236,20 @@ function placeFromUrl() {
 }
 
 // Frames per move (0: deal), and mismatches.
-async function rebuild(round, names, size) {
-  if (!globalThis.crypto?.subtle) return { frames: [], problems: [t('noCrypto')] };
+async function rebuild(round, names, size, match) {
   const { number: n, seed, dealer } = round;
   const count = names.length;
   const problems = [];
-  const got = await sha256(seed);
-  if (got !== round.commitment) problems.push(t('badHash', { n, got, shown: round.commitment }));
-  const keys = await Promise.all(ALL_CARDS.map((id) => sha256(`${seed}:${id}`)));
-  const deck = ALL_CARDS.map((id, i) => [keys[i], id]).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map((pair) => pair[1]);
+  let deck = [];
+  if (globalThis.crypto?.subtle) {
+    const got = await sha256(seed);
+    if (got !== round.commitment) problems.push(t('badHash', { n, got, shown: round.commitment }));
+    const keys = await Promise.all(ALL_CARDS.map((id) => sha256(`${seed}:${id}`)));
+    deck = ALL_CARDS.map((id, i) => [keys[i], id]).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map((pair) => pair[1]);
+  } else {
+    problems.push(t('noCrypto'));
+    if (round.moves) deck = (await api(`/api/matches/${match}/rounds/${n}/moves`)).deck;
+  }
   const dealt = count * size;
   const hands = names.map((_, seat) => deck.slice(0, dealt).filter((_, i) => (i - seat + dealer + 1) % count === 0));
   const rest = deck.slice(dealt);

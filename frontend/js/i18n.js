@@ -43,10 +43,10 @@ export const t = (id, params = {}) => fill(id, params, String);
 // HTML-escaped params.
 export const th = (id, params = {}) => raw(fill(id, params, escape));
 
-// The server speaks English; {n}: its last number.
+// The server speaks English.
 export function refusal(code, message = code) {
   const id = `e_${code}`;
-  return table[id] ? t(id, { n: message.match(/\d+(?=\D*$)/)?.[0] }) : `${message[0].toUpperCase()}${message.slice(1)}.`;
+  return table[id] ? t(id, { n: message.match(/\d+/g)?.pop() }) : `${message[0].toUpperCase()}${message.slice(1)}.`;
 }
 
 await setLang(LANGS.includes(store.get(KEY)) ? store.get(KEY) : browser());

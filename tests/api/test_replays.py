@@ -14,7 +14,7 @@ import httpx
 import jsonschema_rs
 import pytest
 
-from app.engine.cards import parse_card
+from app.engine.cards import CARD_IDS, parse_card
 from app.engine.variant import Variant
 from tests import fetch
 from tests.databases import BACKENDS, fresh_database
@@ -65,6 +65,12 @@ def played(
         yield asyncio.run(play_all(server))
 
 
+def deck_order(seed: str) -> list[str]:
+    """The deck order ``seed`` gives by the recipe in docs/rules.md, top card first."""
+    prefix = seed.encode() + b":"
+    return sorted(CARD_IDS, key=lambda card: hashlib.sha256(prefix + card.encode()).digest())
+
+
 def get(server: Server, path: str, **params: Any) -> httpx.Response:
     return fetch.get(f"{server.url}{path}", params=params)
 
@@ -99,6 +105,7 @@ def test_each_round_replays_move_by_move_to_the_stored_hands(played: Played, var
             "dealer": stored["dealer"],
             "seed": stored["seed"],
             "commitment": stored["commitment"],
+            "deck": deck_order(stored["seed"]),
             "moves": moves,
             "hands": stored["hands"],
         }

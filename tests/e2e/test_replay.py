@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import E2E_SETTINGS, Pages, scroll_width
+from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS, E2E_SETTINGS, Pages, scroll_width
 from tests.e2e.matches import in_thread
 from tests.e2e.ui import card_name, create_room, expect, join_from_home
 from tests.replays import new_key, play_match, replayed_hands
@@ -35,7 +35,8 @@ class Finished:
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Finished]:
     """A server on an SQLite file, holding a finished 2-round match of two people and a bot."""
     database = tmp_path_factory.mktemp("replay") / "spectrum.db"
-    settings = {**E2E_SETTINGS, "BOT_DELAY_SECONDS": "0"}
+    # Reached as lan.test too: a plain http address that is not this machine's own.
+    settings = {**E2E_SETTINGS, "BOT_DELAY_SECONDS": "0", "ALLOWED_HOSTS": "lan.test"}
     with running_server(f"sqlite+aiosqlite:///{database}", **settings) as server:
         rules = {"rounds": 2, "turn_seconds": 0, "multi_pickup": True}
         keys: list[str | None] = [new_key(10), new_key(11)]
@@ -136,6 +137,50 @@ def test_a_link_to_a_move_opens_there(pages_here: Pages, finished: Finished, sho
     # A fragment works as well as a query.
     page.goto(f"{finished.server.url}/matches/{match['id']}#round=2&move=1")
     at_move(page, 1, len(second["moves"]))
+
+
+@dataclass
+class LanAddress:
+    """The test server by a name of the network, over plain http: no secure context."""
+
+    port: int
+    url: str
+    ws_url: str
+
+
+def test_a_plain_http_lan_address_replays_from_the_servers_deal(
+    playwright: Any, finished: Finished
+) -> None:
+    """On http://lan.test (no Web Crypto) the replay steps through the moves all the same, from
+    the deal order the server gives; the check says it needs https."""
+    lan = playwright.chromium.launch(
+        executable_path=str(CHROMIUM),
+        args=[*CHROMIUM_ARGS, "--host-resolver-rules=MAP lan.test 127.0.0.1"],
+    )
+    port = finished.server.port
+    pages = Pages(lan, LanAddress(port, f"http://lan.test:{port}", f"ws://lan.test:{port}"))
+    try:
+        first = finished.match["rounds"][0]
+        page = pages.open(f"/matches/{finished.match['id']}")
+        assert page.evaluate("isSecureContext") is False
+        expect(page.locator(".replay .verdict")).to_have_text(
+            "Checking the deals needs a secure (https) page."
+        )
+        last = len(first["moves"])
+        at_move(page, 0, last)
+        assert shown_hands(page) == names(replayed_hands(first["seed"], first["dealer"], 3, 5, []))
+        page.keyboard.press("ArrowRight")
+        page.keyboard.press("ArrowRight")
+        at_move(page, 2, last)
+        expected = replayed_hands(first["seed"], first["dealer"], 3, 5, first["moves"][:2])
+        assert shown_hands(page) == names(expected)
+        page.keyboard.press("End")
+        at_move(page, last, last)
+        assert shown_hands(page) == names([hand["cards"] for hand in first["hands"]])
+    finally:
+        pages.close()
+        lan.close()
+    assert pages.errors == []
 
 
 def test_an_altered_seed_fails_the_check_naming_its_round(

@@ -362,7 +362,7 @@ perRoundStat points per round
 bestHand Best hand: {p} points
 roundOfMatch Round {n} of this match
 noMatches No matches yet.
-noCrypto This browser cannot check the deals: Web Crypto needs a secure (https) page.
+noCrypto Checking the deals needs a secure (https) page.
 badHash Round {n}: the revealed seed does not match the commitment shown before the round (the seed's SHA-256 is {got}, the commitment {shown}).
 badTop Round {n}, move {m}: the seed puts {card} on top of {pile}, but {said} was taken.
 badEnd Round {n}: {name}'s hand rebuilt from the seed is {got}, but the stored one is {kept}.

@@ -362,7 +362,7 @@ perRoundStat points par manche
 bestHand Meilleure main : {p} points
 roundOfMatch Manche {n} de cette partie
 noMatches Pas encore de parties.
-noCrypto Ce navigateur ne peut pas vérifier les donnes : Web Crypto demande une page sécurisée (https).
+noCrypto Vérifier les donnes demande une page sécurisée (https).
 badHash Manche {n} : la graine révélée ne correspond pas à l’engagement affiché avant la manche (SHA-256 de la graine : {got}, engagement : {shown}).
 badTop Manche {n}, coup {m} : la graine met {card} sur le dessus de {pile}, mais {said} a été pris.
 badEnd Manche {n} : la main de {name} refaite depuis la graine est {got}, mais celle enregistrée est {kept}.
