@@ -16,7 +16,7 @@ export class ApiError extends Error {
       const field = detail[0].loc?.at(-1);
       return refusal('invalid', `${field ? `${field}: ` : ''}${detail[0].msg}`);
     }
-    if (status === 429) return t('tooMany');
+    if (status === 429) return t('e_too_many_requests');
     return status ? t('answered', { status }) : t('unreachable');
   }
 }

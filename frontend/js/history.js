@@ -45,7 +45,7 @@ export function mount(root, { page, param }) {
       }
     } catch (error) {
       if (error.name === 'AbortError') return;
-      ui.error = error.status === 404 ? notFound(page, param) : error.message;
+      ui.error = error.status === 404 ? [t('notFound'), page === 'player' ? t('nobody', { name: param }) : page === 'match' ? t('e_no_match') : t('nothing')] : [error.message];
     }
     update();
   }
@@ -60,7 +60,7 @@ export function mount(root, { page, param }) {
       ui.cursor = list.next_cursor;
     } catch (error) {
       if (error.name === 'AbortError') return;
-      ui.error = error.message;
+      ui.error = [error.message];
     }
     ui.more = false;
     update();
@@ -122,10 +122,8 @@ export function mount(root, { page, param }) {
 
 const loading = () => html`<section class="page"><p class="muted row"><span class="spinner"></span> ${t('loading')}</p></section>`;
 
-const failed = (message) => html`<section class="page narrow"><div class="panel" role="alert"><h1>${t('notFound')}</h1>
+const failed = ([title, message]) => html`<section class="page narrow"><div class="panel" role="alert"><h1>${title}</h1>
   <p>${message}</p><a class="btn" href="/history">${t('allMatches')}</a></div></section>`;
-
-const notFound = (page, param) => (page === 'player' ? t('nobody', { name: param }) : page === 'match' ? t('e_no_match') : t('nothing'));
 
 function matchList(ui, empty) {
   if (!ui.matches.length) return html`<p class="muted">${empty}</p>`;

@@ -183,6 +183,23 @@ def test_a_plain_http_lan_address_replays_from_the_servers_deal(
     assert pages.errors == []
 
 
+def test_a_page_that_cannot_load_says_why(pages_here: Pages, finished: Finished) -> None:
+    page = pages_here.open(None)
+    too_many = {"detail": "too many requests; slow down", "code": "too_many_requests"}
+    page.route(
+        "**/api/matches/*",
+        lambda route: route.fulfill(status=429, json=too_many, headers={"Retry-After": "1"}),
+    )
+    page.goto(f"{finished.server.url}/matches/{finished.match['id']}")
+    expect(page.locator("h1")).to_have_text("Too many tries from here; wait a minute.")
+    page.unroute("**/api/matches/*")
+    page.route("**/api/players/*", lambda route: route.abort())
+    page.goto(f"{finished.server.url}/players/{NAMES[0]}")
+    expect(page.locator("h1")).to_have_text("The server cannot be reached. Check the connection.")
+    page.goto(f"{finished.server.url}/matches/{'0' * 32}")
+    expect(page.locator("h1")).to_have_text("Not found")
+
+
 def test_an_altered_seed_fails_the_check_naming_its_round(
     pages_here: Pages, finished: Finished, shot: Shot
 ) -> None:

@@ -30,7 +30,7 @@ noComplete No complete property · {points}
 complete {n} complete · {sequence} · {points}
 inSequence in sequence: {names}
 completeOnes Complete: {names}
-tooMany Too many tries from here; wait a minute.
+e_too_many_requests Too many tries from here; wait a minute.
 answered The server answered {status}.
 unreachable The server cannot be reached. Check the connection.
 e_not_your_turn It is not your turn yet.

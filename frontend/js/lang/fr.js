@@ -30,7 +30,7 @@ noComplete Aucune propriété complète · {points}
 complete {n} complète · {sequence} · {points}|{n} complètes · {sequence} · {points}
 inSequence en ordre : {names}
 completeOnes Complètes : {names}
-tooMany Trop d’essais depuis cette adresse : attendez une minute.
+e_too_many_requests Trop d’essais depuis cette adresse : attendez une minute.
 answered Le serveur a répondu {status}.
 unreachable Le serveur est injoignable. Vérifiez la connexion.
 e_not_your_turn Ce n’est pas encore votre tour.
