@@ -183,6 +183,30 @@ def test_a_plain_http_lan_address_replays_from_the_servers_deal(
     assert pages.errors == []
 
 
+def test_a_link_past_the_end_shows_the_last_move_and_steps_back_from_it(
+    pages_here: Pages, finished: Finished
+) -> None:
+    match = finished.match
+    last = len(match["rounds"][1]["moves"])
+    page = pages_here.open(f"/matches/{match['id']}?round=2&move=999")
+    at_move(page, last, last)
+    expect(page).to_have_url(re.compile(rf"\?round=2&move={last}$"))
+    page.keyboard.press("ArrowLeft")
+    at_move(page, last - 1, last)
+    # Forward again by keyboard to the end: the focus stays on a control of the replay.
+    page.get_by_role("button", name="Next").focus()
+    page.keyboard.press("Enter")
+    at_move(page, last, last)
+    expect(page.get_by_role("button", name="Next")).to_be_focused()
+    expect(page.get_by_role("button", name="Next")).to_have_attribute("aria-disabled", "true")
+    page.keyboard.press("Enter")
+    at_move(page, last, last)
+    # A round the match does not have: the first round shows, and the address names it.
+    page.goto(f"{finished.server.url}/matches/{match['id']}?round=9&move=3")
+    at_move(page, 3, len(match["rounds"][0]["moves"]))
+    expect(page).to_have_url(re.compile(r"\?round=1&move=3$"))
+
+
 def test_a_page_that_cannot_load_says_why(pages_here: Pages, finished: Finished) -> None:
     page = pages_here.open(None)
     too_many = {"detail": "too many requests; slow down", "code": "too_many_requests"}
