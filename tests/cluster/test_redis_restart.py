@@ -63,8 +63,12 @@ def lost_rooms(cluster: Cluster) -> float:
 async def test_a_room_asked_of_another_node_after_redis_restarts_stays_with_its_node() -> None:
     """Another node asked for a room Redis forgot does not claim it from under its live node
     (which would close every player's socket to move the room): it answers "moving" until the
-    room's node has claimed it again."""
-    with private_redis() as redis_server, running_cluster(REDIS_URL=redis_server.url) as cluster:
+    room's node has claimed it again. (Leases of 10 s: a lease lapsing while Redis restarts on
+    a loaded machine would rightly free its room.)"""
+    with (
+        private_redis() as redis_server,
+        running_cluster(REDIS_URL=redis_server.url, LEASE_MS="10000") as cluster,
+    ):
         tables = [await seated(cluster, 2) for _ in range(4)]
         codes = [clients[0].code for clients in tables]
         owners = {code: cluster.owner(code) for code in codes}
