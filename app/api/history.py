@@ -41,7 +41,7 @@ from app.engine.errors import IllegalAction
 from app.engine.fairdeal import shuffled_deck
 from app.engine.match import MAX_ROUNDS
 from app.engine.variant import Variant
-from app.rooms.seats import NOT_VISIBLE, tidy_name, visible
+from app.rooms.seats import clean_name
 from app.storage import history
 from app.storage.models import MatchRecord
 
@@ -184,11 +184,12 @@ async def list_matches(
 
 
 def _kept_name(name: str, location: tuple[str, str]) -> str:
-    """``name`` as names are kept; 422 if nothing of it shows, as no one's name is."""
-    kept = tidy_name(name)
-    if not visible(kept):
-        raise invalid(location, IllegalAction("bad_name", NOT_VISIBLE))
-    return kept
+    """``name`` as names are kept; 422 if it could be no one's (nothing of it shows, it holds
+    an invisible or control character, or it is too long), as a seat's name is refused."""
+    try:
+        return clean_name(name)
+    except IllegalAction as refused:
+        raise invalid(location, refused) from None
 
 
 async def _detail(session: AsyncSession, match_id: str) -> MatchDetail:
