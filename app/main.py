@@ -25,6 +25,7 @@ from app.api.placement import Moved, cluster_error_handler, moved_handler
 from app.collection import start_collecting
 from app.config import Settings, get_settings
 from app.metrics import Metrics
+from app.rooms.inbound import RESTARTING
 from app.rooms.live import RoomConfig
 from app.rooms.registry import RoomRegistry, WindowLimiter
 from app.rooms.thinking import Thinker
@@ -89,7 +90,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         collector.cancel()
         if cluster is not None and not cluster.draining:
             await cluster.drain()
-        registry.close_all(CLOSE_RESTART, "the server is restarting")
+        registry.close_all(CLOSE_RESTART, RESTARTING)
         registry.thinker.close()
         await store.stop()
         if cluster is not None:

@@ -67,6 +67,8 @@ QUIET_SHARE = 0.75  # of the ping interval: quiet this long, a connection is pin
 # A timer may ring a hair before its time as the loop's clock reads it (in milliseconds under
 # uvloop, less the float's rounding): within this of it, it is on time.
 CLOCK_SLACK = 0.002
+# The reason of the close (1012) every open socket gets at a stop.
+RESTARTING = "the server is restarting"
 PING_HEADER = bytes((FIN | PING, 4))  # a ping frame from the server: unmasked, 4 bytes
 # Keepalive rings fall due on ticks this far apart, so that one wake-up of the process rings
 # every connection due in that tick (a ring up to this late is no matter at a ping interval of
@@ -196,6 +198,18 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         # client's heartbeat) at once, even while messages wait in the queue: True if it did.
         self.heartbeat: Callable[[str], bool] | None = None
         self.controls = TokenBucket(CONTROLS_PER_SECOND, CONTROL_BURST)
+
+    def shutdown(self) -> None:
+        """As uvicorn's at a stop (close 1012 to an open socket), with the close's reason
+        said: uvicorn sends it before the application's own shutdown could."""
+        if self.close_sent or not self.handshake_complete:
+            super().shutdown()
+            return
+        self.stop_keepalive()
+        self.queue.put_nowait({"type": "websocket.disconnect", "code": 1012})
+        self.conn.send_close(1012, RESTARTING)
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.transport.close()
 
     def data_received(self, data: bytes) -> None:
         if self.reading is Reading.FRAMES:
