@@ -209,6 +209,10 @@ def parse_message(text: str | bytes) -> ClientMessage:
 
 
 NOT_JSON = "the message is not valid JSON"
+BAD_ID = (
+    "id: a string of at most 64 characters, or a whole number from 0 to 2^53 "
+    "(9007199254740992, the largest a JavaScript number holds exactly)"
+)
 
 
 def _explain(text: str | bytes, error: ValidationError) -> BadMessage:
@@ -233,6 +237,8 @@ def _explain(text: str | bytes, error: ValidationError) -> BadMessage:
             message_id,
         )
     where = ".".join(str(part) for part in first["loc"][1:])
+    if first["loc"][1:2] == ("id",):
+        return BadMessage("bad_message", BAD_ID, message_id)
     if kind == "extra_forbidden":
         return BadMessage("bad_message", f"unexpected field '{where}'", message_id)
     return BadMessage("bad_message", f"{where}: {first['msg']}", message_id)

@@ -154,6 +154,17 @@ async def test_bad_message_fields(lobby: Table, message: dict[str, Any]) -> None
     await plays_on(lobby)
 
 
+@pytest.mark.parametrize(
+    "given", ["-1", str(2**53 + 1), str(2**63), "1" + "0" * 30, "1.5", '"' + "x" * 65 + '"', "[1]"]
+)
+async def test_a_bad_id_is_refused_saying_what_an_id_may_be(lobby: Table, given: str) -> None:
+    others = [client for client in lobby.everyone if client is not lobby.host]
+    text = '{"type": "resync", "id": ' + given + "}"
+    error = await expect_refusal(lobby.host, others, text, "bad_message", echo=None)
+    assert error["message"].startswith("id: a string of at most 64 characters, or a whole "), error
+    await plays_on(lobby)
+
+
 @pytest.mark.parametrize("kind", ["shuffle", "Start", "", "whisper"])
 async def test_unknown_type(lobby: Table, kind: str) -> None:
     await refused(lobby, lobby.host, {"type": kind, "id": f"u-{kind}"}, "unknown_type")
