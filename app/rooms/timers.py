@@ -160,6 +160,12 @@ class Timer(Generic[K]):
         """Whether the timer is still set for ``key`` (a ring that lost a race is not)."""
         return self.key == key
 
+    def left(self) -> float:
+        """Seconds until it rings (0 when it is not set)."""
+        if self.deadline is None:
+            return 0.0
+        return max(0.0, (self.deadline - millis(self.clock)) / 1000)
+
 
 @dataclass(frozen=True, slots=True)
 class BotTurn:
@@ -171,8 +177,13 @@ class BotTurn:
 
 def turn_key(state: RoomState, here: set[int]) -> TurnKey | None:
     """The turn the turn timer plays for: a timed turn, while anyone is connected."""
+    return timed_turn(state) if here else None
+
+
+def timed_turn(state: RoomState) -> TurnKey | None:
+    """The turn under way, if turns are timed."""
     match = state.match
-    if not here or state.status is not Status.PLAYING or not state.settings.turn_seconds:
+    if state.status is not Status.PLAYING or not state.settings.turn_seconds:
         return None
     if match is None or match.round is None:
         return None
@@ -211,9 +222,10 @@ def bot_turn(
 
 
 class RoomTimers:
-    """A room's five timers, each running the room's job for it when it rings."""
+    """A room's five timers, each running the room's job for it when it rings; and the turn
+    timer's time left while it is paused (nobody connected)."""
 
-    __slots__ = ("bot", "host", "idle", "ready", "turn")
+    __slots__ = ("bot", "host", "idle", "paused", "ready", "turn")
 
     def __init__(
         self,
@@ -229,6 +241,7 @@ class RoomTimers:
         self.bot: Timer[BotKey] = Timer(clock, bot)
         self.idle: Timer[IdleKey] = Timer(clock, idle)
         self.host: Timer[HostKey] = Timer(clock, host)
+        self.paused: tuple[TurnKey, float] | None = None
 
     def follow(
         self, state: RoomState, here: set[int], standins: AbstractSet[int], config: RoomConfig
@@ -241,9 +254,14 @@ class RoomTimers:
             self.bot.set(planned.key, planned.delay)
         turn = turn_key(state, here)
         if turn is None:
+            held = self.turn.key
+            if held is not None and not here and held == timed_turn(state):
+                self.paused = (held, self.turn.left())  # everyone left: the turn waits
             self.turn.clear()
-        else:
-            self.turn.set(turn, state.settings.turn_seconds)
+        elif turn != self.turn.key:
+            paused, self.paused = self.paused, None
+            left = paused[1] if paused is not None and paused[0] == turn else None
+            self.turn.set(turn, state.settings.turn_seconds if left is None else left)
         ready = ready_key(state)
         if ready is None:
             self.ready.clear()
@@ -254,3 +272,4 @@ class RoomTimers:
         """Clear every timer."""
         for timer in (self.turn, self.ready, self.bot, self.idle, self.host):
             timer.clear()
+        self.paused = None

@@ -123,6 +123,31 @@ async def test_the_turn_timer_pauses_while_no_player_is_connected(rooms: Host) -
     await watcher.close()
 
 
+async def test_a_paused_turn_goes_on_with_the_time_it_had_left(rooms: Host) -> None:
+    """Leaving and coming back gives no one a new turn's time: the turn goes on where it
+    stopped."""
+    table = await started(rooms, turn_seconds=10)
+    (watcher,) = table.spectators
+    seat = round_of(watcher)["turn"]["seat"]
+    await rooms.clock.advance(6)
+    for player in table.players:
+        await player.close()
+    await watcher.wait_for(lambda s: not any(p["connected"] for p in s["players"]))
+    await rooms.clock.advance(30)
+    back = LocalClient(rooms, table.code, table.tokens[0])
+    await back.connect()
+    left = round_of(back)["turn"]["deadline"] - await server_time(back)
+    assert 3900 <= left <= 4000, left
+    await rooms.clock.advance(3.8)
+    assert round_of(back)["turn"]["seat"] == seat
+    assert round_of(back)["discard"]["count"] == 0
+    await rooms.clock.advance(0.3)
+    await back.wait_for(lambda s: s["round"]["turn"]["seat"] != seat)
+    assert round_of(back)["turn"]["deadline"] - await server_time(back) > 9000, "a new turn"
+    await back.close()
+    await watcher.close()
+
+
 async def test_no_deadline_without_a_turn_timer(rooms: Host) -> None:
     table = await started(rooms, turn_seconds=0)
     assert round_of(table.host)["turn"]["deadline"] is None
