@@ -149,10 +149,12 @@ def test_settings_must_be_an_object(rooms_server: Server) -> None:
     [
         *["", " ", "   \t  ", "\n", "x" * 25, "a" * 97, "Ann\x07", "Ann\u200b", 7, None],
         *["\u3164", "\u2800", " \u3164\u3164 \u2800", "\u0301", "\u0301\u0302"],
+        *[".", "..", ". . ."],
     ],
     ids=[
         *["empty", "space", "blanks", "newline", "25", "97", "bell", "zero-width", "int", "null"],
         *["hangul-filler", "braille-blank", "blank-letters", "accent", "accents"],
+        *["dot", "dots", "spaced-dots"],
     ],
 )
 def test_bad_names_get_422_on_create_and_join(rooms_server: Server, name: Any) -> None:
