@@ -158,6 +158,24 @@ class Table:
                 await client.wait_for(lambda s, v=mover.state: s["round"] == v["round"], 30)
         return acked
 
+    async def play_until_held(self, knock_chance: float, tries: int = 2000) -> int:
+        """Moves, each waited for, until one is answered ``not_saved``; every player is then
+        told, and shown nothing of it. Returns how many were acknowledged before."""
+        for number in range(tries):
+            before = self.views()
+            mover = next(client for client in self.clients if client.my_turn())
+            await mover.send({**mover.random_move(self.rng, knock_chance), "id": number})
+            await until(lambda m=mover, n=number: n in m.answers, 60, "an answer")
+            if mover.answers[number]["type"] == "error":
+                break
+            for client in self.clients:
+                await client.wait_for(lambda s, v=mover.state: s["round"] == v["round"])
+        assert mover.answers[number]["code"] == HELD, number
+        for client in self.clients:
+            await until(lambda c=client: told_held(c), 60, "every player told")
+        assert self.views() == before
+        return number
+
     def views(self) -> list[State]:
         """What each player was last shown."""
         return [comparable(client.state or {}) for client in self.clients]

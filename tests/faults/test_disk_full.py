@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.table import HELD, Table, new_server, told_held, until
+from tests.faults.table import Table, new_server
 
 
 @contextmanager
@@ -58,19 +58,7 @@ async def test_a_full_disk_holds_the_move_and_loses_nothing_shown(tmp_path: Path
 
             filler = fill(folder)
             # The last pages written still have room: play on until a write finds none.
-            for number in range(500):
-                before = table.views()
-                mover = next(client for client in table.clients if client.my_turn())
-                await mover.send({**mover.random_move(table.rng, knock_chance=0), "id": number})
-                await until(lambda m=mover, n=number: n in m.answers, 60, "an answer")
-                if mover.answers[number]["type"] == "error":
-                    break
-                for client in table.clients:
-                    await client.wait_for(lambda s, v=mover.state: s["round"] == v["round"])
-            assert mover.answers[number]["code"] == HELD, number
-            for client in table.clients:
-                await until(lambda c=client: told_held(c), 60, "every player told")
-            assert table.views() == before
+            number = await table.play_until_held(knock_chance=0, tries=500)
             table.told = len(table.clients)
             table.acked += number
 

@@ -8,7 +8,7 @@ import sqlite3
 from pathlib import Path
 
 from tests import fetch
-from tests.faults.table import HELD, Table, new_server, ready, told_held, until
+from tests.faults.table import Table, new_server, ready, until
 
 
 async def test_a_last_round_whose_commit_was_locked_out_is_stored_after_a_restart(
@@ -25,17 +25,7 @@ async def test_a_last_round_whose_commit_was_locked_out_is_stored_after_a_restar
         match_id = table.state["match_id"]
         locker.execute("BEGIN IMMEDIATE")
         # Moves go on into the event log; the one that ends the match waits for the lock.
-        for number in range(2000):
-            mover = next(client for client in table.clients if client.my_turn())
-            await mover.send({**mover.random_move(table.rng, knock_chance=0.2), "id": number})
-            await until(lambda m=mover, n=number: n in m.answers, 60, "an answer")
-            if mover.answers[number]["type"] == "error":
-                break
-            for client in table.clients:
-                await client.wait_for(lambda s, v=mover.state: s["round"] == v["round"])
-        assert mover.answers[number]["code"] == HELD, number
-        for client in table.clients:
-            await until(lambda c=client: told_held(c), 60, "every player told")
+        await table.play_until_held(knock_chance=0.2)
         assert table.state["status"] == "playing"
 
         server.stop(signal.SIGKILL)
