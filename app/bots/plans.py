@@ -10,7 +10,7 @@ from app.bots.observation import Observation
 from app.engine.actions import DISCARD_PILE, Action, Discard, Take
 from app.engine.cards import Card, card_values
 from app.engine.options import Options, Step
-from app.engine.scoring import hand_points, split_points
+from app.engine.scoring import best_two_hands_of, hand_points, split_points
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +35,14 @@ def progress(cards: Sequence[Card]) -> int:
             seen[prop] |= 1 << value
     counts = [mask.bit_count() for mask in seen]
     return 16 * max(counts) + sum(counts)
+
+
+def closeness(keep: Sequence[Card]) -> int:
+    """How near a hand is to complete properties: its ``progress``, per half of the best split."""
+    if len(keep) == 5:
+        return progress(keep)
+    _, first, second = best_two_hands_of(keep)
+    return progress(kept_cards(keep, first)) + progress(kept_cards(keep, second))
 
 
 def pile_of(observation: Observation, card: Card) -> int:

@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from types import MappingProxyType
 
 from app.bots.decision import Decision, knock_decision, plan_decision
 from app.bots.greedy import greedy_keep
 from app.bots.observation import Observation
-from app.bots.plans import Plan, candidate_keeps, plan_for_keep, points_of, progress
+from app.bots.plans import Plan, candidate_keeps, closeness, plan_for_keep, points_of
 from app.engine.cards import Card
 from app.engine.options import Step
-from app.engine.scoring import best_two_hands_of
 from app.engine.variant import TEN_CARD_MULTI_PICKUP
 
 # Easy: loose play.
@@ -69,19 +68,9 @@ def _normal_keep(observation: Observation, rng: random.Random) -> tuple[Card, ..
     best: list[tuple[Card, ...]] = []
     best_key = (-100, 0)
     for keep in candidate_keeps(observation):
-        key = (points_of(keep), _closeness(keep))
+        key = (points_of(keep), closeness(keep))
         if key > best_key:
             best, best_key = [keep], key
         elif key == best_key:
             best.append(keep)
     return best[0] if len(best) == 1 else rng.choice(best)
-
-
-def _closeness(keep: Sequence[Card]) -> int:
-    if len(keep) == 5:
-        return progress(keep)
-    _, first, second = best_two_hands_of(keep)
-    return sum(
-        progress([card for index, card in enumerate(keep) if mask >> index & 1])
-        for mask in (first, second)
-    )

@@ -13,7 +13,15 @@ from app.bots.greedy import greedy_keep
 from app.bots.observation import Observation
 from app.bots.opponents import expected_best, table_for
 from app.bots.outlook import Outlook
-from app.bots.plans import Plan, candidate_keeps, pass_pile, plan_for_keep, points_of
+from app.bots.plans import (
+    Plan,
+    candidate_keeps,
+    kept_cards,
+    pass_pile,
+    plan_for_keep,
+    points_of,
+    progress,
+)
 from app.bots.shapes import FAMILY_SLOTS, VALUES
 from app.engine.cards import CARD_IDS, DECK_SIZE, Card
 from app.engine.options import Step
@@ -171,6 +179,8 @@ def choose(search: Search) -> Choice:
             (search.choice((keep,)) for keep in candidate_keeps(observation)),
             key=lambda choice: choice.worth,
         )
+    if variant.max_take == 1:
+        return choose_ten(search)
     if observation.step is Step.DISCARD:
         base = [card for card in observation.hand if card not in observation.taking]
         pool = list(observation.taking)
@@ -182,6 +192,25 @@ def choose(search: Search) -> Choice:
     _, greedy = greedy_keep(observation)
     options.append(search.choice(halves_of(search, greedy)))
     return max(options, key=lambda choice: choice.worth)
+
+
+def choose_ten(search: Search) -> Choice:
+    """The best hand of ten to end a one-card turn with.
+
+    Every reachable hand is ranked as the normal bot ranks them: points now, then how near its
+    halves are to complete properties. Among the hands that tie on both the outlook decides, each
+    split into the halves with the best worth.
+    """
+    ranked: list[tuple[tuple[int, int], tuple[Card, ...]]] = []
+    for keep in candidate_keeps(search.observation):
+        points, first, second = best_two_hands_of(keep)
+        near = progress(kept_cards(keep, first)) + progress(kept_cards(keep, second))
+        ranked.append(((points, near), keep))
+    top = max(rank for rank, _ in ranked)
+    return max(
+        (search.choice(halves_of(search, keep)) for rank, keep in ranked if rank == top),
+        key=lambda choice: choice.worth,
+    )
 
 
 def halves_of(search: Search, cards: Sequence[Card]) -> tuple[tuple[Card, ...], ...]:
