@@ -3,7 +3,8 @@
 Run: .venv/bin/python -m bench.bots [--positions N] [--seed S]
 
 Positions come from rounds played by normal bots (4 players), sampled at every stage of the
-round; every level then decides each of them. Standard game and 10-card with multiple pickups.
+round; every level then decides each of them. The standard game, 10-card Spectrum, and 10-card
+with multiple pickups.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from app.engine.variant import Variant
 
 VARIANTS: dict[str, Variant] = {
     "standard": Variant(),
+    "10-card": Variant(ten_card=True),
     "10-card multiple pickups": Variant(multi_pickup=True, ten_card=True),
 }
 PLAYERS = 4
