@@ -37,6 +37,9 @@ class Clock(Protocol):
     def now(self) -> float:
         """Seconds since the epoch."""
 
+    def steady(self) -> float:
+        """Seconds on a clock that setting the system's time does not move (timers run on it)."""
+
     def call_later(self, delay: float, job: Job) -> Handle:
         """Run ``job`` once ``delay`` seconds have passed."""
 
@@ -51,6 +54,10 @@ class LoopClock:
     def now(self) -> float:
         """Seconds since the epoch."""
         return time.time()
+
+    def steady(self) -> float:
+        """The loop's own clock, which its timers run on."""
+        return self._loop().time()
 
     def call_later(self, delay: float, job: Job) -> Handle:
         """Start ``job`` as a task after ``delay`` seconds; a failure is logged."""
@@ -130,13 +137,14 @@ K = TypeVar("K")
 class Timer(Generic[K]):
     """One timer: the key it is set for, when it rings, and the job it runs then."""
 
-    __slots__ = ("clock", "deadline", "handle", "job", "key")
+    __slots__ = ("clock", "deadline", "due", "handle", "job", "key")
 
     def __init__(self, clock: Clock, job: Callable[[K], Awaitable[None]]) -> None:
         self.clock = clock
         self.job = job
         self.key: K | None = None
         self.deadline: int | None = None
+        self.due = 0.0  # when it rings, on the clock's steady time
         self.handle: Handle | None = None
 
     def set(self, key: K, delay: float) -> None:
@@ -146,6 +154,7 @@ class Timer(Generic[K]):
         self.clear()
         self.key = key
         self.deadline = millis(self.clock) + int(delay * 1000)
+        self.due = self.clock.steady() + delay
         self.handle = self.clock.call_later(delay, lambda: self.job(key))
 
     def clear(self) -> None:
@@ -161,10 +170,10 @@ class Timer(Generic[K]):
         return self.key == key
 
     def left(self) -> float:
-        """Seconds until it rings (0 when it is not set)."""
-        if self.deadline is None:
+        """Seconds until it rings (0 when it is not set), whatever the system's time did."""
+        if self.key is None:
             return 0.0
-        return max(0.0, (self.deadline - millis(self.clock)) / 1000)
+        return max(0.0, self.due - self.clock.steady())
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,8 +269,9 @@ class RoomTimers:
             self.turn.clear()
         elif turn != self.turn.key:
             paused, self.paused = self.paused, None
-            left = paused[1] if paused is not None and paused[0] == turn else None
-            self.turn.set(turn, state.settings.turn_seconds if left is None else left)
+            whole = state.settings.turn_seconds
+            left = paused[1] if paused is not None and paused[0] == turn else whole
+            self.turn.set(turn, min(left, whole))
         ready = ready_key(state)
         if ready is None:
             self.ready.clear()

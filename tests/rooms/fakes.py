@@ -38,6 +38,10 @@ class FakeClock:
         """The time the test has moved the clock to."""
         return self.time
 
+    def steady(self) -> float:
+        """The same: a test never sets this clock back."""
+        return self.time
+
     def call_later(self, delay: float, job: Job) -> _Call:
         """Run ``job`` when the clock is moved ``delay`` seconds on."""
         call = _Call(self.time + delay, next(self._order), job)

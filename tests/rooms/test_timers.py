@@ -7,7 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from app.rooms.timers import Timer
 from tests.rooms.client import clone
+from tests.rooms.fakes import FakeClock
 from tests.rooms.local import Host, LocalClient, Table, open_table
 
 
@@ -240,3 +242,31 @@ async def test_players_who_are_away_are_not_waited_for(rooms: Host) -> None:
     assert ann.state is not None
     assert ann.state["status"] == "playing"
     await table.close()
+
+
+class SetClock(FakeClock):
+    """A clock whose system time a test sets anywhere, its steady time untouched."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.set_by = 0.0
+
+    def now(self) -> float:
+        return self.time + self.set_by
+
+
+async def test_the_time_a_turn_has_left_ignores_the_system_clock_being_set() -> None:
+    clock = SetClock()
+    rings: list[str] = []
+
+    async def ring(key: str) -> None:
+        rings.append(key)
+
+    timer: Timer[str] = Timer(clock, ring)
+    timer.set("turn", 30)
+    await clock.advance(10)
+    for set_by in (-3600.0, 3600.0):
+        clock.set_by = set_by
+        assert timer.left() == 20
+    await clock.advance(20)
+    assert rings == ["turn"]
