@@ -28,7 +28,7 @@ from app.rooms.events import (
     SettingsChanged,
     SpectatorChat,
 )
-from app.rooms.seats import Seat, bot_name, clean_name, name_taken
+from app.rooms.seats import PATH_STEPS, Seat, bot_name, clean_name, name_taken
 from app.rooms.settings import RoomSettings
 
 
@@ -67,6 +67,8 @@ class RoomCommands:
     def join(self, name: str, token_hash: str, at: int, key_hash: str = "") -> int:
         """Seat a new player in the lobby; returns the seat."""
         name = clean_name(name)
+        if name in PATH_STEPS:  # a new seat's; names of earlier seats stay as they were
+            raise IllegalAction("bad_name", 'a name cannot be "." or ".."')
         if self.status is not Status.LOBBY:
             raise IllegalAction("already_started", "the match has started; you can watch")
         if len(self.seats) >= self.settings.max_players:

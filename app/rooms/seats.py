@@ -54,10 +54,11 @@ def clean_name(name: str) -> str:
         raise IllegalAction("bad_name", f"a name has at most {MAX_NAME_LENGTH} characters")
     if any(not character.isprintable() for character in cleaned):
         raise IllegalAction("bad_name", "a name cannot hold control characters")
-    if not cleaned.strip(". "):
-        # Its page's address, /players/.., would be read as a step up to the site's root.
-        raise IllegalAction("bad_name", "a name needs something besides dots")
     return cleaned
+
+
+# Names a player page's address cannot hold: /players/.. is read as a step up to the site.
+PATH_STEPS = frozenset({".", ".."})
 
 
 # Letters drawn like Latin ones, as each looks: "Ann" with a Cyrillic capital A reads as "Ann".

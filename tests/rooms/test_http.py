@@ -149,12 +149,12 @@ def test_settings_must_be_an_object(rooms_server: Server) -> None:
     [
         *["", " ", "   \t  ", "\n", "x" * 25, "a" * 97, "Ann\x07", "Ann\u200b", 7, None],
         *["\u3164", "\u2800", " \u3164\u3164 \u2800", "\u0301", "\u0301\u0302"],
-        *[".", "..", ". . ."],
+        *[".", ".."],
     ],
     ids=[
         *["empty", "space", "blanks", "newline", "25", "97", "bell", "zero-width", "int", "null"],
         *["hangul-filler", "braille-blank", "blank-letters", "accent", "accents"],
-        *["dot", "dots", "spaced-dots"],
+        *["dot", "dot-dot"],
     ],
 )
 def test_bad_names_get_422_on_create_and_join(rooms_server: Server, name: Any) -> None:
@@ -396,3 +396,11 @@ def test_too_many_unknown_codes_from_one_address_get_429(limited_server: Server)
     answers = [get_room(limited_server, f"2345-678{n}") for n in range(2, 6)]
     assert [answer.status_code for answer in answers] == [404, 404, 404, 429]
     retry_after(answers[3])
+
+
+def test_dots_with_more_than_a_path_step_make_a_name(rooms_server: Server) -> None:
+    room = create_room(rooms_server, "...")
+    joined = post_join(rooms_server, room["code"], ". .")
+    assert joined.status_code == 201, joined.text
+    names = [player["name"] for player in get_room(rooms_server, room["code"]).json()["players"]]
+    assert names == ["...", ". ."]
