@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import fcntl
 import os
 import random
 import shutil
@@ -385,3 +387,22 @@ async def test_one_journal_at_a_time_holds_a_database_file(tmp_path: Path) -> No
         await close_store(first)
     second.start()  # once the first has let go
     await close_store(second)
+
+
+async def test_on_a_filesystem_without_locks_the_server_serves_and_says_what_is_at_stake(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    path = tmp_path / "spectrum.db"
+    store = open_store(path)
+    try:
+        assert "spectrum.db.lock cannot be locked ([Errno 37] No locks available)" in caplog.text
+        assert f"{path}.lock" not in files_open(path)
+        state = RoomState("ABCD-EFGH", RoomSettings(), 0)
+        state.join("Ann", hash_token("a"), 1)
+        assert await store.save(state)
+    finally:
+        await close_store(store)

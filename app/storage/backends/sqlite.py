@@ -182,6 +182,15 @@ class SqliteJournal:
                 f"{self.path} is served by another server{by}: stop it first, or give this "
                 "one a database of its own (DATABASE_URL)"
             ) from None
+        except OSError as error:  # a filesystem without locks: serve, and say what is at stake
+            os.close(fd)
+            log.warning(
+                "%s.lock cannot be locked (%s): nothing stops a second server on this database, "
+                "which would lose the moves this one acknowledges",
+                self.path,
+                error,
+            )
+            return
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self.held = fd
