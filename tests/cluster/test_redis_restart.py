@@ -57,7 +57,9 @@ async def test_play_goes_on_when_redis_restarts_mid_match() -> None:
 
 
 def lost_rooms(cluster: Cluster) -> float:
-    return sum(cluster.metrics(node).get("spectrum_rooms_lost", 0.0) for node in cluster.ids)
+    return sum(
+        cluster.metrics(node)[f'spectrum_rooms_lost_total{{node="{node}"}}'] for node in cluster.ids
+    )
 
 
 async def test_a_room_asked_of_another_node_after_redis_restarts_stays_with_its_node() -> None:
