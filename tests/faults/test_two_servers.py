@@ -10,15 +10,13 @@ import pytest
 
 from tests import fetch
 from tests.faults.table import Table, new_server
-from tests.server import FAST, Server, free_port, server_env
 
 
 async def test_a_second_server_on_the_same_file_refuses_to_start(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
     first = new_server(url)
     first.start()
-    port = free_port()
-    second = Server(server_env(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=url, **FAST), port)
+    second = new_server(url)
     try:
         table = Table(first, players=2, rounds=1)
         await table.connect()
