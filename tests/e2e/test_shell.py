@@ -201,12 +201,16 @@ def test_the_dark_theme_follows_the_system_has_a_switch_and_shows_on_every_page(
     page.reload()
     assert page.evaluate("document.documentElement.dataset.theme") == "light"
     assert page.evaluate("localStorage.getItem('spectrum.theme')") == "light"
+    # The switch answers once the page's modules have run (their words may still be loading
+    # when the page's load event fires): a page drawn in <main> says they have.
+    expect(page.locator("#main h1").first).to_be_visible()
     page.click("#theme")
     assert page.evaluate("localStorage.getItem('spectrum.theme')") is None
     assert page.evaluate("document.documentElement.dataset.theme") == "dark"
     light = new_page(pages, color_scheme="light")
     light.goto(pages.server.url + "/")
     assert light.evaluate("document.documentElement.dataset.theme") == "light"
+    expect(light.locator("#main h1").first).to_be_visible()
     light.click("#theme")
     expect(light.locator("#theme")).to_have_attribute("aria-pressed", "true")
     assert light.evaluate("localStorage.getItem('spectrum.theme')") == "dark"
