@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import shutil
 import sqlite3
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from sqlalchemy.engine import make_url
@@ -28,6 +30,8 @@ from sqlalchemy.engine import make_url
 from app.config import load_settings
 from app.scripts.backup import sqlite_database
 from app.storage.eventlog import folder_for
+from app.storage.filelock import RESTORING, SERVING, NoLocks, hold
+from app.storage.journal import DatabaseInUse
 from app.storage.outbox import outbox_for
 
 
@@ -82,7 +86,31 @@ def restore(backup: Path, database: Path, outbox: Path) -> Path:
     if backup == database:
         raise Refused("the backup is the database itself")
     check_backup(backup)
-    check_stopped(database)
+    with claimed(database):
+        check_stopped(database)
+        return put_in_place(backup, database, outbox)
+
+
+@contextlib.contextmanager
+def claimed(database: Path) -> Iterator[None]:
+    """Hold the database file as a server does while it serves it (``<database>.lock``): no
+    server is serving it, whether or not it has the file open at this moment, and none starts
+    on it before the restore is over (it would find the file half replaced)."""
+    try:
+        fd = hold(str(database), RESTORING)
+    except DatabaseInUse as error:
+        then = "stop the server first" if error.doing == SERVING else "wait for it to end"
+        raise Refused(f"{error}: {then}") from None
+    except NoLocks:  # a file system without locks: SQLite's own are all there is to go by
+        yield
+        return
+    try:
+        yield
+    finally:
+        os.close(fd)
+
+
+def put_in_place(backup: Path, database: Path, outbox: Path) -> Path:
     aside = database.with_name(f"{database.name}-replaced-{time.strftime('%Y%m%dT%H%M%S')}")
     aside.mkdir()
     live = folder_for(str(database))

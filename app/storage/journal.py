@@ -139,7 +139,11 @@ class JournalBackend(Protocol):
 
 
 class DatabaseInUse(RuntimeError):
-    """Another server process is serving the database file."""
+    """Another process is serving the database file (or restoring it: ``doing``)."""
+
+    def __init__(self, message: str, doing: str = "") -> None:
+        super().__init__(message)
+        self.doing = doing
 
 
 def open_backend(engine: AsyncEngine, segment_bytes: int) -> JournalBackend:

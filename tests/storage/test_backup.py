@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -17,9 +18,11 @@ import pytest
 from alembic import command
 from sqlalchemy.engine import make_url
 
+from app.scripts.restore import Refused, claimed
 from tests import fetch
 from tests.databases import postgres_database
 from tests.e2e.matches import play_matches
+from tests.faults.table import new_server
 from tests.rooms.client import Client, create_room, join_room
 from tests.server import FAST, ROOT, alembic_config, migrate, running_server, server_env
 from tests.storage.test_migrations import _insert, _old_match, revision
@@ -99,7 +102,9 @@ async def test_a_restore_after_a_server_was_killed_gives_the_backup(tmp_path: Pa
         await play_matches(server, ["Cy", "Dee"], 2)
         refused = run_script("restore", url, backup)
         assert refused.returncode == 1
-        assert "in use: stop the server first" in refused.stderr
+        assert refused.stderr.startswith("cannot restore: ")
+        said = f"is served by another server (process {server.process.pid}): stop the server first"
+        assert said in refused.stderr
         assert len(fetch.get(f"{server.url}/api/matches").json()["matches"]) == 3
         server.stop(signal.SIGKILL)
     restored_after_a_kill(tmp_path, url, backup, backed_up)
@@ -120,6 +125,47 @@ def restored_after_a_kill(
     with running_server(url, **FAST) as restored:
         assert fetch.get(f"{restored.url}/api/matches").json()["matches"] == backed_up
         assert fetch.get(f"{restored.url}/readyz").status_code == 200
+
+
+def test_a_server_started_during_a_restore_waits_for_it_to_end(tmp_path: Path) -> None:
+    """A restore holds the database file as a server does: a server started meanwhile refuses
+    (it would find the file half replaced), and starts once the restore is over."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    database = tmp_path / "spectrum.db"
+    starting = new_server(url)
+    with claimed(database):
+        with pytest.raises(RuntimeError, match="server exited early"):
+            starting.start()
+        assert starting.process is not None
+        assert starting.process.returncode == 3
+        said = f"is being restored (process {os.getpid()}): wait for it to end"
+        assert said in starting.logs()
+    starting.start()
+    try:
+        assert fetch.get(f"{starting.url}/readyz").status_code == 200
+        said = f"is served by another server (process {starting.process.pid}): stop the server"
+        with pytest.raises(Refused, match=re.escape(said)), claimed(database):
+            pass
+    finally:
+        starting.stop()
+
+
+def test_the_sqlite_lock_of_another_program_still_refuses_a_restore(tmp_path: Path) -> None:
+    """A program other than a server with the database open (a shell, a reporting tool)
+    holds no claim on the file, but SQLite's own lock still stops the restore."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    backup = tmp_path / "backup.db"
+    shutil.copy(tmp_path / "spectrum.db", backup)
+    before = sorted(path.name for path in tmp_path.iterdir())
+    with contextlib.closing(sqlite3.connect(tmp_path / "spectrum.db")) as reader:
+        reader.execute("BEGIN IMMEDIATE")
+        done = run_script("restore", url, backup)
+    assert done.returncode == 1
+    assert "spectrum.db is in use: stop the server first" in done.stderr
+    after = sorted(path.name for path in tmp_path.iterdir())
+    assert after == sorted([*before, "spectrum.db.lock"])  # the claim's file, let go
 
 
 @pytest.mark.parametrize("made", ["missing", "not a database", "in use"])

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import fcntl
 import logging
 import os
 import sqlite3
@@ -31,6 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.rooms.store import FinishedRound
 from app.storage.eventlog import EventLog, folder_for, read_segment
+from app.storage.filelock import RESTORING, SERVING, NoLocks, hold
 from app.storage.journal import Batch, DatabaseInUse, Events, JournalRoom, Op, Snapshot
 from app.storage.statements import EVENTS, ROOMS, SNAPSHOTS, Plan, Statements, ping, read_rooms
 
@@ -171,19 +171,14 @@ class SqliteJournal:
         the first then acknowledges would be lost."""
         if not self.path or self.path == ":memory:" or self.held is not None:
             return
-        fd = os.open(f"{self.path}.lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 16, 0).decode(errors="replace").strip()
-            os.close(fd)
-            by = f" (process {holder})" if holder.isdigit() else ""
+            fd = hold(self.path, SERVING)
+        except DatabaseInUse as error:
+            then = "wait for it to end" if error.doing == RESTORING else "stop it first"
             raise DatabaseInUse(
-                f"{self.path} is served by another server{by}: stop it first, or give this "
-                "one a database of its own (DATABASE_URL)"
+                f"{error}: {then}, or give this one a database of its own (DATABASE_URL)"
             ) from None
-        except OSError as error:  # a filesystem without locks: serve, and say what is at stake
-            os.close(fd)
+        except NoLocks as error:  # a file system without locks: serve, and say what is at stake
             log.warning(
                 "%s.lock cannot be locked (%s): nothing stops a second server on this database, "
                 "which would lose the moves this one acknowledges",
@@ -191,8 +186,6 @@ class SqliteJournal:
                 error,
             )
             return
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
         self.held = fd
 
     async def restore(self) -> list[JournalRoom]:

@@ -1,0 +1,39 @@
+"""The claim a process lays on an SQLite database file: a lock on ``<database>.lock``, held while
+the process serves (or restores) the file, and let go by the system if it dies. The file says
+which process holds it and what for, so that whoever is refused can be told."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+
+from app.storage.journal import DatabaseInUse
+
+SERVING = "served by another server"
+RESTORING = "being restored"
+
+
+class NoLocks(OSError):
+    """The file system cannot lock files."""
+
+
+def hold(database: str, doing: str) -> int:
+    """Lock ``<database>.lock`` for this process, which is ``doing`` this with the file; the
+    open descriptor (closing it lets go). ``DatabaseInUse`` if another process holds it, with
+    what that one does in ``doing``; ``NoLocks`` if the file system cannot lock."""
+    fd = os.open(f"{database}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        said = os.pread(fd, 64, 0).decode(errors="replace").strip()
+        os.close(fd)
+        holder, _, theirs = said.partition(" ")
+        theirs = theirs if theirs in (SERVING, RESTORING) else SERVING
+        by = f" (process {holder})" if holder.isdigit() else ""
+        raise DatabaseInUse(f"{database} is {theirs}{by}", theirs) from None
+    except OSError as error:
+        os.close(fd)
+        raise NoLocks(error.errno, error.strerror) from None
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"{os.getpid()} {doing}\n".encode(), 0)
+    return fd
