@@ -62,7 +62,7 @@ export function scoreLine(score) {
 }
 
 export function scoreDetail(score) {
-  if (!score || !score.complete || !score.complete.length) return '';
+  if (!score.complete.length) return '';
   const names = (list) => list.map((p) => t(`${p}s`)).join(', ');
   const sequenced = score.sequenced.length ? ` · ${t('inSequence', { names: names(score.sequenced) })}` : '';
   return t('completeOnes', { names: names(score.complete) }) + sequenced;

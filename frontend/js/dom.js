@@ -110,7 +110,6 @@ let toastTimer = 0;
 
 export function toast(message, kind = 'info') {
   const box = document.getElementById('toast');
-  if (!box) return;
   box.textContent = message;
   box.className = `toast show ${kind}`;
   clearTimeout(toastTimer);

@@ -1,13 +1,11 @@
-// A room: lobby, table, results.
+// A room: lobby, table, results; its sounds, turn alert and cards seen travelling.
 
-import { alertTurn, play, setSound, soundOn } from './alerts.js';
 import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api.js';
 import { Chat } from './chat.js';
 import { RoomConnection } from './conn.js';
 import { delegate, html, render, setText, store, toast } from './dom.js';
-import { cardName, pointsWords } from './cards.js';
+import { cardFace, cardName, pointsWords } from './cards.js';
 import { lang, refusal, t, th } from './i18n.js';
-import { glide, othersMoves, snapshot } from './motion.js';
 import { fieldValue } from './settings.js';
 import { clock, handSize, lobbyView, pileWords, predict, resultsView, sameTurn, tableView, toggle, turnOf } from './views.js';
 
@@ -562,4 +560,153 @@ function showNotSaved(type, detail) {
   } else if (shown && (type === 'state' || type === 'patch')) {
     shown.remove();
   }
+}
+
+// Sounds and the turn alert.
+
+const SOUND_KEY = 'spectrum.sound';
+// [Hz, start s, length s] notes.
+const SOUNDS = {
+  turn: [[660, 0, 0.12], [880, 0.12, 0.18]],
+  take: [[520, 0, 0.08]],
+  discard: [[392, 0, 0.09]],
+  knock: [[196, 0, 0.1], [196, 0.16, 0.12]],
+  end: [[523, 0, 0.14], [659, 0.12, 0.14], [784, 0.24, 0.28]],
+};
+
+let audio = null;
+let woken = false; // sound needs a click or key first
+
+for (const type of ['pointerdown', 'keydown']) {
+  addEventListener(type, () => {
+    woken = true;
+    audio?.resume?.();
+  }, { capture: true, passive: true });
+}
+
+function soundOn() {
+  const chosen = store.get(SOUND_KEY);
+  return chosen ? chosen === 'on' : !navigator.webdriver;
+}
+
+function setSound(on) {
+  store.set(SOUND_KEY, on ? 'on' : 'off');
+}
+
+function play(name) {
+  if (!woken || !soundOn()) return;
+  try {
+    audio ??= new AudioContext();
+    const start = audio.currentTime + 0.01;
+    for (const [frequency, at, length] of SOUNDS[name]) {
+      const tone = audio.createOscillator();
+      const gain = audio.createGain();
+      tone.type = 'triangle';
+      tone.frequency.value = frequency;
+      gain.gain.setValueAtTime(0.0001, start + at);
+      gain.gain.exponentialRampToValueAtTime(0.18, start + at + 0.015);
+      gain.gain.exponentialRampToValueAtTime(0.0001, start + at + length);
+      tone.connect(gain).connect(audio.destination);
+      tone.start(start + at);
+      tone.stop(start + at + length + 0.02);
+    }
+  } catch {
+  }
+}
+
+let plainIcon = null;
+
+function alertTurn(mine) {
+  const link = document.querySelector('link[rel=icon]');
+  const now = link.getAttribute('href');
+  plainIcon ??= now;
+  const badge = mine && document.hidden;
+  if (!badge) {
+    if (now !== plainIcon) link.setAttribute('href', plainIcon);
+    return;
+  }
+  if (now !== plainIcon) return;
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = 32;
+  const pen = canvas.getContext('2d');
+  if (!pen) return;
+  ['#8b5cf6', '#22b8cf', '#f7cd1e', '#fb8a2e', '#e8474c'].forEach((colour, index) => {
+    pen.fillStyle = colour;
+    pen.fillRect(4 + index * 5, 7, 4, 18);
+  });
+  pen.beginPath();
+  pen.arc(24, 8, 8, 0, 2 * Math.PI);
+  pen.fillStyle = '#d62b2b';
+  pen.fill();
+  link.href = canvas.toDataURL('image/png');
+  try {
+    navigator.vibrate?.([120, 80, 120]);
+  } catch {
+  }
+}
+
+// FLIP card moves over a drawn state.
+
+const CARDS = '.pile .card[data-k], .hand .card[data-k]';
+const EASE = 'cubic-bezier(.2,.7,.3,1)';
+
+function snapshot(root) {
+  const spots = new Map();
+  for (const card of root.querySelectorAll(CARDS)) spots.set(card.dataset.k, card.getBoundingClientRect());
+  return spots;
+}
+
+const pileFace = (root, index) => root.querySelector(`[data-k="pile-${index}"] :is(.card, .slot)`);
+
+function othersMoves(was, now, me) {
+  const before = turnOf(was);
+  const seat = before.seat;
+  if (!was || !now || seat == null || seat === me) return [];
+  const after = turnOf(now);
+  const moves = [];
+  was.piles.forEach((pile, index) => {
+    if (now.piles[index].count < pile.count && pile.top) moves.push({ card: pile.top, pile: index, seat, taken: true });
+  });
+  if (before.step === 'take' && after.step === 'discard' && now.discard.count < was.discard.count && was.discard.top) {
+    moves.push({ card: was.discard.top, pile: 4, seat, taken: true });
+  }
+  const ended = after.seat !== seat || (before.step === 'discard' && after.step === 'take');
+  if (ended && now.discard.top && now.discard.top !== was.discard.top) moves.push({ card: now.discard.top, pile: 4, seat, taken: false });
+  return moves;
+}
+
+function glide(root, before, moves) {
+  if (document.hidden || matchMedia('(prefers-reduced-motion: reduce)').matches) return;
+  for (const card of root.querySelectorAll(CARDS)) {
+    const was = before.get(card.dataset.k);
+    if (!was) continue;
+    const now = card.getBoundingClientRect();
+    const dx = was.left - now.left;
+    const dy = was.top - now.top;
+    if (Math.abs(dx) + Math.abs(dy) < 3 || !now.width) continue;
+    const from = `translate(${dx}px, ${dy}px) scale(${was.width / now.width})`;
+    card.animate([{ transform: from, transformOrigin: '0 0' }, { transform: 'none', transformOrigin: '0 0' }], { duration: 380, easing: EASE });
+  }
+  for (const move of moves) {
+    const face = pileFace(root, move.pile)?.getBoundingClientRect();
+    const seat = root.querySelector(`[data-k="seat-${move.seat}"]`)?.getBoundingClientRect();
+    if (!face || !seat) continue;
+    fly(move.card, face, seat, move.taken);
+    if (!move.taken) pileFace(root, move.pile).animate({ opacity: [0, 0] }, 520);
+  }
+}
+
+function fly(card, face, seat, toSeat) {
+  const ghost = document.createElement('span');
+  ghost.className = 'card ghost';
+  ghost.setAttribute('aria-hidden', 'true');
+  ghost.innerHTML = String(cardFace(card));
+  Object.assign(ghost.style, { left: `${face.left}px`, top: `${face.top}px`, width: `${face.width}px` });
+  document.body.append(ghost);
+  const dx = seat.left + seat.width / 2 - face.left - face.width / 2;
+  const dy = seat.top + seat.height / 2 - face.top - face.height / 2;
+  const away = { transform: `translate(${dx}px, ${dy}px) scale(0.3)`, opacity: 0.2 };
+  const home = { transform: 'none', opacity: 1 };
+  const animation = ghost.animate(toSeat ? [home, away] : [away, home], { duration: 520, easing: EASE, fill: 'both' });
+  animation.finished.catch(() => {}).finally(() => ghost.remove());
 }

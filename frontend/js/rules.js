@@ -22,14 +22,7 @@ export function handsShown() {
   })}</ul>`;
 }
 
-function inline(text) {
-  return escape(text)
-    .replace(/`([^`]+)`/g, '<code>$1</code>')
-    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>')
-    .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, (_, label, href) =>
-      /^(https?:\/\/|\/)/.test(href) ? `<a href="${href}">${label}</a>` : label,
-    );
-}
+const inline = (text) => escape(text).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
 
 const slug = (text) => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
 const cells = (line) => line.trim().replace(/^\||\|$/g, '').split('|').map((cell) => cell.trim());
@@ -65,18 +58,17 @@ export function markdown(source) {
   return out.join('\n');
 }
 
-const cached = {};
+let cached = null;
 
 export function rulesHTML() {
-  const file = t('rulesFile');
-  return (cached[file] ??= fetch(`/static/${file}`)
+  return (cached ??= fetch('/static/rules.md')
     .then((response) => {
       if (!response.ok) throw new Error(String(response.status));
       return response.text();
     })
-    .then((source) => `<div lang="${t('rulesLang')}">${markdown(source).replace('</table></div>', `</table></div>${handsShown()}`)}</div>`)
+    .then((source) => `<div lang="en">${markdown(source).replace('</table></div>', `</table></div>${handsShown()}`)}</div>`)
     .catch((error) => {
-      delete cached[file];
+      cached = null;
       return `<p>${escape(t('rulesFailed', { error: error.message }))}</p>`;
     }));
 }

@@ -222,7 +222,7 @@ function actions(page, state, mine) {
   if (!mine) return '';
   const hint = page.ui.hint;
   const help =
-    state.settings.hints && (turn.step === 'take' || turn.step === 'discard')
+    state.settings.hints
       ? hint
         ? html`<p class="hint hint-line" role="status">${t('hintIs', { text: hint.text })}</p>`
         : page.conn.pending.has(page.hintId)
@@ -245,14 +245,11 @@ function actions(page, state, mine) {
       <button class="btn primary" data-act="take" ${count ? '' : 'disabled'}>${count ? t('takeN', { n: count }) : t('takeCards')}</button>
       ${count ? html`<button class="btn" data-act="clear">${t('clear')}</button>` : knock}${help}</div>`;
   }
-  if (turn.step === 'discard') {
-    if (turn.pending === 1) return help ? html`<div class="actions">${help}</div>` : '';
-    const count = page.ui.cards.length;
-    return html`<div class="actions"><p class="hint">${t('lastOnTop')}</p>
-      <button class="btn primary" data-act="discard" ${count === turn.pending ? '' : 'disabled'}>${t('discardOf', { n: count, of: turn.pending })}</button>
-      ${count ? html`<button class="btn" data-act="clear">${t('clear')}</button>` : ''}${help}</div>`;
-  }
-  return '';
+  if (turn.pending === 1) return help ? html`<div class="actions">${help}</div>` : '';
+  const count = page.ui.cards.length;
+  return html`<div class="actions"><p class="hint">${t('lastOnTop')}</p>
+    <button class="btn primary" data-act="discard" ${count === turn.pending ? '' : 'disabled'}>${t('discardOf', { n: count, of: turn.pending })}</button>
+    ${count ? html`<button class="btn" data-act="clear">${t('clear')}</button>` : ''}${help}</div>`;
 }
 
 function displayOrder(you, order) {
@@ -286,9 +283,7 @@ export function lobbyView(page, state) {
             aria-label="${t('removeName', { name: player.name })}">${t('remove')}</button>`
         : ''}</li>`,
   );
-  // Bot-less servers send no "bot".
-  const bots = host && free > 0 && state.players.every((player) => 'bot' in player);
-  const addBot = bots
+  const addBot = host && free > 0
     ? html`<div class="row" style="margin:0 0 12px"><span class="muted small" style="flex-basis:100%">${t('addBot')}</span>
         ${['easy', 'normal', 'strong'].map(
           (level) => html`<button class="btn" data-act="add-bot" data-level="${level}">${t(level)}</button>`,

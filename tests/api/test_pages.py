@@ -193,3 +193,11 @@ def test_each_hand_the_rules_page_draws_scores_as_it_is_labelled(server: Server)
         assert len(score["complete"]) == int(complete), cards
         assert (score["sequence"] or "") == sequence, cards
         assert score["points"] == int(points), cards
+
+
+def test_the_rules_file_holds_only_the_markdown_rules_js_reads() -> None:
+    """rules.js reads headings, paragraphs, lists, tables and **bold**: a code span or a link in
+    rules.md would show as its raw marks."""
+    source = (FRONTEND / "rules.md").read_text()
+    assert "`" not in source
+    assert not re.search(r"\]\(", source)

@@ -311,7 +311,6 @@ chosenLabel Chosen cards (select one to remove it)
 colour Colour
 colourCards {colour} cards
 handsShown The scoring hands, as cards
-rulesFile rules.md
 rulesFailed The rules could not be loaded ({error}). Check the connection and try again.
 loadingRules Loading the rules…
 tryCalc Try hands in the score calculator
@@ -379,6 +378,5 @@ discardShort Discard
 linkMove Link to this move
 keys Keys: ← → step, Home and End jump.
 otherLang Français
-rulesLang en
 history History
 `;

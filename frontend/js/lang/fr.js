@@ -311,7 +311,6 @@ chosenLabel Cartes choisies (choisissez-en une pour la retirer)
 colour Couleur
 colourCards Cartes de couleur {colour}
 handsShown Les mains qui marquent, en cartes
-rulesFile rules.md
 rulesFailed Impossible de charger les règles ({error}). Vérifiez la connexion et réessayez.
 loadingRules Chargement des règles…
 tryCalc Essayer des mains dans le calculateur de score
@@ -379,6 +378,5 @@ discardShort Défausse
 linkMove Lien vers ce coup
 keys Touches : ← → pour avancer, Début et Fin pour sauter.
 otherLang English
-rulesLang en
 history Historique
 `;
