@@ -52,6 +52,12 @@ e_spectator_chat_off The host has not let spectators chat.
 e_no_match There is no match with this address.
 e_chat_too_fast Too many messages at once: wait {n} s.
 e_chat_empty That message has nothing visible in it.
+e_hint_late The table changed while the hint was worked out: ask again.
+e_wrong_step That move does not fit this step of your turn.
+e_bad_settings Too many players are seated for that setting.
+e_too_large That message is too long to send.
+e_chat_too_long A chat message holds at most {n} characters.
+e_unknown_reaction That is not one of the quick reactions.
 pitch Collect all five numbers, shapes or colours, then line them up. A quick card game for 2 to 6 friends: make a room and share its link.
 learn Learn to play
 yourName Your name

@@ -52,6 +52,12 @@ e_spectator_chat_off L’hôte n’a pas permis aux spectateurs de discuter.
 e_no_match Aucune partie à cette adresse.
 e_chat_too_fast Trop de messages d’un coup : attendez {n} s.
 e_chat_empty Ce message n’a rien de visible.
+e_hint_late La table a changé pendant le calcul du conseil : redemandez-le.
+e_wrong_step Ce coup ne correspond pas à cette étape de votre tour.
+e_bad_settings Trop de joueurs sont assis pour ce réglage.
+e_too_large Ce message est trop long pour être envoyé.
+e_chat_too_long Un message compte au plus {n} caractères.
+e_unknown_reaction Ce n’est pas une des réactions rapides.
 pitch Réunissez les cinq nombres, formes ou couleurs, puis alignez-les. Un jeu de cartes rapide pour 2 à 6 amis : créez une salle et partagez son lien.
 learn Apprendre à jouer
 yourName Votre nom
