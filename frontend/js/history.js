@@ -84,7 +84,7 @@ export function mount(root, { page, param }) {
 
   function go(move, round = ui.view.round) {
     const frames = ui.rounds[round]?.frames;
-    if (!frames?.length) return;
+    if (!frames) return;
     ui.view = { round, move: Math.max(0, Math.min(move, frames.length - 1)) };
     history.replaceState(null, '', location.pathname + linkTo(round, ui.view.move));
     update();
@@ -249,7 +249,12 @@ async function rebuild(round, names, size, match) {
     deck = ALL_CARDS.map((id, i) => [keys[i], id]).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map((pair) => pair[1]);
   } else {
     problems.push(t('noCrypto'));
-    if (round.moves) deck = (await api(`/api/matches/${match}/rounds/${n}/moves`)).deck;
+    try {
+      if (round.moves) deck = (await api(`/api/matches/${match}/rounds/${n}/moves`)).deck;
+    } catch (error) {
+      // Said in this round's replay; the other rounds replay all the same.
+      return { frames: [], problems, failed: [t('movesFailed', { n }), error.message] };
+    }
   }
   const dealt = count * size;
   const hands = names.map((_, seat) => deck.slice(0, dealt).filter((_, i) => (i - seat + dealer + 1) % count === 0));
@@ -306,7 +311,9 @@ function replayPanel(match, ui) {
       aria-pressed="${r === round}" ${r.moves ? '' : 'disabled'}>${t('roundN', { n: r.number })}</button>`)}</div>
     ${!round.moves
       ? html`<p class="muted">${t('noReplay')}</p>`
-      : shown && html`<div class="row replay-steps">${buttons(0)}
+      : built?.failed
+        ? verdict(built.failed)
+        : shown && html`<div class="row replay-steps">${buttons(0)}
           <input type="range" min="0" max="${last}" value="${at}" data-input="seek" aria-label="${t('move')}">${buttons(2)}</div>
         <p class="replay-what" aria-live="polite"><b>${t('moveOf', { m: at, of: last })}</b> · ${shown.text}</p>
         <div class="replay-piles">${shown.piles.map((pile, p) => html`<span><span class="small">${t(p < 4 ? 'pile' : 'discardShort', { n: p + 1 })}</span>${

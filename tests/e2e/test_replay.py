@@ -183,6 +183,36 @@ def test_a_plain_http_lan_address_replays_from_the_servers_deal(
     assert pages.errors == []
 
 
+def test_a_round_whose_moves_cannot_be_fetched_says_so_and_the_others_replay(
+    pages_here: Pages, finished: Finished
+) -> None:
+    """Without Web Crypto (a plain http LAN address) the replay fetches each round's deal order:
+    a round whose fetch fails says why in its place, and the other rounds replay all the same."""
+    match = finished.match
+    second = match["rounds"][1]
+    page = pages_here.open(None)
+    page.add_init_script("delete Crypto.prototype.subtle")
+    page.route("**/api/matches/*/rounds/1/moves", lambda route: route.abort())
+    page.goto(f"{finished.server.url}/matches/{match['id']}")
+    replay = page.locator(".replay")
+    failed = replay.locator(".verdict.bad[role=alert]").first
+    expect(failed).to_contain_text("The moves of round 1 could not be loaded.")
+    expect(failed).to_contain_text("The server cannot be reached. Check the connection.")
+    expect(replay.locator(".replay-what")).to_have_count(0)
+    expect(replay.locator(".verdict").last).to_have_text(
+        "Checking the deals needs a secure (https) page."
+    )
+    replay.get_by_role("button", name="Round 2").click()
+    last = len(second["moves"])
+    at_move(page, 0, last)
+    page.keyboard.press("End")
+    at_move(page, last, last)
+    assert shown_hands(page) == names([hand["cards"] for hand in second["hands"]])
+    expect(replay).not_to_contain_text("could not be loaded")
+    replay.get_by_role("button", name="Round 1").click()
+    expect(failed).to_contain_text("The moves of round 1 could not be loaded.")
+
+
 def test_a_link_past_the_end_shows_the_last_move_and_steps_back_from_it(
     pages_here: Pages, finished: Finished
 ) -> None:

@@ -378,6 +378,7 @@ next Next
 last Last move
 replay Replay
 noReplay This round was stored before moves were kept: it has no replay.
+movesFailed The moves of round {n} could not be loaded.
 move Move
 moveOf Move {m} of {of}
 discardShort Discard

@@ -378,6 +378,7 @@ next Suivant
 last Dernier coup
 replay Rejeu
 noReplay Cette manche date d’avant l’enregistrement des coups : pas de rejeu.
+movesFailed Impossible de charger les coups de la manche {n}.
 move Coup
 moveOf Coup {m} sur {of}
 discardShort Défausse
