@@ -89,7 +89,7 @@ export class Chat {
     const atEnd = !this.drawn || log.scrollHeight - log.scrollTop - log.clientHeight < 24;
     const rows = lines.map((line) => {
       const who = line.seat != null && line.seat === me ? t('You') : (line.name ?? t('spectator'));
-      return el('p', { class: line.reaction ? 'reaction' : '' }, el('strong', {}, `${who}: `), el('span', {}, line.reaction ?? line.text));
+      return el('p', { class: line.reaction ? 'reaction' : '' }, el('strong', {}, `${t('said', { who })} `), el('span', {}, line.reaction ?? line.text));
     });
     log.replaceChildren(...(rows.length ? rows : [el('p', { class: 'muted' }, t('noMessages'))]));
     if (atEnd) log.scrollTop = log.scrollHeight;

@@ -14,7 +14,7 @@ const playerHref = (name, tag) => `/players/${encodeURIComponent(name)}${tag == 
 const playerLink = (name, tag) => html`<a href="${playerHref(name, tag)}">${name}</a>`;
 const seatName = (seat) => (seat.bot ? html`${seat.name} <span class="muted small">(${t('computer')})</span>` : playerLink(seat.name, seat.tag));
 const someone = (tag) => (tag ? `#${tag}` : t('noKey'));
-const average = (value) => (value == null ? '–' : minus(value));
+const average = (value) => (value == null ? '–' : `${value < 0 ? '−' : ''}${Math.abs(value).toLocaleString(lang)}`);
 
 export function mount(root, { page, param }) {
   const controller = new AbortController();

@@ -5,7 +5,7 @@ import { navigate } from './app.js';
 import { cardImage } from './cards.js';
 import { delegate, html, render, store, toast } from './dom.js';
 import { t } from './i18n.js';
-import { DEFAULT_SETTINGS, readSettings, settingsFields, settingsSummary } from './settings.js';
+import { DEFAULT_SETTINGS, readSettings, roundsOk, settingsFields, settingsSummary } from './settings.js';
 
 const TRIPO = ['1-circle-violet', '2-crescent-cyan', '3-triangle-yellow', '4-square-orange', '5-star-red'];
 
@@ -82,10 +82,18 @@ export function mount(root) {
     ui.createError = '';
     const name = nameOrComplain('createError');
     if (!name) return;
+    const settings = lesson ? LESSON : readSettings(form);
+    if (!roundsOk(settings.rounds)) {
+      ui.createError = t('roundsRange');
+      form.querySelector('details').open = true;
+      update();
+      form.rounds.focus();
+      return;
+    }
     ui.busy = 'create';
     update();
     try {
-      const code = await newRoom(name, lesson ? LESSON : readSettings(form));
+      const code = await newRoom(name, settings);
       if (lesson) store.set(`spectrum.learn.${code}`, '1');
       navigate(`/r/${code}`);
     } catch (error) {

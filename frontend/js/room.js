@@ -6,7 +6,7 @@ import { RoomConnection } from './conn.js';
 import { delegate, html, render, setText, store, toast } from './dom.js';
 import { cardFace, cardName, pointsWords } from './cards.js';
 import { lang, refusal, t, th } from './i18n.js';
-import { fieldValue } from './settings.js';
+import { fieldValue, roundsOk } from './settings.js';
 import { clock, handSize, lobbyView, pileWords, predict, resultsView, sameTurn, tableView, toggle, turnOf } from './views.js';
 
 const CLOSES = [4001, 4002, 4003, 4004, 4009, 4010, 4011];
@@ -426,7 +426,7 @@ class RoomPage {
 
   changeSetting(input) {
     const value = fieldValue(input);
-    if (input.name === 'rounds' && !(value >= 1 && value <= 50)) {
+    if (input.name === 'rounds' && !roundsOk(value)) {
       toast(t('roundsRange'), 'error');
       return;
     }

@@ -28,6 +28,8 @@ export function settingsFields(settings) {
   </div>`;
 }
 
+export const roundsOk = (rounds) => Number.isInteger(rounds) && rounds >= 1 && rounds <= 50;
+
 export function fieldValue(input) {
   if (input.type === 'checkbox') return input.checked;
   return Number(input.value);

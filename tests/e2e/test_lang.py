@@ -325,6 +325,8 @@ def test_a_chat_refusal_is_said_in_french_with_the_wait(pages: Pages) -> None:
     for number in range(6):
         page.fill("#chat-text", f"salut {number}")
         page.press("#chat-text", "Enter")
+    # A space before the colon, as French writes it.
+    expect(page.locator(".chatlog p").first).to_have_text("Vous : salut 0")
     expect(page.locator("#toast")).to_have_text(
         re.compile(rf"^Trop de messages d{APOSTROPHE}un coup : attendez \d+ s\.$")
     )
@@ -342,3 +344,28 @@ def test_a_refused_setting_is_said_in_french(pages: Pages) -> None:
     page.select_option("#set-seats", "2")
     expect(page.locator("#toast")).to_have_text("Trop de joueurs sont assis pour ce réglage.")
     expect(page.locator("#set-seats")).to_have_value("6")
+
+
+def test_rounds_out_of_range_are_said_in_french_before_the_room_is_made(pages: Pages) -> None:
+    """The server would refuse them in its English words (a 422 naming the field)."""
+    page = pages.open("/", locale="fr-FR")
+    page.fill("#name", "Léa")
+    summary = page.locator("[data-submit=create] summary")
+    summary.click()
+    page.fill("#set-rounds", "99")
+    summary.click()
+    page.locator("[data-submit=create] button.primary").click()
+    expect(page.locator("[data-submit=create] [role=alert]")).to_have_text(
+        "Les manches vont de 1 à 50."
+    )
+    expect(page.locator("#set-rounds")).to_be_focused()
+    assert page.url == pages.server.url + "/"
+
+
+def test_a_french_page_writes_decimals_with_a_comma(pages: Pages) -> None:
+    player = {"name": "Zoé", "tag": None, "others": [], "matches": 3, "wins": 1, "rounds": 4}
+    player |= {"average_points": -2.5, "best_hand": None}
+    page = pages.open(None, locale="fr-FR")
+    page.route("**/api/players/*", lambda route: route.fulfill(json=player))
+    page.goto(pages.server.url + "/players/Zo%C3%A9")
+    expect(page.locator(".stat b")).to_have_text(["3", "1", "4", "\N{MINUS SIGN}2,5"])

@@ -58,6 +58,12 @@ e_bad_settings Too many players are seated for that setting.
 e_too_large That message is too long to send.
 e_chat_too_long A chat message holds at most {n} characters.
 e_unknown_reaction That is not one of the quick reactions.
+e_wrong_status Not at this point of the match.
+e_no_such_seat That seat is no longer there.
+e_too_many_misses Too many unknown room codes from here; wait a minute.
+e_database_unavailable The server's database is unavailable; try again later.
+e_moving The server cannot place this room right now; try again in a moment.
+e_room_moved The room was closed or moved; try again.
 pitch Collect all five numbers, shapes or colours, then line them up. A quick card game for 2 to 6 friends: make a room and share its link.
 learn Learn to play
 yourName Your name
@@ -280,6 +286,7 @@ send Send
 chat Chat
 spectator Spectator
 noMessages No messages yet.
+said {who}:
 mute Mute
 unmute Unmute
 isMuted muted

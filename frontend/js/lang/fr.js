@@ -58,6 +58,12 @@ e_bad_settings Trop de joueurs sont assis pour ce réglage.
 e_too_large Ce message est trop long pour être envoyé.
 e_chat_too_long Un message compte au plus {n} caractères.
 e_unknown_reaction Ce n’est pas une des réactions rapides.
+e_wrong_status Pas à ce moment de la partie.
+e_no_such_seat Cette place n’existe plus.
+e_too_many_misses Trop de codes de salle inconnus depuis cette adresse : attendez une minute.
+e_database_unavailable La base de données du serveur est indisponible : réessayez plus tard.
+e_moving Le serveur ne peut pas placer cette salle pour l’instant : réessayez dans un instant.
+e_room_moved La salle a été fermée ou déplacée : réessayez.
 pitch Réunissez les cinq nombres, formes ou couleurs, puis alignez-les. Un jeu de cartes rapide pour 2 à 6 amis : créez une salle et partagez son lien.
 learn Apprendre à jouer
 yourName Votre nom
@@ -280,6 +286,7 @@ send Envoyer
 chat Discussion
 spectator Spectateur
 noMessages Pas encore de messages.
+said {who} :
 mute Rendre muet
 unmute Rendre la parole
 isMuted muet
