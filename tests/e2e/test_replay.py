@@ -184,7 +184,7 @@ def test_a_plain_http_lan_address_replays_from_the_servers_deal(
 
 
 def test_a_round_whose_moves_cannot_be_fetched_says_so_and_the_others_replay(
-    pages_here: Pages, finished: Finished
+    pages_here: Pages, finished: Finished, shot: Shot
 ) -> None:
     """Without Web Crypto (a plain http LAN address) the replay fetches each round's deal order:
     a round whose fetch fails says why in its place, and the other rounds replay all the same."""
@@ -202,6 +202,8 @@ def test_a_round_whose_moves_cannot_be_fetched_says_so_and_the_others_replay(
     expect(replay.locator(".verdict").last).to_have_text(
         "Checking the deals needs a secure (https) page."
     )
+    replay.scroll_into_view_if_needed()
+    shot(page, "replay-moves-failed")
     replay.get_by_role("button", name="Round 2").click()
     last = len(second["moves"])
     at_move(page, 0, last)
