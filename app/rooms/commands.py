@@ -88,12 +88,13 @@ class RoomCommands:
         self.record(BotAdded(bot_name(self.seats, level), level))
         return len(self.seats) - 1
 
-    def remove_bot(self, by: int | None, seat: object) -> None:
-        """The host removes a computer player from the lobby."""
+    def remove_bot(self, by: int | None, seat: object, name: str | None = None) -> None:
+        """The host removes a computer player from the lobby (``name``'s, if given)."""
         self._check_host(by, "remove bots")
         self._check_lobby("remove bots")
         if type(seat) is not int or not 0 <= seat < len(self.seats) or not self.is_bot(seat):
             raise IllegalAction("no_such_bot", f"there is no bot in seat {seat!r}")
+        self._check_named(seat, name)
         self.record(BotRemoved(seat))
 
     def leave(self, seat: int) -> None:
@@ -101,11 +102,12 @@ class RoomCommands:
         self._check_lobby("leave")
         self.record(Left(seat))
 
-    def kick(self, by: int | None, seat: object) -> None:
-        """The host removes a player from the lobby."""
+    def kick(self, by: int | None, seat: object, name: str | None = None) -> None:
+        """The host removes a player from the lobby (``name``, if given)."""
         self._check_host(by, "kick players")
         self._check_lobby("kick")
         seat = self._seat(seat)
+        self._check_named(seat, name)
         if seat == by:
             raise IllegalAction("bad_kick", "the host cannot kick themselves; leave instead")
         if self.is_bot(seat):
@@ -181,10 +183,11 @@ class RoomCommands:
         self.check_chat(seat)
         self.record(Chatted(seat, None, check_reaction(reaction), at))
 
-    def mute(self, by: int | None, seat: object, muted: bool) -> None:
-        """The host mutes or unmutes a player's chat."""
+    def mute(self, by: int | None, seat: object, muted: bool, name: str | None = None) -> None:
+        """The host mutes or unmutes a player's chat (``name``'s, if given)."""
         self._check_host(by, "mute players")
         seat = self._seat(seat)
+        self._check_named(seat, name)
         if seat == by:
             raise IllegalAction("bad_mute", "the host cannot mute themselves")
         if self.is_bot(seat):
@@ -216,6 +219,15 @@ class RoomCommands:
         if type(seat) is not int or not 0 <= seat < len(self.seats):
             raise IllegalAction("no_such_seat", f"there is no seat {seat!r}")
         return seat
+
+    def _check_named(self, seat: int, name: str | None) -> None:
+        """Refuse a message about ``name`` if someone else holds ``seat`` by now: seats move
+        down when a player leaves the lobby, and the message would fall on the wrong one."""
+        held = self.seats[seat].name
+        if name is not None and name != held:
+            raise IllegalAction(
+                "seat_changed", f"seat {seat} is {held}'s now, not {name}'s; nothing was done"
+            )
 
     def _check_host(self, by: int | None, what: str) -> None:
         if by is None or by != self.host:

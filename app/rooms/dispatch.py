@@ -36,8 +36,8 @@ def dispatch(room: LiveRoom, connection: Connection, message: protocol.ClientMes
         case protocol.ChatMessage() | protocol.React():
             _chat(room, connection, message, at)
             return "chat"
-        case protocol.Mute(seat=target, muted=muted):
-            state.mute(_seat(seat), target, muted)
+        case protocol.Mute(seat=target, muted=muted, name=name):
+            state.mute(_seat(seat), target, muted, name)
             return "chat"
         case protocol.SpectatorChatMessage(allowed=allowed):
             state.allow_spectator_chat(_seat(seat), allowed)
@@ -51,16 +51,16 @@ def dispatch(room: LiveRoom, connection: Connection, message: protocol.ClientMes
             state.rematch(_seat(seat), uuid.uuid4().hex, secrets.token_hex(32), at)
         case protocol.ChangeSettings(settings=changes):
             state.change_settings(_seat(seat), changed(state.settings, changes))
-        case protocol.Kick(seat=target):
-            state.kick(_seat(seat), target)
+        case protocol.Kick(seat=target, name=name):
+            state.kick(_seat(seat), target, name)
             _unseat(room, target, CLOSE_KICKED, "the host removed you from the room")
         case protocol.Leave():
             state.leave(_seat(seat))
             _unseat(room, _seat(seat), None, "")
         case protocol.AddBot(level=level):
             state.add_bot(_seat(seat), level)
-        case protocol.RemoveBot(seat=target):
-            state.remove_bot(_seat(seat), target)
+        case protocol.RemoveBot(seat=target, name=name):
+            state.remove_bot(_seat(seat), target, name)
             _unseat(room, target, None, "")
         case protocol.Back():
             room.table.came_back(_seat(seat))

@@ -13,6 +13,9 @@ from pydantic_core import from_json
 
 ActionId = Annotated[str, Field(max_length=64)] | Annotated[int, Field(ge=0, le=2**53)]
 CardId = Annotated[str, Field(max_length=32)]
+# Who the sender takes the seat a message names to hold: if someone else holds it by then
+# (seats move down when a player leaves the lobby), the message is refused.
+SeatName = Annotated[str, Field(max_length=128)]
 
 
 class _Message(BaseModel):
@@ -81,6 +84,7 @@ class Kick(_Message):
 
     type: Literal["kick"]
     seat: int
+    name: SeatName | None = None
 
 
 class ChangeSettings(_Message):
@@ -114,6 +118,7 @@ class RemoveBot(_Message):
 
     type: Literal["remove_bot"]
     seat: int
+    name: SeatName | None = None
 
 
 class HintRequest(_Message):
@@ -148,6 +153,7 @@ class Mute(_Message):
     type: Literal["mute"]
     seat: int
     muted: bool = True
+    name: SeatName | None = None
 
 
 class SpectatorChatMessage(_Message):

@@ -110,7 +110,7 @@ export class Chat {
         const off = muted.includes(p.seat);
         const word = t(off ? 'unmute' : 'mute');
         const badge = off ? el('span', { class: 'badge warm' }, t('isMuted')) : '';
-        return el('p', { class: 'row' }, el('span', { class: 'who' }, p.name), badge, button(word, t(off ? 'unmuteName' : 'muteName', { name: p.name }), () => this.page.send({ type: 'mute', seat: p.seat, muted: !off })));
+        return el('p', { class: 'row' }, el('span', { class: 'who' }, p.name), badge, button(word, t(off ? 'unmuteName' : 'muteName', { name: p.name }), () => this.page.send({ type: 'mute', seat: p.seat, muted: !off, name: p.name })));
       });
     const open = host.open;
     host.replaceChildren(el('summary', {}, t('chatSettings')), el('label', { class: 'row' }, box, t('letWatchers')), ...rows);

@@ -341,7 +341,8 @@ class RoomPage {
         this.send({ type: name });
         return;
       case 'kick':
-        this.send({ type: 'kick', seat: Number(element.dataset.seat) });
+      case 'remove_bot':
+        this.send({ type: name, seat: Number(element.dataset.seat), name: element.dataset.name });
         return;
       case 'copy':
         this.copyLink();
@@ -372,9 +373,6 @@ class RoomPage {
         return;
       case 'add-bot':
         this.send({ type: 'add_bot', level: element.dataset.level });
-        return;
-      case 'remove-bot':
-        this.send({ type: 'remove_bot', seat: Number(element.dataset.seat) });
         return;
       case 'back':
         this.send({ type: 'back' });

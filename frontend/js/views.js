@@ -279,7 +279,7 @@ export function lobbyView(page, state) {
       ${player.host ? html`<span class="badge">${t('host')}</span>` : ''}
       ${player.seat === me ? html`<span class="badge warm">${t('you')}</span>` : ''}
       ${host && player.seat !== me
-        ? html`<button class="btn quiet danger" data-act="${player.bot ? 'remove-bot' : 'kick'}" data-seat="${player.seat}"
+        ? html`<button class="btn quiet danger" data-act="${player.bot ? 'remove_bot' : 'kick'}" data-seat="${player.seat}" data-name="${player.name}"
             aria-label="${t('removeName', { name: player.name })}">${t('remove')}</button>`
         : ''}</li>`,
   );

@@ -51,7 +51,7 @@ def test_the_focus_stays_in_the_page_after_each_action(pages: Pages) -> None:
     expect(ann.locator(".seatlist li", has_text="Computer")).to_have_count(1)
     expect(ann.locator("[data-act=add-bot][data-level=normal]")).to_be_focused()
     # Removed: its row goes, and the focus goes to the page's heading.
-    press(ann, "[data-act=remove-bot]")
+    press(ann, "[data-act=remove_bot]")
     expect(ann.locator(".seatlist li", has_text="Computer")).to_have_count(0)
     expect(ann.locator("h1")).to_be_focused()
 

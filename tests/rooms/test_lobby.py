@@ -11,7 +11,7 @@ import pytest
 
 from app.engine.errors import IllegalAction
 from app.rooms.registry import hash_token
-from tests.rooms.client import Refused, Table, clone
+from tests.rooms.client import Refused, Table, clone, expect_refusal, others, plays_on
 from tests.rooms.local import Host, LocalClient, open_table
 
 
@@ -139,6 +139,51 @@ async def test_kick_of_a_player_who_is_away(rooms: Host) -> None:
     await table.settle()
     assert names(table.spectators[0]) == ["P0", "P1"]
     await all_agree(table)
+
+
+async def said_no(table: Table[LocalClient], message: dict[str, object]) -> dict[str, object]:
+    """The host's ``message`` refused as ``seat_changed``, nothing changed for anyone."""
+    await table.settle()
+    return await expect_refusal(table.host, others(table, table.host), message, "seat_changed")
+
+
+async def test_what_the_host_meant_for_a_seat_whose_player_left_falls_on_no_one(
+    rooms: Host,
+) -> None:
+    """Seats move down when a player leaves: a kick or a mute the host sent for the one who
+    left, naming them, is refused instead of falling on the player now in that seat."""
+    table = await open_table(rooms, 3, spectators=1)
+    await table.players[1].act("leave")
+    await table.settle()
+    assert table.players[2].seat == 1
+    for message in (
+        {"type": "kick", "seat": 1, "name": "P1", "id": 1},
+        {"type": "mute", "seat": 1, "name": "P1", "id": 2},
+    ):
+        error = await said_no(table, message)
+        assert error["message"] == "seat 1 is P2's now, not P1's; nothing was done"
+    await plays_on(table)
+    await table.host.act("mute", seat=1, name="P2")
+    await table.host.act("kick", seat=1, name="P2")
+    code, _ = await table.players[2].wait_closed()
+    assert code == 4010
+
+
+async def test_a_bot_removed_by_name_is_that_bot_or_none(rooms: Host) -> None:
+    table = await open_table(rooms, 1, spectators=1)
+    await table.host.act("add_bot", level="easy")
+    await table.host.act("add_bot", level="easy")
+    await table.settle()
+    assert table.host.state is not None
+    first, second = (p["name"] for p in table.host.state["players"][1:])
+    await table.host.act("remove_bot", seat=1, name=first)
+    await table.settle()
+    message = {"type": "remove_bot", "seat": 1, "name": first, "id": 3}
+    error = await said_no(table, message)
+    assert error["message"] == f"seat 1 is {second}'s now, not {first}'s; nothing was done"
+    await table.host.act("remove_bot", seat=1, name=second)
+    state = await table.host.wait_for(lambda s: len(s["players"]) == 1)
+    assert [p["name"] for p in state["players"]] == ["P0"]
 
 
 # Leave.

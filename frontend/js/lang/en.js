@@ -60,6 +60,7 @@ e_chat_too_long A chat message holds at most {n} characters.
 e_unknown_reaction That is not one of the quick reactions.
 e_wrong_status Not at this point of the match.
 e_no_such_seat That seat is no longer there.
+e_seat_changed That player left meanwhile: nothing was done.
 e_too_many_misses Too many unknown room codes from here; wait a minute.
 e_database_unavailable The server's database is unavailable; try again later.
 e_moving The server cannot place this room right now; try again in a moment.

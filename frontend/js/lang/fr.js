@@ -60,6 +60,7 @@ e_chat_too_long Un message compte au plus {n} caractères.
 e_unknown_reaction Ce n’est pas une des réactions rapides.
 e_wrong_status Pas à ce moment de la partie.
 e_no_such_seat Cette place n’existe plus.
+e_seat_changed Ce joueur est parti entre-temps : rien n’a été fait.
 e_too_many_misses Trop de codes de salle inconnus depuis cette adresse : attendez une minute.
 e_database_unavailable La base de données du serveur est indisponible : réessayez plus tard.
 e_moving Le serveur ne peut pas placer cette salle pour l’instant : réessayez dans un instant.
