@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -39,6 +41,43 @@ CLOSE_RESTART = 1012
 log = logging.getLogger(__name__)
 
 
+# Seconds between tries to restore the rooms kept at the last stop, doubling up to the last.
+RESTORE_RETRY_SECONDS = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
+
+
+async def restore_rooms(registry: RoomRegistry, store: DatabaseStore, drained: bool) -> bool:
+    """Hold again the rooms kept at the last stop, once the outbox it kept is written (unless
+    ``drained`` already); whether they are held (else ``registry.unrestored`` says why)."""
+    try:
+        if not drained:
+            await store.outbox_written()
+    except Exception as error:
+        registry.unrestored = f"the outbox kept at the last stop is not written ({kind(error)})"
+        return False
+    try:
+        await registry.restore(await store.restore())
+    except Exception as error:  # the database is away: serve anyway, /readyz says why
+        registry.unrestored = f"the rooms kept at the last stop cannot be read ({kind(error)})"
+        log.exception("live rooms could not be restored yet")
+        return False
+    registry.unrestored = None
+    return True
+
+
+async def restore_later(registry: RoomRegistry, store: DatabaseStore, drained: bool) -> None:
+    """Try again, more and more seldom, until the rooms kept at the last stop are held."""
+    for attempt in itertools.count():
+        await asyncio.sleep(RESTORE_RETRY_SECONDS[min(attempt, len(RESTORE_RETRY_SECONDS) - 1)])
+        if await restore_rooms(registry, store, drained):
+            log.info("the rooms kept at the last stop are restored (%d rooms)", len(registry.rooms))
+            return
+
+
+def kind(error: BaseException) -> str:
+    """An error's kind, for /readyz (its words are in the log)."""
+    return error.__class__.__name__
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """A new application configured by ``settings`` (by default the environment's)."""
     settings = settings or get_settings()
@@ -73,20 +112,22 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         drained = True
         try:
             await store.drain_outbox()  # what the last stop kept, before any room is read
-        except Exception:  # the database is away: it stays queued, and in the file
+        except Exception as error:  # the database is away: it stays queued, and in the file
             drained = False
-            log.exception("the outbox could not be written yet; rooms are not restored")
+            registry.unrestored = f"the outbox kept at the last stop is not written ({kind(error)})"
+            log.exception("the outbox could not be written yet; rooms are not restored yet")
+        later = None
         if cluster is not None:
             # Rooms are claimed and restored one by one, by the node a player reaches.
             await cluster.start()
-        elif drained:
-            try:
-                await registry.restore(await store.restore())
-            except Exception:  # the database is away: serve anyway, /readyz says why
-                log.exception("live rooms could not be restored")
+        elif not drained or not await restore_rooms(registry, store, drained):
+            # Serve meanwhile (/readyz says why not ready); the rooms come back once they can.
+            later = asyncio.create_task(restore_later(registry, store, drained))
         if registry.rooms:
             log.info("restored %d rooms", len(registry.rooms))
         yield
+        if later is not None:
+            later.cancel()
         collector.cancel()
         if cluster is not None and not cluster.draining:
             await cluster.drain()

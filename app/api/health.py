@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse, Response
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from pydantic import BaseModel, Field
 
-from app.api.deps import ClusterDep, MetricsDep, StoreDep
+from app.api.deps import ClusterDep, MetricsDep, RegistryDep, StoreDep
 from app.storage.batching import error_kind
 from app.storage.migrations import current_revision, head_revision
 
@@ -49,9 +49,10 @@ def healthz() -> Health:
 
 
 @router.get("/readyz", response_model=Readiness, responses={503: {"model": Readiness}})
-async def readyz(store: StoreDep, cluster: ClusterDep) -> JSONResponse:
+async def readyz(store: StoreDep, registry: RegistryDep, cluster: ClusterDep) -> JSONResponse:
     """The database is reachable, its migrations are at head, writes are neither failing nor
-    falling behind (none waits longer than a few seconds), and in a cluster Redis answers."""
+    falling behind (none waits longer than a few seconds), the rooms kept at the last stop are
+    held again, and in a cluster Redis answers."""
     problems = []
     database = "ok"
     migrations = "unknown"
@@ -74,6 +75,8 @@ async def readyz(store: StoreDep, cluster: ClusterDep) -> JSONResponse:
         problems.append(f"the database refuses the writes of {len(store.refused)} room(s) ({why})")
     elif late > LATE_WRITE_SECONDS:
         problems.append(f"writes wait for the database: the oldest for {late:.0f} s")
+    if registry.unrestored is not None:
+        problems.append(f"live rooms are not restored yet: {registry.unrestored}")
     redis = None
     if cluster is not None:
         redis = "ok"

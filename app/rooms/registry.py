@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import math
 import secrets
 import time
@@ -16,6 +17,8 @@ from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.rooms.store import NullStore, RoomStore
 from app.rooms.thinking import Thinker
+
+log = logging.getLogger(__name__)
 
 # No 0/O, 1/I/L or U/V look-alikes: easy to read aloud and to type from a phone.
 CODE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTWXYZ"
@@ -108,6 +111,8 @@ class RoomRegistry:
         # what to tell when a room is gone from memory.
         self.claim_code: Callable[[str], Awaitable[bool]] | None = None
         self.on_dropped: Callable[[str], None] | None = None
+        # Why the rooms kept at the last stop are not held again yet (None once they are).
+        self.unrestored: str | None = None
 
     async def create(
         self, host_name: str, settings: RoomSettings, key_hash: str = ""
@@ -135,6 +140,9 @@ class RoomRegistry:
     async def restore(self, states: list[RoomState]) -> None:
         """Hold again the rooms rebuilt after a restart, and make sure their rounds are saved."""
         for state in states:
+            if state.code in self.rooms:  # held already (a try cut short, or made meanwhile)
+                log.warning("room %s is held already: not restored again", state.code)
+                continue
             room = LiveRoom(state, self.config, self.drop, self.store, self.on_action, self.thinker)
             self.rooms[state.code] = room
             await room.resave_finished_rounds()

@@ -86,6 +86,9 @@ class BatchWriter:
         self.wait_seconds = wait_seconds
         self.write_seconds = write_seconds
         self.outbox = outbox
+        # What ``drain_outbox`` queued, by room, and the rooms of it not yet written.
+        self._outbox_writes: dict[str, asyncio.Future[None]] = {}
+        self._outbox_left: dict[str, list[Op]] = {}
         self._queue: list[Pending] = []
         # Batches that may be under way at once (rooms apart), as the backend allows.
         self.lanes = max(1, backend.lanes)
@@ -229,6 +232,15 @@ class BatchWriter:
         for room, future in written.items():
             future.add_done_callback(partial(stored, room))
         self._wakeup.set()
+        self._outbox_writes = written
+        self._outbox_left = left
+        await self.outbox_written()
+
+    async def outbox_written(self) -> None:
+        """Wait until what ``drain_outbox`` queued is written (or refused, each room for
+        itself); raise ``TimeoutError`` if the database does not take it within
+        ``write_seconds`` (it stays queued, and can be waited for again)."""
+        written, left = self._outbox_writes, self._outbox_left
         loop = self._loop()
         deadline = loop.time() + self.write_seconds + self.wait_seconds
         while any(
@@ -237,10 +249,11 @@ class BatchWriter:
             if loop.time() >= deadline:
                 raise TimeoutError("the database did not take the outbox in time")
             await asyncio.sleep(0.02)
-        if all(future.done() for future in written.values()) and left:
+        if all(future.done() for future in written.values()) and left and self.outbox:
             # Every room left has a newer owner (a cluster): the database refused them.
             log.warning("the outbox kept at the last stop was refused: newer owners hold its rooms")
-            outbox.clear()
+            self.outbox.clear()
+            left.clear()
 
     @property
     def backlog(self) -> int:

@@ -46,3 +46,52 @@ async def test_a_last_round_whose_commit_was_locked_out_is_stored_after_a_restar
     finally:
         locker.close()
         server.stop(signal.SIGKILL)
+
+
+async def test_rooms_whose_writes_waited_at_a_stop_come_back_once_the_database_takes_them(
+    tmp_path: Path,
+) -> None:
+    """Stopped while a write waits for the lock, the server keeps it in its outbox; started
+    again with the lock still held, it cannot write the outbox, so it cannot restore its rooms
+    yet: it serves, says so in /readyz, and restores them as soon as the lock is gone, with no
+    second restart."""
+    path = tmp_path / "spectrum.db"
+    server = new_server(f"sqlite+aiosqlite:///{path}")
+    server.start()
+    locker = sqlite3.connect(path, isolation_level=None)
+    try:
+        table = Table(server, players=2, rounds=1)
+        await table.connect()
+        await table.start()
+        match_id = table.state["match_id"]
+        locker.execute("BEGIN IMMEDIATE")
+        await table.play_until_held(knock_chance=0.2)
+        server.stop()  # a stop that keeps the waiting write in the outbox
+        assert (tmp_path / "spectrum.db-outbox").stat().st_size > 0
+
+        server.start()
+        room = f"{server.url}/api/rooms/{table.code}"
+        readiness = fetch.get(f"{server.url}/readyz", timeout=10)
+        assert readiness.status_code == 503
+        assert any(
+            problem.startswith(
+                "live rooms are not restored yet: the outbox kept at the last stop is not written"
+            )
+            for problem in readiness.json()["problems"]
+        ), readiness.json()
+        assert fetch.get(room, timeout=10).status_code == 404
+
+        locker.execute("ROLLBACK")
+        await until(lambda: fetch.get(room, timeout=10).status_code == 200, 90, "restored")
+        await until(lambda: ready(server), 60, "/readyz ready")
+        assert "the rooms kept at the last stop are restored (1 rooms)" in server.logs()
+        await table.connect()
+        for client in table.clients:
+            await client.wait_for(lambda s: s["status"] == "finished", 30)
+        address = f"{server.url}/api/matches/{match_id}"
+        await until(lambda: fetch.get(address, timeout=10).status_code == 200, 60, "stored")
+        table.check_history()
+        await table.close()
+    finally:
+        locker.close()
+        server.stop(signal.SIGKILL)

@@ -11,7 +11,8 @@ import orjson
 import pytest
 
 from app.api.health import readyz
-from app.rooms.registry import hash_token
+from app.rooms.live import RoomConfig
+from app.rooms.registry import RoomRegistry, hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.storage.batching import BatchWriter
@@ -167,11 +168,12 @@ async def test_postgresql_refusing_one_room_holds_up_no_other(tmp_path: Path) ->
 
 async def test_readiness_names_the_refused_rooms(tmp_path: Path) -> None:
     store = open_store(tmp_path / "spectrum.db")
+    registry = RoomRegistry(RoomConfig(), 10, store)
     try:
-        response = await readyz(store, None)
+        response = await readyz(store, registry, None)
         assert response.status_code == 200
         assert await store.write([room(BAD), poisoned(BAD, 0)]) is False
-        response = await readyz(store, None)
+        response = await readyz(store, registry, None)
         assert response.status_code == 503
         body = orjson.loads(response.body)
         assert body["status"] == "degraded"
