@@ -152,6 +152,12 @@ class Settings(BaseSettings):
     send_queue_frames: int = Field(
         256, ge=4, description="Messages queued for a slow client before it is disconnected."
     )
+    send_queue_kb: int = Field(
+        1024,
+        ge=64,
+        le=1 << 20,
+        description="Kilobytes of messages queued for a slow client before it is disconnected.",
+    )
     hello_seconds: float = Field(
         10.0, gt=0, le=300, description="Seconds a new WebSocket has to send its hello."
     )

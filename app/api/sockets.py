@@ -220,7 +220,9 @@ async def _serve(
         return
     token_hash = hash_token(hello.token) if hello.token is not None else None
     kind = CONNECTIONS[hello.encoding]
-    connection = kind(raw_send(websocket), None, settings.send_queue_frames)
+    connection = kind(
+        raw_send(websocket), None, settings.send_queue_frames, settings.send_queue_kb << 10
+    )
     # The seat is looked up when the room takes the connection, not before: seats may be
     # renumbered meanwhile.
     refused = await room.attach(connection, token_hash)

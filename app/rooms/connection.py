@@ -20,6 +20,8 @@ from app.rooms.eager import Waiting, direct_writer, send_at_once
 from app.rooms.views import View
 
 CLOSE_BEHIND = 4008
+# Bytes of frames a connection may have waiting (its send under way included) by default.
+SEND_QUEUE_BYTES = 1 << 20
 _serials = itertools.count()
 # A close frame's reason has room for 123 bytes; a longer one would fail the close itself.
 CLOSE_REASON_BYTES = 123
@@ -67,16 +69,19 @@ class Connection:
 
     A frame is written to the socket at once when it takes data, or handed to the server's
     send, which normally finishes without waiting. When one has to wait (the socket is backed
-    up), a task finishes it and later frames queue behind it, up to ``max_queue``; past that the
-    client is closed.
+    up), a task finishes it and later frames queue behind it, up to ``max_queue`` frames and
+    ``max_bytes`` bytes; past either the client is closed (a client that asks for whole states
+    and reads nothing holds no more than that).
     """
 
     __slots__ = (
         "closing",
         "direct",
         "gone",
+        "max_bytes",
         "max_queue",
         "queue",
+        "queued_bytes",
         "seat",
         "send",
         "serial",
@@ -85,14 +90,19 @@ class Connection:
         "you",
     )
 
-    def __init__(self, send: Send, seat: int | None, max_queue: int) -> None:
+    def __init__(
+        self, send: Send, seat: int | None, max_queue: int, max_bytes: int = SEND_QUEUE_BYTES
+    ) -> None:
         self.send = send
         self.direct = direct_writer(send)
         self.seat = seat
         self.max_queue = max_queue
+        self.max_bytes = max_bytes
         self.version = 0
         self.you: View | None = None
-        self.queue: deque[dict[str, Any]] = deque()
+        self.queue: deque[tuple[dict[str, Any], int]] = deque()
+        # The bytes of the frames queued and of the send under way.
+        self.queued_bytes = 0
         self.writer: asyncio.Task[None] | None = None
         self.closing: tuple[int, str] | None = None
         self.gone = False
@@ -105,11 +115,12 @@ class Connection:
             return
         if self.writer is None:
             if self.direct is None or not self.direct(frame, binary):
-                self._start(_message(frame, binary))
-        elif len(self.queue) >= self.max_queue:
+                self._start(_message(frame, binary), len(frame))
+        elif len(self.queue) >= self.max_queue or self.queued_bytes + len(frame) > self.max_bytes:
             self.close(CLOSE_BEHIND, "fell too far behind; reconnect to resync")
         else:
-            self.queue.append(_message(frame, binary))
+            self.queue.append((_message(frame, binary), len(frame)))
+            self.queued_bytes += len(frame)
 
     def close(self, code: int, reason: str) -> None:
         """Drop what is queued and send a close frame (after a send under way, if any)."""
@@ -118,9 +129,9 @@ class Connection:
             self.closing = (code, reason)
             self.queue.clear()
             if self.writer is None and not self.gone:
-                self._start({"type": "websocket.close", "code": code, "reason": reason})
+                self._start({"type": "websocket.close", "code": code, "reason": reason}, 0)
 
-    def _start(self, message: dict[str, Any]) -> None:
+    def _start(self, message: dict[str, Any], size: int) -> None:
         """Run one send until it completes or must wait; a waiting send is finished by a task."""
         try:
             waiting = send_at_once(self.send, message)
@@ -128,13 +139,17 @@ class Connection:
             self.gone = True
             return
         if waiting is not None:
-            self.writer = asyncio.get_running_loop().create_task(self._finish(waiting))
+            self.queued_bytes = size
+            self.writer = asyncio.get_running_loop().create_task(self._finish(waiting, size))
 
-    async def _finish(self, waiting: Waiting) -> None:
+    async def _finish(self, waiting: Waiting, size: int) -> None:
         try:
             await waiting
+            self.queued_bytes -= size
             while self.queue:
-                await self.send(self.queue.popleft())
+                message, size = self.queue.popleft()
+                await self.send(message)
+                self.queued_bytes -= size
             if self.closing is not None:
                 code, reason = self.closing
                 await self.send({"type": "websocket.close", "code": code, "reason": reason})
@@ -142,6 +157,7 @@ class Connection:
             self.gone = True
         finally:
             self.writer = None
+            self.queued_bytes = 0
 
     async def settle(self, seconds: float) -> None:
         """Wait (a bounded time) for a send under way to finish."""

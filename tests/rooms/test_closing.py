@@ -285,10 +285,32 @@ async def _stalled_socket(server: Server, code: str) -> tuple[socket.socket, Cli
     return sock, client
 
 
+@pytest.fixture(scope="module")
+def byte_bound_server() -> Iterator[Server]:
+    """Send queues bounded by their bytes alone (a frame bound no client reaches)."""
+    settings = {"SEND_QUEUE_FRAMES": "1000000", "SEND_QUEUE_KB": "64", "HEARTBEAT_SECONDS": "60"}
+    with running_server(**{**FAST, **settings}) as server:
+        yield server
+
+
 async def test_a_client_that_falls_behind_is_closed_4008(allowing_server: Server) -> None:
     """A client that asks for states and never reads them is closed, then can resync."""
-    room = create_room(allowing_server)
-    sock, client = await _stalled_socket(allowing_server, room["code"])
+    await falls_behind(allowing_server)
+
+
+async def test_a_client_whose_queue_outgrows_its_bytes_is_closed_4008(
+    byte_bound_server: Server,
+) -> None:
+    """However few frames are queued, what a client that reads nothing holds in the server is
+    bounded in bytes (SEND_QUEUE_KB): whole states asked for again and again are not kept."""
+    await falls_behind(byte_bound_server)
+
+
+async def falls_behind(server: Server) -> None:
+    """A client asks for states and never reads them: it is closed (4008) before every state
+    went out, then can resync."""
+    room = create_room(server)
+    sock, client = await _stalled_socket(server, room["code"])
     try:
         client.send_text(json.dumps({"type": "hello", "token": room["token"]}).encode())
         sock.sendall(b"".join(client.data_to_send()))  # at once: the server waits little for it
@@ -317,7 +339,7 @@ async def test_a_client_that_falls_behind_is_closed_4008(allowing_server: Server
     assert close.code == 4008
     assert close.reason
     assert 1 <= texts < RESYNCS + 1  # cut off before every state went out
-    again = Client(allowing_server, room["code"], room["token"])
+    again = Client(server, room["code"], room["token"])
     await again.connect()
     assert again.seat == 0
     assert again.version == 1

@@ -78,3 +78,37 @@ async def test_a_broken_socket_is_given_up() -> None:
     assert connection.gone
     connection.push(b"more")
     assert socket.messages == []
+
+
+async def test_a_client_is_closed_when_its_queue_outgrows_its_bytes() -> None:
+    """Few frames, but large ones (whole states): the bytes waiting are bounded too, the send
+    under way counted with them."""
+    socket = Socket()
+    connection = Connection(socket.send, 0, max_queue=100, max_bytes=1000)
+    socket.open.clear()
+    connection.push(b"a" * 400)  # under way, waiting
+    connection.push(b"b" * 400)
+    assert connection.closing is None
+    assert connection.queued_bytes == 800
+    connection.push(b"c" * 400)  # 1,200 bytes waiting
+    assert connection.closing is not None
+    assert connection.closing[0] == CLOSE_BEHIND
+    socket.open.set()
+    assert connection.writer is not None
+    await asyncio.wait_for(asyncio.shield(connection.writer), 1)
+    assert socket.texts() == ["a" * 400, "websocket.close"]
+
+
+async def test_bytes_sent_are_no_longer_counted() -> None:
+    socket = Socket()
+    connection = Connection(socket.send, 0, max_queue=100, max_bytes=1000)
+    for _ in range(3):
+        socket.open.clear()
+        connection.push(b"a" * 400)
+        connection.push(b"b" * 400)
+        socket.open.set()
+        assert connection.writer is not None
+        await asyncio.wait_for(asyncio.shield(connection.writer), 1)
+        assert connection.queued_bytes == 0
+    assert connection.closing is None
+    assert len(socket.messages) == 6
