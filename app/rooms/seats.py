@@ -37,9 +37,44 @@ def tidy_name(name: str) -> str:
     return unicodedata.normalize("NFC", " ".join(name.translate(BLANKS).split()))
 
 
+# Unicode's Default_Ignorable_Code_Point characters: drawn as nothing wherever they stand
+# (variation selectors, the combining grapheme joiner, joiners, direction marks, the
+# Hangul fillers, tags and the code points kept for more of them).
+_IGNORABLE_RANGES = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+IGNORABLE = frozenset(
+    chr(code) for first, last in _IGNORABLE_RANGES for code in range(first, last + 1)
+)
+_UNSEEN = str.maketrans(dict.fromkeys(IGNORABLE))
+
+
 def visible(name: str) -> bool:
-    """Whether a tidied name shows anything: a mark alone (an accent, say) is drawn on nothing."""
-    return any(unicodedata.category(character)[0] != "M" for character in name)
+    """Whether a tidied name shows anything but spaces: a mark alone (an accent, say) is drawn
+    on nothing, and a character Unicode says to draw as nothing (a variation selector, say) is
+    not drawn at all."""
+    return any(
+        not character.isspace()
+        and unicodedata.category(character)[0] != "M"
+        and character not in IGNORABLE
+        for character in name
+    )
 
 
 NOT_VISIBLE = "a name needs at least one visible character"
@@ -96,6 +131,8 @@ _LOOKALIKE = str.maketrans(
         ),
         # Greek small letters
         **dict(zip("\u03bf\u03b9\u03bd\u03ba\u03c1\u03c7\u03c5", "oivkpxu", strict=True)),
+        # Armenian capital and small oh, a Latin small capital O
+        **dict(zip("\u0555\u0585\u1d0f", "Ooo", strict=True)),
         # dotless i, capital I, one, zero
         **dict(zip("\u0131I10", "illO", strict=True)),
     }
@@ -104,8 +141,9 @@ _LOOKALIKE = str.maketrans(
 
 def name_taken(seats: Iterable[Seat], name: str) -> str | None:
     """The name of someone seated already called ``name``, whatever its case or its width
-    (fullwidth letters are the same letters), or by a name that looks the same (a Cyrillic
-    capital A for a Latin "A", "I" for "l", "0" for "O"); None if nobody is."""
+    (fullwidth letters are the same letters) and whatever it holds that is drawn as nothing
+    (a variation selector), or by a name that looks the same (a Cyrillic capital A for a
+    Latin "A", "I" for "l", "0" for "O"); None if nobody is."""
     wanted = _folded(name)
     looks = _looks(name)
     for seat in seats:
@@ -114,13 +152,19 @@ def name_taken(seats: Iterable[Seat], name: str) -> str | None:
     return None
 
 
+def _shown(name: str) -> str:
+    """A name as it is drawn, in compatibility form: what is drawn as nothing is left out
+    first (a combining grapheme joiner would keep an accent apart from its letter)."""
+    return unicodedata.normalize("NFKC", name.translate(_UNSEEN))
+
+
 def _folded(name: str) -> str:
-    return unicodedata.normalize("NFKC", name).casefold()
+    return _shown(name).casefold()
 
 
 def _looks(name: str) -> str:
     """What a name looks like: its look-alike letters made Latin, then case folded."""
-    return unicodedata.normalize("NFKC", name).translate(_LOOKALIKE).casefold()
+    return _shown(name).translate(_LOOKALIKE).casefold()
 
 
 def bot_name(seats: Iterable[Seat], level: str) -> str:

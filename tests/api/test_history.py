@@ -400,6 +400,9 @@ def test_a_person_is_named_and_best_by_their_own_seats(backend: str, tmp_path: P
         ("/api/players/Ann\u00ad", [], ("name", "bad_name")),
         ("/api/matches", [("player", "\u200b\u200b")], ("player", "bad_name")),
         ("/api/players/" + "A" * 25, [], ("name", "bad_name")),
+        # Nothing drawn but a space between: a mark alone, a variation selector.
+        ("/api/players/\u0301 \u0302", [], ("name", "bad_name")),
+        ("/api/matches", [("player", "\u034f \ufe0f")], ("player", "bad_name")),
         ("/api/leaderboard", [("limt", "5")], ("limt", "unknown_parameter")),
         ("/api/matches/" + "0" * 32, [("format", "csv")], ("format", "unknown_parameter")),
         ("/api/matches", [("limit", "1.0")], ("limit", "value_error")),

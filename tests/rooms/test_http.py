@@ -334,6 +334,78 @@ def test_a_name_that_looks_like_a_seated_one_is_409_name_taken(rooms_server: Ser
     assert names == ["Ann Lee", "Bill", "Ann Lea", "Bil", "Anne Lee", "\u0411ill"]
 
 
+def test_a_name_with_characters_drawn_as_nothing_is_the_name_without_them(
+    rooms_server: Server,
+) -> None:
+    """Characters Unicode draws as nothing (Default_Ignorable_Code_Point) that pass as
+    printable (marks, for Python) are left out when names are compared."""
+    room = create_room(rooms_server, "Ann")
+    join_room(rooms_server, room["code"], "Bob")
+    hidden = [
+        "Ann\u034f",  # a combining grapheme joiner
+        "Ann\ufe0f",  # a variation selector
+        "Ann\u180b",  # a Mongolian free variation selector
+        "Ann\u17b5",  # a Khmer inherent vowel
+        "A\u034fnn",  # within the name
+        "Ann\U000e0100",  # a variation selector of the supplement
+        "\ufe00B\u17b4ob\ufe0f\u034f",  # several
+    ]
+    for name in hidden:
+        response = post_join(rooms_server, room["code"], name)
+        assert response.status_code == 409, name
+        body = response.json()
+        assert body["code"] == "name_taken", name
+        assert body["detail"] in (
+            "someone here is already called Ann",
+            "someone here is already called Bob",
+        )
+    names = [player["name"] for player in get_room(rooms_server, room["code"]).json()["players"]]
+    assert names == ["Ann", "Bob"]
+
+
+def test_an_emoji_with_its_variation_selector_makes_a_name(rooms_server: Server) -> None:
+    room = create_room(rooms_server, "Ann")
+    joined = post_join(rooms_server, room["code"], "\u2764\ufe0f Ann")  # a red heart emoji
+    assert joined.status_code == 201, joined.text
+    # Drawn as text or as emoji, the heart is the same heart.
+    for name in ["\u2764 Ann", "\u2764\ufe0e ann"]:
+        response = post_join(rooms_server, room["code"], name)
+        assert response.status_code == 409, name
+        assert response.json()["detail"] == "someone here is already called \u2764\ufe0f Ann"
+    names = [player["name"] for player in get_room(rooms_server, room["code"]).json()["players"]]
+    assert names == ["Ann", "\u2764\ufe0f Ann"]
+
+
+def test_o_in_other_scripts_reads_as_o(rooms_server: Server) -> None:
+    room = create_room(rooms_server, "Bob Olo")
+    for name in ["B\u0585b Olo", "B\u1d0fb Olo", "Bob \u0555lo", "B\u0585b \u0555l\u1d0f"]:
+        response = post_join(rooms_server, room["code"], name)
+        assert response.status_code == 409, name
+        assert response.json()["detail"] == "someone here is already called Bob Olo"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        *["\u200b", "\u2060\u00ad", "\u200e\u3164\u200f", "\U000e0041"],
+        *["\u034f\u180b \u17b5", "\u0301 \u0302"],
+    ],
+    ids=[
+        *["zero-width", "joiner-hyphen", "direction-marks", "tag"],
+        *["spaced-out", "accents-apart"],
+    ],
+)
+def test_a_name_of_nothing_drawn_but_spaces_is_told_to_show_something(
+    rooms_server: Server, name: str
+) -> None:
+    room = create_room(rooms_server)
+    response = post_join(rooms_server, room["code"], name)
+    assert response.status_code == 422
+    [detail] = response.json()["detail"]
+    assert detail["loc"] == ["body", "name"]
+    assert detail["msg"] == "a name needs at least one visible character"
+
+
 async def test_join_after_the_start_is_409_already_started(rooms_server: Server) -> None:
     room = create_room(rooms_server, turn_seconds=0)
     join_room(rooms_server, room["code"], "Bob")
