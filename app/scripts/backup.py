@@ -6,10 +6,11 @@ every live room as far as its events were written.
 A plain copy of the file can miss what is still in its write-ahead log (``spectrum.db-wal``);
 this uses SQLite's online backup, which copies the database as one consistent whole. The live
 rooms' latest events, in the event log beside the database (``spectrum.db-live/``), are copied
-beside the copy (``DEST-live/``), before the database and again after it, so that no event is
-older than the database's copy; if a segment was folded into the database and deleted
-meanwhile, the whole copy is made again. Restore with ``app.scripts.restore``, the server
-stopped. PostgreSQL is backed up with its own tools (``pg_dump``).
+beside the copy (``DEST-live/``, made even when there are none), before the database and again
+after it, so that no event is older than the database's copy; if a segment was folded into
+the database and deleted meanwhile, the whole copy is made again. Restore with
+``app.scripts.restore``, the server stopped. PostgreSQL is backed up with its own tools
+(``pg_dump``).
 """
 
 from __future__ import annotations
@@ -34,9 +35,10 @@ def backup(database: Path, dest: Path) -> int:
     """Copy ``database`` and its event log to ``dest``; the number of event-log segments."""
     if not database.is_file():
         raise FileNotFoundError(f"there is no SQLite database at {database}")
-    if dest.exists():
-        raise FileExistsError(f"{dest} exists already; name a new file")
     live, copied = folder_for(str(database)), folder_for(str(dest))
+    for path in (dest, copied):
+        if path.exists():
+            raise FileExistsError(f"{path} exists already; name a new file")
     for _ in range(ATTEMPTS):
         before = _copy_segments(live, copied)  # what may be folded while the database is copied
         source = sqlite3.connect(database)
@@ -51,6 +53,7 @@ def backup(database: Path, dest: Path) -> int:
         # replayed and the round written at the start).
         after = _copy_segments(live, copied)
         if before <= after and _no_gap(before, after):
+            copied.mkdir(exist_ok=True)  # always there, if empty: a restore looks for it
             return len(after)
         # A segment was folded and deleted meanwhile, perhaps after the database was read:
         # its last events may be in neither copy. Copied again from the start.

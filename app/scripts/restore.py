@@ -55,12 +55,24 @@ def check_backup(backup: Path) -> None:
         with contextlib.closing(sqlite3.connect(reading, uri=True)) as copy:
             found = copy.execute("PRAGMA quick_check").fetchone()
             tables = {row[0] for row in copy.execute("SELECT name FROM sqlite_master")}
+            rooms = (
+                copy.execute("SELECT count(*) FROM live_rooms").fetchone()[0]
+                if "live_rooms" in tables and found == ("ok",)
+                else 0
+            )
     except sqlite3.Error as error:
         raise Refused(f"{backup} is not an SQLite database ({error})") from None
     if found != ("ok",):
         raise Refused(f"{backup} is damaged: {found[0] if found else 'unreadable'}")
     if "matches" not in tables:
         raise Refused(f"{backup} is not a Spectrum Online database (it has no matches)")
+    live = folder_for(str(backup))
+    if rooms and not live.is_dir():
+        raise Refused(
+            f"{live} is not beside the backup: its {rooms} live room(s) would come back "
+            "without their latest moves. Copy that folder from where the backup was made "
+            "(app.scripts.backup makes it, empty when there was nothing in it)"
+        )
 
 
 def check_stopped(database: Path) -> None:

@@ -229,3 +229,54 @@ def test_a_postgresql_backup_from_an_earlier_release_restores_as_the_readme_says
             assert [match["id"] for match in matches] == ["a" * 32]
             assert fetch.get(f"{restored.url}/api/rooms/{later['code']}").status_code == 404
             assert fetch.get(f"{restored.url}/readyz").status_code == 200
+
+
+def test_a_backup_always_has_its_event_log_folder_and_never_adds_to_one(
+    tmp_path: Path,
+) -> None:
+    """Made with no segment to copy, the backup's ``-live/`` folder is there all the same (a
+    restore then knows none was left behind); a folder already there is never added to."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    dest = tmp_path / "backup.db"
+    done = run_script("backup", url, dest)
+    assert done.returncode == 0, done.stderr
+    assert "with 0 event-log segments" in done.stdout
+    assert (tmp_path / "backup.db-live").is_dir()
+    assert not any((tmp_path / "backup.db-live").iterdir())
+
+    (tmp_path / "other.db-live").mkdir()
+    refused = run_script("backup", url, tmp_path / "other.db")
+    assert refused.returncode == 1
+    assert "other.db-live exists already; name a new file" in refused.stderr
+    assert not (tmp_path / "other.db").exists()
+
+
+def test_a_backup_without_its_event_log_is_refused_when_it_holds_live_rooms(
+    tmp_path: Path,
+) -> None:
+    """Copied off without its ``-live/`` folder, a backup would bring its live rooms back
+    without their latest moves (a lobby without its players): the restore says what is
+    missing and moves nothing; with the folder it goes ahead."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    backup = tmp_path / "copy" / "backup.db"
+    backup.parent.mkdir()
+    with running_server(url, **FAST) as server:
+        room = create_room(server, "Cy", turn_seconds=0)
+        join_room(server, room["code"], "Dee")
+        assert run_script("backup", url, backup).returncode == 0
+    kept = tmp_path / "kept-live"
+    shutil.move(tmp_path / "copy" / "backup.db-live", kept)
+    before = sorted(path.name for path in tmp_path.iterdir())
+    refused = run_script("restore", url, backup)
+    assert refused.returncode == 1
+    assert f"{backup}-live is not beside the backup: its 1 live room(s)" in refused.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == before
+
+    shutil.move(kept, tmp_path / "copy" / "backup.db-live")
+    done = run_script("restore", url, backup)
+    assert done.returncode == 0, done.stderr
+    with running_server(url, **FAST) as restored:
+        shown = fetch.get(f"{restored.url}/api/rooms/{room['code']}").json()
+        assert [p["name"] for p in shown["players"]] == ["Cy", "Dee"]
