@@ -33,6 +33,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from app.config import Settings, load_settings
 from app.logs import configure_logging
 from app.storage.db import is_sqlite, make_engine
+from app.storage.eventlog import EventLog, folder_for
 from app.storage.migrations import MIGRATIONS, current_revision, head_revision, known_revisions
 from app.storage.outbox import outbox_for
 
@@ -96,13 +97,40 @@ def _reason(error: BaseException) -> str:
 
 
 def check_sqlite_file(url: str) -> None:
-    """Refuse an SQLite database whose file or folder the server cannot write."""
-    path = Path(make_url(url).database or "").expanduser().resolve()
+    """Refuse an SQLite database whose file or folder the server cannot write, or one of the
+    files an earlier run left beside it that the server cannot read and write: SQLite's -wal
+    and -shm, the lock (``<database>.lock``), the event log of live rooms (a folder of
+    segments). Rooms could not be saved then, nor those of the last run restored."""
+    database = make_url(url).database or ""
+    path = Path(database).expanduser().resolve()
+    uid = os.getuid()
     hint = (
         "mount a writable volume there (the image keeps its database in /srv/spectrum/data) "
         "or point DATABASE_URL at a folder this user can write"
     )
     check_writable(path, (path.parent, path), "the SQLite database", hint)
+    beside = (
+        path.with_name(f"{path.name}-wal"),
+        path.with_name(f"{path.name}-shm"),
+        Path(f"{database}.lock").resolve(),
+    )
+    keep = (
+        f"make the files beside it readable and writable by uid {uid} (chown), and keep "
+        "them: the -wal file holds the database's latest changes"
+    )
+    check_writable(path, beside, "the SQLite database", keep, os.R_OK)
+    live = folder_for(database).resolve()
+    if not live.exists():
+        return  # made when the first room is saved, in the folder just checked
+    keep = (
+        f"make the folder and every file in it readable and writable by uid {uid} "
+        "(chown -R), and keep them: they hold live rooms' latest moves, which the database "
+        "may not have yet"
+    )
+    if not live.is_dir():
+        raise Unusable(f"the event log of live rooms at {live} is not a folder; {keep}")
+    segments = tuple(EventLog(live).segments())
+    check_writable(live, (live, *segments), "the event log of live rooms", keep, os.R_OK)
 
 
 def check_outbox(settings: Settings) -> None:
@@ -115,11 +143,20 @@ def check_outbox(settings: Settings) -> None:
     check_writable(path, (path.parent,), "the outbox", hint)
     if path.is_dir():
         raise Unusable(f"the outbox at {path} is a folder; {hint}")
+    # One there already holds what the last run's database did not take: it is read first.
+    keep = (
+        f"make it readable and writable by uid {os.getuid()} (chown), and keep it: it holds "
+        "changes the database did not take before the last stop"
+    )
+    check_writable(path, (path,), "the outbox", keep, os.R_OK)
 
 
-def check_writable(path: Path, places: tuple[Path, ...], what: str, hint: str) -> None:
+def check_writable(
+    path: Path, places: tuple[Path, ...], what: str, hint: str, also: int = 0
+) -> None:
     """Refuse ``what`` at ``path`` when its folder cannot be made or one of ``places`` that
-    exists cannot be written by this user."""
+    exists cannot be written by this user (a folder: written in; ``also``: further access
+    ``os.access`` is asked for, such as ``os.R_OK``)."""
     folder = path.parent
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -128,7 +165,10 @@ def check_writable(path: Path, places: tuple[Path, ...], what: str, hint: str) -
             f"cannot create the folder {folder} for {what}: {error.strerror}; {hint}"
         ) from None
     for place in places:
-        if place.exists() and not os.access(place, os.W_OK):
+        if not place.exists():
+            continue
+        needed = os.W_OK | also | (os.X_OK if place.is_dir() else 0)
+        if not os.access(place, needed):
             why = "read-only file system" if _read_only(place) else "permission denied"
             raise Unusable(
                 f"cannot write {what} at {path} ({why} for uid {os.getuid()} on {place}); {hint}"
