@@ -281,7 +281,8 @@ async def export_match(
     if format == "json":
         return Response(detail.model_dump_json(), media_type="application/json", headers=headers)
     out = io.StringIO()
-    writer = csv.writer(out)
+    # Text quoted, numbers not: a spreadsheet reads the numbers as numbers.
+    writer = csv.writer(out, quoting=csv.QUOTE_NONNUMERIC)
     writer.writerow(
         [
             "match_id",
@@ -329,11 +330,16 @@ async def export_match(
 
 # What a spreadsheet opening a CSV file takes for the start of a formula.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# A ";" where a cell would start like a formula (after any spaces or quotes): spreadsheets in
+# many languages split columns on ";", and do not know that this file's quotes hold it.
+CELL_AFTER_SEMICOLON = re.compile(r';(?=[ "]*[=+\-@\t\r])')
 
 
 def spreadsheet_text(text: str) -> str:
     """A player's text as a spreadsheet shows it as text: one starting like a formula is
-    quoted with a leading apostrophe, which spreadsheets take for "this is text"."""
+    quoted with a leading apostrophe, which spreadsheets take for "this is text", and so is
+    what follows a ";" that would start a cell like one where columns are split on ";"."""
+    text = CELL_AFTER_SEMICOLON.sub(";'", text)
     return f"'{text}" if text.startswith(FORMULA_START) else text
 
 

@@ -322,6 +322,43 @@ def test_a_name_that_starts_like_a_formula_is_text_in_the_csv(tmp_path: Path) ->
     assert [player["name"] for player in as_json["players"]] == list(names)
 
 
+def test_no_cell_starts_like_a_formula_where_columns_are_split_on_semicolons(
+    tmp_path: Path,
+) -> None:
+    """Spreadsheets in many languages (Excel in French, say) split a CSV file's columns on
+    ";", quotes or not: no name may start a cell there like a formula either."""
+    names = ("x;=1+2;", 'a; "=HYPERLINK(""http://x"")"', "b;+1;-2;@3", "c;;=d", "Ann;Lee")
+    with fresh_database(BACKENDS[0], tmp_path) as url:
+        migrate(url)
+        match_id = asyncio.run(save_one_match(url, names))
+        with running_server(url) as server:
+            as_csv = get(server, f"/api/matches/{match_id}/export", format="csv").text
+            as_json = get(server, f"/api/matches/{match_id}/export", format="json").json()
+    rows = list(csv.reader(io.StringIO(as_csv), delimiter=";"))
+    cells = [cell for row in rows for cell in row]
+    assert len(cells) > len(rows)  # the names' ";" split them
+    assert [cell for cell in cells if cell.startswith(("=", "+", "-", "@", "\t", "\r"))] == []
+    # Split on ",", each name is one cell, marked as text where a ";" would start a formula.
+    shown = [row["name"] for row in csv.DictReader(io.StringIO(as_csv))]
+    assert shown == [
+        "x;'=1+2;",
+        'a;\' "=HYPERLINK(""http://x"")"',
+        "b;'+1;'-2;'@3",
+        "c;;'=d",
+        "Ann;Lee",
+    ]
+    # Text is quoted and numbers are not (a reader told so makes the numbers floats).
+    header, *hands = csv.reader(io.StringIO(as_csv), quoting=csv.QUOTE_NONNUMERIC)
+    assert all(isinstance(cell, str) for cell in header)
+    numbers = {"round", "dealer", "seat", "points", "total"}
+    for hand in hands:
+        for column, cell in zip(header, hand, strict=True):
+            if column == "knocker" and cell == "":  # nobody knocked
+                continue
+            assert isinstance(cell, float if column in numbers | {"knocker"} else str), column
+    assert [player["name"] for player in as_json["players"]] == list(names)
+
+
 def one_round(
     match_id: str, names: tuple[str, ...], seed: str, bots: tuple[str | None, ...], at: int
 ) -> FinishedRound:
