@@ -4,7 +4,7 @@ import { api, hex } from './api.js';
 import { navigate } from './app.js';
 import { cardRow, minus, scoreLine, signed } from './cards.js';
 import { ALL_CARDS } from './deck.js';
-import { delegate, html, render } from './dom.js';
+import { delegate, html, render, store } from './dom.js';
 import { lang, t } from './i18n.js';
 import { settingsSummary } from './settings.js';
 import { head, moveWords, pileWords } from './views.js';
@@ -245,6 +245,8 @@ async function rebuild(round, names, size, match) {
   if (globalThis.crypto?.subtle) {
     const got = await sha256(seed);
     if (got !== round.commitment) problems.push(t('badHash', { n, got, shown: round.commitment }));
+    const seen = store.get(`spectrum.deal.${match}.${n}`);
+    if (seen && seen !== round.commitment) problems.push(t('badSeen', { n, seen }));
     const keys = await Promise.all(ALL_CARDS.map((id) => sha256(`${seed}:${id}`)));
     deck = ALL_CARDS.map((id, i) => [keys[i], id]).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map((pair) => pair[1]);
   } else {

@@ -239,6 +239,9 @@ class RoomPage {
     render(this.root, this.view());
     glide(this.root, spots, this.moves.splice(0));
     const state = this.conn.state;
+    // Kept for the match page's check: the commitment this browser was shown at the table.
+    const dealt = state?.round?.commitment;
+    if (dealt && dealt !== this.dealt) store.set(`spectrum.deal.${state.match_id}.${state.round.number}`, (this.dealt = dealt));
     this.chat.draw(state);
     this.coach?.after(this.viewState());
     const mine = state?.status === 'playing' && state.you.seat != null && turnOf(state.round).seat === state.you.seat;

@@ -155,6 +155,10 @@ def test_two_players_play_a_round_and_see_the_results(pages: Pages, shot: Shot) 
     expect(ann.locator("a", has_text="The whole match")).to_have_attribute(
         "href", f"/matches/{match['id']}"
     )
+    # Each browser keeps the commitment it was shown at the table, for the match page's check.
+    kept = f"localStorage.getItem('spectrum.deal.{match['id']}.1')"
+    for page in (ann, bob):
+        assert page.evaluate(kept) == detail["rounds"][0]["commitment"]
 
 
 def test_a_refresh_mid_round_keeps_the_seat_and_the_hand(pages: Pages, shot: Shot) -> None:

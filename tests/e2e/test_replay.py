@@ -287,6 +287,39 @@ def test_an_altered_seed_fails_the_check_naming_its_round(
             )
 
 
+def test_a_round_rewritten_after_it_was_shown_fails_the_check_against_the_tables_commitment(
+    pages_here: Pages, finished: Finished
+) -> None:
+    """A server that rewrote a round (a new seed, and its commitment to match) passes a check
+    of its stored data against itself, but not against the commitment this browser was shown
+    at the table."""
+    match = finished.match
+    shown = match["rounds"][1]["commitment"]
+    seed = match["rounds"][1]["seed"]
+    other = hashlib.sha256(b"another seed").hexdigest()
+    rewritten = hashlib.sha256(other.encode()).hexdigest()
+    page = pages_here.open("/")
+    page.evaluate(f"localStorage.setItem('spectrum.deal.{match['id']}.2', '{shown}')")
+    with sqlite3.connect(finished.database) as connection:
+        connection.execute(
+            "UPDATE rounds SET seed = ?, commitment = ? WHERE match_id = ? AND number = 2",
+            (other, rewritten, match["id"]),
+        )
+    try:
+        page.goto(f"{finished.server.url}/matches/{match['id']}")
+        verdict = page.locator(".panel", has_text="Fair deal").locator(".verdict.bad")
+        expect(verdict).to_contain_text(
+            f"Round 2: this browser was shown the commitment {shown} at the table"
+        )
+        expect(verdict).not_to_contain_text("the revealed seed does not match")
+    finally:
+        with sqlite3.connect(finished.database) as connection:
+            connection.execute(
+                "UPDATE rounds SET seed = ?, commitment = ? WHERE match_id = ? AND number = 2",
+                (seed, shown, match["id"]),
+            )
+
+
 def wide(pages: Pages, width: int, phone: bool = False) -> Any:
     """A browser context ``width`` pixels wide (a touch phone if ``phone``)."""
     options: dict[str, Any] = {"viewport": {"width": width, "height": 900}, "locale": "en-US"}

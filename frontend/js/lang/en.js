@@ -376,6 +376,7 @@ bestHand Best hand: {p} points
 roundOfMatch Round {n} of this match
 noMatches No matches yet.
 noCrypto Checking the deals needs a secure (https) page.
+badSeen Round {n}: this browser was shown the commitment {seen} at the table, not the one stored.
 badHash Round {n}: the revealed seed does not match the commitment shown before the round (the seed's SHA-256 is {got}, the commitment {shown}).
 badTop Round {n}, move {m}: the seed puts {card} on top of {pile}, but {said} was taken.
 badEnd Round {n}: {name}'s hand rebuilt from the seed is {got}, but the stored one is {kept}.

@@ -376,6 +376,7 @@ bestHand Meilleure main : {p} points
 roundOfMatch Manche {n} de cette partie
 noMatches Pas encore de parties.
 noCrypto Vérifier les donnes demande une page sécurisée (https).
+badSeen Manche {n} : ce navigateur a vu à la table l’engagement {seen}, pas celui enregistré.
 badHash Manche {n} : la graine révélée ne correspond pas à l’engagement affiché avant la manche (SHA-256 de la graine : {got}, engagement : {shown}).
 badTop Manche {n}, coup {m} : la graine met {card} sur le dessus de {pile}, mais {said} a été pris.
 badEnd Manche {n} : la main de {name} refaite depuis la graine est {got}, mais celle enregistrée est {kept}.
