@@ -215,6 +215,7 @@ def parse_message(text: str | bytes) -> ClientMessage:
 
 
 NOT_JSON = "the message is not valid JSON"
+NOT_AN_OBJECT = "a message is a JSON object with a type"
 BAD_ID = (
     "id: a string of at most 64 characters, or a whole number from 0 to 2^53 "
     "(9007199254740992, the largest a JavaScript number holds exactly)"
@@ -228,8 +229,11 @@ def _explain(text: str | bytes, error: ValidationError) -> BadMessage:
     if kind == "json_invalid":
         why = first.get("ctx", {}).get("error")  # where parsing stopped, and why
         return BadMessage("bad_json", f"the message is not valid JSON: {why}" if why else NOT_JSON)
-    if kind in ("model_type", "model_attributes_type"):
-        return BadMessage("bad_message", "a message is a JSON object with a type", message_id)
+    # A message that is not an object (a list, a number, a string, null): the union of messages
+    # says dict_type of the message itself, at no place in it.
+    not_an_object = kind == "dict_type" and not first["loc"]
+    if not_an_object or kind in ("model_type", "model_attributes_type"):
+        return BadMessage("bad_message", NOT_AN_OBJECT, message_id)
     if kind == "union_tag_not_found":
         return BadMessage("bad_message", "a message needs a type", message_id)
     if kind == "union_tag_invalid":

@@ -108,8 +108,21 @@ async def test_bad_json_says_where_and_why(lobby: Table) -> None:
 
 @pytest.mark.parametrize("text", ["[1, 2]", '"start"', "42", "null", "true", '[{"type": "start"}]'])
 async def test_bad_message_not_an_object(lobby: Table, text: str) -> None:
-    await refused(lobby, lobby.host, text, "bad_message", echo=None)
+    await lobby.settle()
+    others = [client for client in lobby.everyone if client is not lobby.host]
+    error = await expect_refusal(lobby.host, others, text, "bad_message", echo=None)
+    assert error["message"] == "a message is a JSON object with a type"
     await plays_on(lobby)
+
+
+@pytest.mark.parametrize("text", ["[1, 2]", "5", "null"])
+async def test_bad_message_not_an_object_in_a_round(playing: Table, text: str) -> None:
+    await playing.settle()
+    mover = playing.mover()
+    others = [client for client in playing.everyone if client is not mover]
+    error = await expect_refusal(mover, others, text, "bad_message", echo=None)
+    assert error["message"] == "a message is a JSON object with a type"
+    await plays_on(playing)
 
 
 @pytest.mark.parametrize("text", ['{"type": Infinity}', '{"type": NaN, "id": "n"}'])
