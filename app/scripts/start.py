@@ -34,6 +34,8 @@ from app.config import Settings, load_settings
 from app.logs import configure_logging
 from app.storage.db import is_sqlite, make_engine
 from app.storage.eventlog import EventLog, folder_for
+from app.storage.filelock import RESTORING, SERVING, NoLocks, hand_over, hold
+from app.storage.journal import DatabaseInUse
 from app.storage.migrations import MIGRATIONS, current_revision, head_revision, known_revisions
 from app.storage.outbox import outbox_for
 
@@ -286,10 +288,28 @@ def prepare(settings: Settings) -> None:
     target = Target.of(settings.database_url)
     if is_sqlite(target.url):
         check_sqlite_file(target.url)
+        claim_sqlite_file(target.url)
     check_outbox(settings)
     revision = asyncio.run(wait_for_database(target, settings.database_wait_seconds))
     if check_revision(revision, target.where):
         migrate(target.url)
+
+
+def claim_sqlite_file(url: str) -> None:
+    """Take the SQLite file for this server before anything is read or migrated (the journal
+    keeps the lock for as long as the server runs): ``DatabaseInUse`` if another server, or a
+    restore, has it. A second server would otherwise migrate the file under the first."""
+    database = make_url(url).database or ""
+    try:
+        fd = hold(database, SERVING)
+    except DatabaseInUse as error:
+        then = "wait for it to end" if error.doing == RESTORING else "stop it first"
+        raise DatabaseInUse(
+            f"{error}: {then}, or give this one a database of its own (DATABASE_URL)"
+        ) from None
+    except NoLocks:  # the journal says what is at stake as it starts
+        return
+    hand_over(database, fd)
 
 
 async def check_node_free(settings: Settings) -> None:
@@ -326,6 +346,9 @@ def main() -> None:
     except Unusable as problem:
         log.error("cannot start: %s", problem)
         sys.exit(1)
+    except DatabaseInUse as problem:
+        log.error("cannot start: %s", problem)
+        sys.exit(3)
     except Stopped as stop:
         log.info("stopped by %s before serving", stop)
         sys.exit(0)

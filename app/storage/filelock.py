@@ -17,10 +17,19 @@ class NoLocks(OSError):
     """The file system cannot lock files."""
 
 
+# Locks taken before the server began (by the start, before it migrated the database), by
+# their database's real path: the journal takes each over instead of locking again.
+_handed: dict[str, int] = {}
+
+
 def hold(database: str, doing: str) -> int:
     """Lock ``<database>.lock`` for this process, which is ``doing`` this with the file; the
-    open descriptor (closing it lets go). ``DatabaseInUse`` if another process holds it, with
-    what that one does in ``doing``; ``NoLocks`` if the file system cannot lock."""
+    open descriptor (closing it lets go), or the one ``hand_over`` left for it.
+    ``DatabaseInUse`` if another process holds it, with what that one does in ``doing``;
+    ``NoLocks`` if the file system cannot lock."""
+    handed = _handed.pop(os.path.realpath(database), None)
+    if handed is not None:
+        return handed
     fd = os.open(f"{database}.lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -37,3 +46,8 @@ def hold(database: str, doing: str) -> int:
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()} {doing}\n".encode(), 0)
     return fd
+
+
+def hand_over(database: str, fd: int) -> None:
+    """Leave the lock ``fd`` on ``database`` for the next ``hold`` of it in this process."""
+    _handed[os.path.realpath(database)] = fd

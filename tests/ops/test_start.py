@@ -153,6 +153,29 @@ def test_a_database_migrated_by_a_newer_version_is_left_alone(tmp_path: Path) ->
         assert _version(url) == version
 
 
+def test_a_file_another_server_holds_is_left_as_it_is(tmp_path: Path) -> None:
+    """Started on a file another server serves, the start says so in one line and exits 3
+    before it reads or migrates anything: a second server of a newer version would otherwise
+    migrate the database under the first."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    first_log = tmp_path / "first.log"
+    first = start(url, free_port(), first_log)
+    until_logged(first_log, "Application startup complete", first)
+    log = tmp_path / "second.log"
+    second = start(url, free_port(), log)
+    assert second.wait(30) == 3
+    (error,) = [r for r in records(log) if r["level"] == "error"]
+    assert str(error["message"]) == (
+        f"cannot start: {tmp_path}/spectrum.db is served by another server (process "
+        f"{first.pid}): stop it first, or give this one a database of its own (DATABASE_URL)"
+    )
+    said = log.read_text()
+    assert "Traceback" not in said
+    assert "database at migration" not in said  # not even read
+    assert stop(first) in (0, -signal.SIGTERM)
+
+
 def test_an_unwritable_sqlite_folder_is_refused(tmp_path: Path) -> None:
     (tmp_path / "taken").write_text("a file where the folder should be")
     url = f"sqlite+aiosqlite:///{tmp_path}/taken/data/spectrum.db"
