@@ -40,7 +40,7 @@ class RoomPage {
       delegate(root, 'act', (name, element, event) => this.act(name, element, event)),
       delegate(root, 'submit', (name, form, event) => {
         event.preventDefault();
-        this.join(form);
+        if (name === 'join') this.join(form);
       }),
       delegate(root, 'change', (name, form, event) => this.changeSetting(event.target)),
     ];

@@ -332,7 +332,7 @@ export function lobbyView(page, state) {
     ${seatsFirst ? players : share}${seatsFirst ? share : players}
     <div class="panel"><h2>${t('settings')}</h2>
       ${host
-        ? html`<form data-change="setting" onsubmit="return false">${settingsFields(state.settings)}</form>`
+        ? html`<form data-change="setting" data-submit="setting">${settingsFields(state.settings)}</form>`
         : html`<p>${settingsSummary(state.settings)} · ${t('upTo', { n: state.settings.max_players })}</p>`}
     </div>`;
 }

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import base64
 import gzip
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -88,6 +90,31 @@ def test_client_files_are_served_with_their_types(server: Server) -> None:
     assert style.headers["content-type"].startswith("text/css")
     assert fetch.get(server.url + "/static/js/nothing.js").status_code == 404
     assert fetch.get(server.url + "/static/../app/config.py").status_code == 404
+
+
+def test_every_answer_forbids_sniffing_framing_and_referrers(server: Server) -> None:
+    room = fetch.post(server.url + "/api/rooms", json={"name": "Ann"}).json()
+    for path in ["/", "/static/js/app.js", "/api/matches", f"/api/rooms/{room['code']}/qr.svg"]:
+        headers = fetch.get(server.url + path).headers
+        assert headers["x-content-type-options"] == "nosniff", path
+        assert headers["x-frame-options"] == "DENY", path
+        assert headers["referrer-policy"] == "same-origin", path
+
+
+def test_the_page_runs_only_this_servers_scripts_and_its_own_inline_one(server: Server) -> None:
+    """The page's policy lets its one inline script run (by its hash) and nothing else that
+    is not this server's; another site may not frame it. The 404 page is the same page."""
+    page = (FRONTEND / "index.html").read_text()
+    [inline] = re.findall(r"<script>(.*?)</script>", page, re.S)
+    digest = base64.b64encode(hashlib.sha256(inline.encode()).digest()).decode()
+    for path in ["/", "/r/ABCD-EFGH", "/no/such/page"]:
+        policy = fetch.get(server.url + path).headers["content-security-policy"]
+        directives = dict(d.split(" ", 1) for d in policy.split("; "))
+        assert directives["script-src"] == f"'self' 'sha256-{digest}'", path
+        assert directives["default-src"] == "'self'"
+        assert directives["connect-src"] == "'self'"
+        assert directives["frame-ancestors"] == "'none'"
+        assert directives["object-src"] == "'none'"
 
 
 def test_a_room_link_comes_as_an_svg_qr_code(server: Server) -> None:

@@ -18,6 +18,7 @@ from tests.e2e.ui import (
     play_to_the_results,
     seat_online,
     take,
+    wait_for,
 )
 from tests.rooms.client import api
 
@@ -53,8 +54,8 @@ def resize(page: Any, size: dict[str, int]) -> None:
     the page's next rendering update: until then the page is laid out at the new width with
     the old width's rules (the phone's header then overflowed, 408 px wide at 360 px)."""
     page.set_viewport_size(size)
-    page.wait_for_function(
-        f"matchMedia('(width: {size['width']}px) and (height: {size['height']}px)').matches"
+    wait_for(
+        page, f"matchMedia('(width: {size['width']}px) and (height: {size['height']}px)').matches"
     )
     page.evaluate(NEXT_FRAME)
 

@@ -10,7 +10,7 @@ from app.rooms.chat import REACTIONS
 from tests.e2e.conftest import PHONE, Pages
 from tests.e2e.test_access import AXE_SIZES, on_screen, resize
 from tests.e2e.test_play import SMALL_PHONE, fits_phone
-from tests.e2e.ui import create_room, expect, join_from_home, my_turn, seat_online
+from tests.e2e.ui import create_room, expect, join_from_home, my_turn, seat_online, wait_for
 
 Shot = Callable[[Any, str], None]
 MARKUP = "<img src=x onerror=alert(1)><b>hi</b>"
@@ -120,7 +120,7 @@ COVERED = """() => {
 def covered(page: Any, text: str) -> list[str]:
     """Once a bubble says ``text`` on ``page``: the controls the bubbles on screen lie over."""
     expect(page.locator(".bubble", has_text=text)).to_be_visible()
-    found: list[str] = page.wait_for_function(COVERED).json_value()
+    found: list[str] = wait_for(page, COVERED)
     return found
 
 

@@ -15,6 +15,7 @@ from tests.e2e.ui import (
     play_to_the_results,
     seat_online,
     take,
+    wait_for,
 )
 
 # What has the focus, as "tag.class" or "tag#id"; "body" when it fell back to the page.
@@ -109,7 +110,7 @@ def test_a_ten_card_hand_by_keyboard_at_200_percent_zoom(pages: Pages) -> None:
     expect(ann.locator(".hand .card.can")).to_have_count(11)
     for index in (10, 0):
         ann.locator(".hand .card").nth(index).focus()
-        ann.wait_for_function(ABOVE_THE_DOCK)
+        wait_for(ann, ABOVE_THE_DOCK)
     ring = ann.locator(".hand .card:focus").evaluate("card => getComputedStyle(card).outlineColor")
     assert ring != accent, ring
 

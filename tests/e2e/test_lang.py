@@ -14,7 +14,7 @@ import pytest
 from tests.api.test_words import PARAM, table
 from tests.e2e.conftest import DESKTOP, E2E_SETTINGS, PHONE, Pages, pages_on, scroll_width
 from tests.e2e.test_access import resize
-from tests.e2e.ui import expect
+from tests.e2e.ui import expect, wait_for
 from tests.server import Server, running_server
 
 Shot = Callable[[Any, str], None]
@@ -268,7 +268,7 @@ def test_after_a_switch_the_offline_copy_changes_language_once_no_page_uses_it(
     pages: Pages,
 ) -> None:
     page = pages.open("/", locale="fr-FR", worker=True)
-    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    wait_for(page, "navigator.serviceWorker.controller !== null")
     assert page.evaluate("navigator.serviceWorker.controller.scriptURL").endswith("?lang=fr")
     [(french, words)] = page.evaluate(KEPT)
     assert words == ["/static/js/lang/fr.js"]
@@ -290,8 +290,8 @@ def test_after_a_switch_the_offline_copy_changes_language_once_no_page_uses_it(
     page = context.new_page()
     wait_for_worker(page, "?lang=en", "activated")
     page.goto(pages.server.url + "/")
-    page.wait_for_function(
-        "navigator.serviceWorker.controller?.scriptURL.endsWith('?lang=en')", timeout=20000
+    wait_for(
+        page, "navigator.serviceWorker.controller?.scriptURL.endsWith('?lang=en')", timeout=20.0
     )
     [(english, words)] = page.evaluate(KEPT)
     assert english != french

@@ -158,3 +158,21 @@ def test_links_move_without_reloading_and_unknown_paths_say_so(pages: Pages) -> 
     api_miss = page.request.get(pages.server.url + "/api/no-such-thing")
     assert api_miss.status == 404
     assert api_miss.json() == {"detail": "Not Found"}
+
+
+def test_the_pages_policy_runs_the_page_and_refuses_a_script_put_into_it(pages: Pages) -> None:
+    """Under its Content-Security-Policy the page works (its theme script ran, the home page
+    drew), and a script put into it, as an injection would, does not run."""
+    page = pages.open("/")
+    expect(page.locator("#main h1")).to_be_visible()
+    assert page.evaluate("document.documentElement.dataset.theme") in ("light", "dark")
+    ran = page.evaluate(
+        """() => {
+            const script = document.createElement('script');
+            script.textContent = 'window.injected = true';
+            document.body.append(script);
+            return window.injected === true;
+        }"""
+    )
+    assert ran is False
+    pages.errors.clear()  # the refusal is reported to the console: what is checked here

@@ -21,6 +21,7 @@ from tests.e2e.ui import (
     seat_online,
     signed,
     take,
+    wait_for,
 )
 from tests.rooms.client import Client, api, close_all, join_room
 from tests.server import Address
@@ -63,7 +64,7 @@ def test_two_players_play_a_round_and_see_the_results(pages: Pages, shot: Shot) 
     code = create_room(ann, "Ann", rounds=1, timer="0")
     bob = pages.open("/", phone=True, worker=True)
     for page in (ann, bob):
-        page.wait_for_function("navigator.serviceWorker.controller !== null")
+        wait_for(page, "navigator.serviceWorker.controller !== null")
     fits_phone(bob)
     shot(bob, "home-360")
     join_from_home(bob, "Bob", code.lower().replace("-", ""))  # as someone might type it
@@ -194,7 +195,7 @@ def test_a_refresh_mid_round_keeps_the_seat_and_the_hand(pages: Pages, shot: Sho
     # The countdown is checked four times a second but written only when the second changes:
     # each write lays the page out again.
     ann.evaluate(CLOCK_WRITES)
-    ann.wait_for_function("window.clockWrites.length >= 2", timeout=60_000)
+    wait_for(ann, "window.clockWrites.length >= 2", timeout=60.0)
     writes = ann.evaluate("window.clockWrites")
     assert all(before != after for before, after in writes), writes
 

@@ -10,7 +10,7 @@ from typing import Any
 from tests.e2e.conftest import PICTURES, ROOM_URL, Pages
 from tests.e2e.test_access import axe_clean, resize
 from tests.e2e.test_play import SMALL_PHONE
-from tests.e2e.ui import create_room, expect, over_the_dock, play_to_the_results
+from tests.e2e.ui import create_room, expect, over_the_dock, play_to_the_results, wait_for
 
 Shot = Callable[[Any, str], None]
 
@@ -62,9 +62,10 @@ def test_a_newcomer_plays_the_lesson_to_its_end_and_gets_a_real_room(
             resize(page, SMALL_PHONE)
         page.click(".hand .card.hinted")
         # The discard is taken: five cards again, or the round is over (the bot had knocked).
-        page.wait_for_function(
+        wait_for(
+            page,
             "document.querySelector('.standings')"
-            " || document.querySelectorAll('.hand .card').length === 5"
+            " || document.querySelectorAll('.hand .card').length === 5",
         )
         turns += 1
         assert turns <= 12, "the coach asks for a knock within 10 turns"
@@ -114,7 +115,7 @@ def test_the_app_installs_and_its_shell_opens_offline(pages: Pages, shot: Shot) 
     scope = page.evaluate("navigator.serviceWorker.ready.then((r) => r.scope)")
     assert scope == pages.server.url + "/"
     page.reload()
-    page.wait_for_function("navigator.serviceWorker.controller !== null")
+    wait_for(page, "navigator.serviceWorker.controller !== null")
     kept = page.evaluate(
         "caches.keys().then((names) => caches.open(names[0])).then((c) => c.keys())"
         ".then((requests) => requests.map((r) => new URL(r.url).pathname))"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import time
 from typing import Any
 
 from tests.e2e.conftest import ROOM_URL, require_playwright
@@ -127,6 +128,17 @@ OVER_THE_DOCK = """(selector) => {
 }"""
 
 
+def wait_for(page: Any, expression: str, arg: Any = None, timeout: float = 8.0) -> Any:
+    """Wait until ``expression`` (or the function, called with ``arg``) is true in ``page``;
+    its value. Asked again and again from here: the page's Content-Security-Policy refuses
+    the string evaluation Playwright's ``wait_for_function`` does inside the page."""
+    deadline = time.monotonic() + timeout
+    while (value := page.evaluate(expression, arg)) in (None, False, 0, ""):  # JS's falsy
+        assert time.monotonic() < deadline, f"not true within {timeout} s: {expression}"
+        page.wait_for_timeout(20)
+    return value
+
+
 def over_the_dock(page: Any, selector: str) -> None:
     """Wait until what ``selector`` finds is whole on screen, above the table's sticky dock."""
-    page.wait_for_function(OVER_THE_DOCK, arg=selector)
+    wait_for(page, OVER_THE_DOCK, selector)
