@@ -179,7 +179,7 @@ async def _admit(
         elif found is Miss.UNKNOWN:
             await websocket.close(CLOSE_NO_ROOM, "there is no room with this code")
         else:
-            await _serve(websocket, found, settings, said_hello)
+            await _serve(websocket, found, settings, said_hello, address)
     finally:
         said_hello()
         registry.connections_by_address[address] -= 1
@@ -188,7 +188,11 @@ async def _admit(
 
 
 async def _serve(
-    websocket: WebSocket, room: LiveRoom, settings: Settings, said_hello: Callable[[], None]
+    websocket: WebSocket,
+    room: LiveRoom,
+    settings: Settings,
+    said_hello: Callable[[], None],
+    address: str,
 ) -> None:
     try:
         first = await asyncio.wait_for(websocket.receive(), settings.hello_seconds)
@@ -223,6 +227,7 @@ async def _serve(
     connection = kind(
         raw_send(websocket), None, settings.send_queue_frames, settings.send_queue_kb << 10
     )
+    connection.address = address
     # The seat is looked up when the room takes the connection, not before: seats may be
     # renumbered meanwhile.
     refused = await room.attach(connection, token_hash)

@@ -150,6 +150,16 @@ class ChatLimit:
                 del self._sent[key]
         self._sent.setdefault(sender, deque()).append(now)
 
-    def clear(self) -> None:
-        """Forget every count (seats were renumbered)."""
-        self._sent.clear()
+    def unseat(self, removed: int) -> None:
+        """Seat ``removed`` is gone and the seats after it moved down one: their counts go
+        with them (a spectator's stay)."""
+        moved: dict[object, deque[float]] = {}
+        for sender, times in self._sent.items():
+            match sender:
+                case ("seat", int(seat)) if seat == removed:
+                    continue
+                case ("seat", int(seat)) if seat > removed:
+                    moved[("seat", seat - 1)] = times
+                case _:
+                    moved[sender] = times
+        self._sent = moved

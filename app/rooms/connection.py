@@ -75,6 +75,7 @@ class Connection:
     """
 
     __slots__ = (
+        "address",
         "closing",
         "direct",
         "gone",
@@ -107,6 +108,8 @@ class Connection:
         self.closing: tuple[int, str] | None = None
         self.gone = False
         self.serial = next(_serials)  # tells this connection from later ones of the same seat
+        # The client's address as the limits count it ("" when not known).
+        self.address = ""
 
     def push(self, frame: bytes, binary: bool = False) -> None:
         """Send a frame (UTF-8 text, or ``binary``), or queue it behind a send that is waiting;

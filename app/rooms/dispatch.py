@@ -83,9 +83,11 @@ def _chat(
     message: protocol.ChatMessage | protocol.React,
     at: int,
 ) -> None:
-    """Say or react, within the sender's chat limit (a seat's, or a spectator's own)."""
+    """Say or react, within the sender's chat limit: a seat's, or for a spectator its
+    address's (a spectator who connects again is counted as before)."""
     seat = connection.seat
-    sender = ("seat", seat) if seat is not None else ("watcher", connection.serial)
+    watcher = connection.address or connection.serial
+    sender = ("seat", seat) if seat is not None else ("watcher", watcher)
     now = room.clock.now()
     room.state.check_chat(seat)
     room.chat_limit.check(sender, now)
@@ -121,5 +123,5 @@ def _unseat(room: LiveRoom, removed: int, code: int | None, reason: str) -> None
     """A seat left the lobby: renumber the connections and pass the host on if need be."""
     room.table.unseat(removed, code, reason)
     room.frames.views.forget_private()
-    room.chat_limit.clear()
+    room.chat_limit.unseat(removed)
     room.follow_host()

@@ -99,6 +99,7 @@ class LocalClient(Peer):
         super().__init__(code, token)
         self.host = host
         self.connection: Connection | None = None
+        self.address = ""  # the client's address, as the socket layer gives it
 
     @property
     def room(self) -> LiveRoom:
@@ -111,6 +112,7 @@ class LocalClient(Peer):
             seat = self.room.state.seat_of(hash_token(self.token))
             assert seat is not None, "this token holds no seat in this room"
         self.connection = Connection(self._receive, seat, 256)
+        self.connection.address = self.address
         await self.room.attach(self.connection)
         assert self.state is not None
 

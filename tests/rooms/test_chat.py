@@ -206,6 +206,56 @@ async def test_a_spectator_chats_only_if_the_host_allows_it(rooms: Host) -> None
     await table.close()
 
 
+async def test_a_spectator_who_connects_again_keeps_the_limit_of_their_address(
+    rooms: Host,
+) -> None:
+    """A spectator's limit is their address's: connecting again does not start it afresh,
+    while a spectator at another address has their own."""
+    table = await open_table(rooms, 2, turn_seconds=0)
+    await table.host.act("spectator_chat", allowed=True)
+
+    async def watching(address: str) -> LocalClient:
+        client = LocalClient(rooms, table.code)
+        client.address = address
+        await client.connect()
+        return client
+
+    async def too_fast(client: LocalClient) -> None:
+        with pytest.raises(Refused) as refusal:
+            await client.act("chat", text="more")
+        assert refusal.value.code == "chat_too_fast"
+
+    watcher = await watching("203.0.113.7")
+    for _ in range(CHAT_BURST):
+        await watcher.act("react", reaction="🔥")
+    await too_fast(watcher)
+    await watcher.close()
+    again = await watching("203.0.113.7")
+    await too_fast(again)
+    other = await watching("198.51.100.9")
+    await other.act("chat", text="my own limit")
+    rooms.clock.time += CHAT_WINDOW
+    await again.act("chat", text="later")
+    for client in (again, other):
+        await client.close()
+    await table.close()
+
+
+async def test_chat_counts_follow_the_seats_that_move_down_when_one_leaves(rooms: Host) -> None:
+    """Seats after one that leaves the lobby move down: their counts go with them, so nobody
+    is given a fresh limit, nor someone else's."""
+    table = await open_table(rooms, 3, turn_seconds=0)
+    ann, bob, cy = table.players
+    for _ in range(CHAT_BURST):
+        await cy.act("react", reaction="👍")
+    await bob.act("leave")
+    await cy.wait_for(lambda s: len(s["players"]) == 2)
+    assert cy.seat == 1
+    await refused(table, cy, {"type": "chat", "text": "fresh?", "id": 1}, "chat_too_fast")
+    await ann.act("chat", text="Ann's limit is hers")
+    await table.close()
+
+
 async def test_the_host_mutes_and_unmutes_a_player(rooms: Host) -> None:
     table = await open_table(rooms, 3, spectators=1, turn_seconds=0)
     ann, bob, cy = table.players
