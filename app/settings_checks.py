@@ -17,6 +17,35 @@ if TYPE_CHECKING:
     from app.config import Settings
 
 DATABASE_SCHEMES = ("sqlite+aiosqlite://", "postgresql+asyncpg://")
+# The options a PostgreSQL DATABASE_URL may have after '?': SQLAlchemy hands each to
+# asyncpg.connect() as a keyword of that name (and prepared_statement_cache_size to itself).
+# libpq's names that asyncpg does not share (sslmode, connect_timeout, application_name) would
+# fail every connection.
+ASYNCPG_OPTIONS = frozenset(
+    {
+        "host",
+        "port",
+        "user",
+        "password",
+        "passfile",
+        "service",
+        "servicefile",
+        "database",
+        "timeout",
+        "statement_cache_size",
+        "max_cached_statement_lifetime",
+        "max_cacheable_statement_size",
+        "command_timeout",
+        "ssl",
+        "direct_tls",
+        "server_settings",
+        "target_session_attrs",
+        "krbsrvname",
+        "gsslib",
+        "prepared_statement_cache_size",
+    }
+)
+SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")
 # A node's id and a cluster's name: they are parts of paths and of Redis keys.
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
@@ -123,7 +152,26 @@ def database_url(value: str) -> str:
             "an in-memory SQLite database loses every round when the server stops; "
             "name a file, as in sqlite+aiosqlite:///./spectrum.db"
         )
+    if url.get_backend_name() == "postgresql":
+        asyncpg_options(dict(url.query))
     return value
+
+
+def asyncpg_options(options: dict[str, str | tuple[str, ...]]) -> None:
+    """A PostgreSQL URL's options are asyncpg's, not libpq's."""
+    modes = "|".join(SSL_MODES)
+    for name, given in options.items():
+        if name == "sslmode":
+            raise ValueError(
+                f"asyncpg takes no sslmode (libpq's name): write ssl= instead, ssl={modes}"
+            )
+        if name not in ASYNCPG_OPTIONS:
+            raise ValueError(
+                f"{name} is not an option asyncpg takes (the options after '?' go to "
+                "asyncpg.connect(), whose names are not all libpq's): remove it"
+            )
+        if name == "ssl" and given not in SSL_MODES:
+            raise ValueError(f"ssl must be one of {modes}")
 
 
 def with_password(url: str, password: SecretStr) -> str:

@@ -23,6 +23,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -43,6 +44,12 @@ log = logging.getLogger("app.start")
 
 # Seconds one connection attempt may take, so a host that drops packets is retried in time.
 ATTEMPT_SECONDS = 5.0
+# SQLite's primary result codes: another connection holds the file, which waiting cures;
+# the disk is full.
+_SQLITE_BUSY = {5, 6}
+_SQLITE_FULL = 13
+# An extended code: SQLite could not grow the -shm file, which a full disk causes.
+_SQLITE_IOERR_SHMSIZE = 4874
 # SQLSTATE codes that waiting will not cure.
 _FINAL_STATES = {
     "28P01": "the database refused the password for user {user}; if POSTGRES_PASSWORD was "
@@ -81,14 +88,67 @@ class Target:
         )
 
 
-def _sqlstate(error: BaseException) -> str | None:
-    """The SQLSTATE of a database error, wherever it sits in the chain of causes."""
+def _causes(error: BaseException) -> Iterator[BaseException]:
+    """An error and its causes: what the driver raised, under SQLAlchemy's wrapping."""
     seen: BaseException | None = error
     while seen is not None:
+        yield seen
+        seen = seen.__cause__ or getattr(seen, "orig", None)
+
+
+def _sqlstate(error: BaseException) -> str | None:
+    """The SQLSTATE of a database error, wherever it sits in the chain of causes."""
+    for seen in _causes(error):
         state = getattr(seen, "sqlstate", None) or getattr(seen, "pgcode", None)
         if isinstance(state, str):
             return state
-        seen = seen.__cause__ or getattr(seen, "orig", None)
+    return None
+
+
+def _sqlite_code(error: BaseException) -> int | None:
+    """SQLite's primary result code for an error of SQLite's own; None for any other."""
+    code = getattr(error, "sqlite_errorcode", None)
+    return code & 0xFF if isinstance(code, int) else None
+
+
+def _no_space(folder: Path) -> str:
+    return f"no space left on the file system holding {folder}: free disk space there"
+
+
+def _final(error: BaseException, target: Target) -> str | None:
+    """What to say of an error that waiting will not cure; None for one that may pass (a
+    database not up yet: refused connections, timeouts, a name not resolvable yet, a server
+    still starting up, an SQLite file another connection holds)."""
+    state = _sqlstate(error)
+    if state in _FINAL_STATES:
+        said = _FINAL_STATES[state].format(user=target.user, database=target.database)
+        return f"{said} ({target.where})"
+    for seen in _causes(error):
+        code = _sqlite_code(seen)
+        if code is not None:
+            if code in _SQLITE_BUSY:
+                return None
+            path = Path(target.database).resolve()
+            if code == _SQLITE_FULL:
+                return f"cannot write the SQLite database at {path} ({_reason(seen)}); " + (
+                    _no_space(path.parent)
+                )
+            if getattr(seen, "sqlite_errorcode", None) == _SQLITE_IOERR_SHMSIZE:
+                return (
+                    f"cannot write the SQLite database at {path} ({_reason(seen)} growing "
+                    f"{path.name}-shm, as when its file system is full); free disk space on "
+                    f"the file system holding {path.parent}"
+                )
+            return f"cannot use the SQLite database at {path}: {_reason(seen)}"
+        if isinstance(seen, TypeError | ValueError):
+            # Raised before any connection: the driver refused what DATABASE_URL gave it.
+            said = f"the database driver cannot use DATABASE_URL ({_reason(seen)}): fix it"
+            if is_sqlite(target.url):
+                return f"{said} ({target.where})"
+            return (
+                f"{said} ({target.where}); its options after '?' go to asyncpg as they are, "
+                "so fix or remove them (ssl=require, not libpq's sslmode=require)"
+            )
     return None
 
 
@@ -197,12 +257,9 @@ async def wait_for_database(target: Target, seconds: float) -> str | None:
             try:
                 revision = await _connect_once(engine)
             except Exception as error:  # not up yet, or refused for good: told apart below
-                state = _sqlstate(error)
-                if state in _FINAL_STATES:
-                    raise Unusable(
-                        _FINAL_STATES[state].format(user=target.user, database=target.database)
-                        + f" ({target.where})"
-                    ) from None
+                final = _final(error, target)
+                if final is not None:
+                    raise Unusable(final) from None
                 reason = "no answer" if isinstance(error, TimeoutError) else _reason(error)
                 if time.monotonic() >= deadline:
                     raise Unusable(
@@ -249,7 +306,11 @@ def migrate(url: str) -> None:
     try:
         command.upgrade(config, "head")
     except Exception as error:  # any failure of a migration: said once, nothing half-done kept
-        raise Unusable(f"migrating the database failed: {_reason(error)}") from None
+        said = f"migrating the database failed: {_reason(error)}"
+        if any(_sqlite_code(seen) == _SQLITE_FULL for seen in _causes(error)):
+            folder = Path(make_url(url).database or "").resolve().parent
+            said += f"; {_no_space(folder)}"
+        raise Unusable(said) from None
     log.info("database migrated to %s", head_revision())
 
 
@@ -286,13 +347,43 @@ def check_port_free(settings: Settings) -> None:
 def prepare(settings: Settings) -> None:
     """Make the database ready to serve from, or raise Unusable."""
     target = Target.of(settings.database_url)
-    if is_sqlite(target.url):
-        check_sqlite_file(target.url)
+    if not is_sqlite(target.url):
+        _prepare(settings, target)
+        return
+    check_sqlite_file(target.url)
+    database, *journals, lock = sqlite_files(target.url)
+    # What this start makes holds nothing yet (a full disk leaves an empty database file); the
+    # journals of a database that was there are SQLite's to keep.
+    made = [] if lock.exists() else [lock]
+    if not database.exists():
+        made += [database, *(path for path in journals if not path.exists())]
+    try:
         claim_sqlite_file(target.url)
+        _prepare(settings, target)
+    except Unusable:
+        for path in made:
+            path.unlink(missing_ok=True)
+        raise
+
+
+def _prepare(settings: Settings, target: Target) -> None:
     check_outbox(settings)
     revision = asyncio.run(wait_for_database(target, settings.database_wait_seconds))
     if check_revision(revision, target.where):
         migrate(target.url)
+
+
+def sqlite_files(url: str) -> tuple[Path, ...]:
+    """The SQLite database's file and those a start may make beside it: SQLite's journals,
+    the lock."""
+    database = make_url(url).database or ""
+    path = Path(database).resolve()  # as SQLite opens it, and the lock is named
+    besides = ("-wal", "-shm", "-journal")
+    return (path, *(path.with_name(path.name + end) for end in besides), _lock(database))
+
+
+def _lock(database: str) -> Path:
+    return Path(f"{database}.lock").resolve()
 
 
 def claim_sqlite_file(url: str) -> None:
@@ -309,6 +400,16 @@ def claim_sqlite_file(url: str) -> None:
         ) from None
     except NoLocks:  # the journal says what is at stake as it starts
         return
+    except OSError as error:
+        lock = _lock(database)
+        if error.errno == errno.ENOSPC:
+            raise Unusable(
+                f"cannot write the lock {lock} for the SQLite database ({error.strerror}); "
+                + _no_space(lock.parent)
+            ) from None
+        raise Unusable(
+            f"cannot write the lock {lock} for the SQLite database: {error.strerror or error}"
+        ) from None
     hand_over(database, fd)
 
 

@@ -1,0 +1,150 @@
+"""Start errors that waiting cannot cure end the start at once, in one line that fits them,
+instead of being retried for DATABASE_WAIT_SECONDS and then blamed on DATABASE_URL's host and
+port: a full disk under an SQLite database, DATABASE_URL options asyncpg does not take."""
+
+import inspect
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import asyncpg
+import pytest
+from asyncpg.connect_utils import SSLMode
+
+from app.settings_checks import ASYNCPG_OPTIONS, SSL_MODES
+from tests.databases import postgres_database
+from tests.server import ROOT, free_port, server_env
+
+# Long enough that a start which waits is seen to, whatever the machine's load.
+WAIT = "600"
+
+
+def start(url: str) -> tuple[int, list[dict[str, object]]]:
+    """``python -m app.scripts.start`` on ``url``: its exit status and its log's lines."""
+    result = subprocess.run(
+        [sys.executable, "-m", "app.scripts.start"],
+        cwd=ROOT,
+        env=server_env(
+            DATABASE_URL=url,
+            DATABASE_WAIT_SECONDS=WAIT,
+            HOST="127.0.0.1",
+            PORT=str(free_port()),
+            LOG_JSON="true",
+        ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    said = result.stdout + result.stderr
+    assert "Traceback" not in said, said
+    return result.returncode, [json.loads(line) for line in said.splitlines() if line.strip()]
+
+
+def error_of(said: list[dict[str, object]]) -> str:
+    (error,) = [record for record in said if record["level"] == "error"]
+    return str(error["message"])
+
+
+@contextmanager
+def full_disk(folder: Path, pages_free: int) -> Iterator[Path]:
+    """A small file system of its own at ``folder``, filled up but for ``pages_free`` pages."""
+    folder.mkdir()
+    page = os.sysconf("SC_PAGE_SIZE")
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", f"size={64 * page}", "tmpfs", str(folder)],
+        capture_output=True,
+        check=False,
+    )
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a small file system here: {mounted.stderr!r}")
+    try:
+        room = os.statvfs(folder)
+        filler = folder / "filler"
+        filler.write_bytes(bytes(room.f_bavail * room.f_frsize - pages_free * page))
+        assert os.statvfs(folder).f_bavail == pages_free
+        yield folder
+    finally:
+        subprocess.run(["umount", str(folder)], check=True)
+
+
+@pytest.mark.parametrize(
+    ("pages_free", "what"),
+    [
+        (0, "cannot write the lock {disk}/spectrum.db.lock for the SQLite database"),
+        (1, "cannot write the SQLite database at {disk}/spectrum.db (database or disk is full)"),
+        (4, "cannot write the SQLite database at {disk}/spectrum.db (disk I/O error growing"),
+        (16, "migrating the database failed"),
+    ],
+)
+def test_a_full_disk_is_said_at_once(tmp_path: Path, pages_free: int, what: str) -> None:
+    """However little room is left (none for the lock, some for the database but not for its
+    -shm file, not enough for the migrations), the start exits 1 at once saying to free disk
+    space, and takes away the files it made."""
+    with full_disk(tmp_path / "disk", pages_free) as disk:
+        returncode, said = start(f"sqlite+aiosqlite:///{disk}/spectrum.db")
+        assert returncode == 1
+        message = error_of(said)
+        assert message.startswith(f"cannot start: {what.format(disk=disk)}"), message
+        assert "free disk space" in message
+        assert "did not answer" not in message
+        assert not any("waiting for the database" in str(line["message"]) for line in said)
+        assert sorted(path.name for path in disk.iterdir()) == ["filler"]
+
+
+def test_a_database_file_that_was_there_is_kept(tmp_path: Path) -> None:
+    with full_disk(tmp_path / "disk", 1) as disk:
+        (disk / "spectrum.db").touch()
+        returncode, said = start(f"sqlite+aiosqlite:///{disk}/spectrum.db")
+        assert returncode == 1
+        assert "database or disk is full" in error_of(said)
+        assert (disk / "spectrum.db").exists()
+
+
+def test_libpq_sslmode_is_refused_with_the_settings() -> None:
+    url = "postgresql+asyncpg://spectrum:Secret@db.invalid/spectrum?sslmode=disable"
+    returncode, said = start(url)
+    assert returncode == 2
+    (line,) = said
+    assert str(line["message"]).startswith(
+        "cannot start; fix these settings: DATABASE_URL: asyncpg takes no sslmode (libpq's "
+        "name): write ssl= instead, ssl=disable|allow|prefer|require|verify-ca|verify-full "
+        "(got 'postgresql+asyncpg://spectrum:***@db.invalid/spectrum?sslmode=disable')"
+    )
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ("connect_timeout=10", "connect_timeout is not an option asyncpg takes"),
+        ("application_name=cards", "application_name is not an option asyncpg takes"),
+        ("ssl=true", "ssl must be one of disable|allow|prefer|require|verify-ca|verify-full"),
+    ],
+)
+def test_other_options_asyncpg_does_not_take_are_refused(options: str, message: str) -> None:
+    returncode, said = start(f"postgresql+asyncpg://spectrum@db.invalid/spectrum?{options}")
+    assert returncode == 2
+    (line,) = said
+    assert f"DATABASE_URL: {message}" in str(line["message"])
+
+
+def test_an_option_asyncpg_cannot_use_is_said_at_once() -> None:
+    """An option of asyncpg's that it cannot take as text fails every connection alike."""
+    with postgres_database() as url:
+        returncode, said = start(f"{url}?statement_cache_size=0")
+    assert returncode == 1
+    message = error_of(said)
+    assert message.startswith("cannot start: the database driver cannot use DATABASE_URL (")
+    assert "fix or remove them" in message
+    assert "did not answer" not in message
+
+
+def test_the_options_are_asyncpgs() -> None:
+    """What the settings let through, asyncpg takes: a newer asyncpg that drops one fails here."""
+    taken = set(inspect.signature(asyncpg.connect).parameters)
+    assert ASYNCPG_OPTIONS - {"prepared_statement_cache_size"} <= taken
+    assert set(SSL_MODES) == {mode.name.replace("_", "-") for mode in SSLMode}
