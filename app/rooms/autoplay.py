@@ -20,7 +20,7 @@ from app.engine.errors import IllegalAction
 from app.engine.round import Round
 from app.rooms import hints, protocol, standins
 from app.rooms.connection import Connection
-from app.rooms.standins import STANDIN_LEVEL
+from app.rooms.standins import STANDIN_LEVEL, STANDIN_LEVEL_WITHOUT_HINTS
 from app.rooms.thinking import Thinker
 from app.rooms.timers import BotKey, TurnKey, millis
 
@@ -62,7 +62,8 @@ class Autoplay:
             if not room.rings(room.timers.bot, key):
                 return
             current, seat = self._on_turn()
-            level = room.state.seats[seat].bot or STANDIN_LEVEL
+            standin = STANDIN_LEVEL if room.state.settings.hints else STANDIN_LEVEL_WITHOUT_HINTS
+            level = room.state.seats[seat].bot or standin
             observation = observe(current, seat)
             seed = self.rng.getrandbits(64)
         # The bot thinks outside the lock; if the table moved on meanwhile, its move is dropped.

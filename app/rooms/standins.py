@@ -13,8 +13,10 @@ from dataclasses import dataclass, field
 from app.bots.levels import Level
 from app.rooms.state import RoomState, Status
 
-# The level of the bot that plays for a player who is away.
+# The level of the bot that plays for a player who is away; with hints off, the easy one, so
+# that letting one's turns go is no way to have the strong bot play one's hand.
 STANDIN_LEVEL = Level.STRONG
+STANDIN_LEVEL_WITHOUT_HINTS = Level.EASY
 # Where the room needs a host: the lobby (to start) and a finished match (for a rematch).
 HOST_NEEDED = frozenset({Status.LOBBY, Status.FINISHED})
 # Turns the timer plays in a row for a player before a bot stands in for them.

@@ -143,6 +143,39 @@ async def bob_stood_in(server: Host) -> tuple[LocalClient, LocalClient]:
     return ann, bob
 
 
+class Asked(Thinker):
+    """Bots' decisions as made in this process, and the level each was asked of."""
+
+    def __init__(self) -> None:
+        super().__init__(workers=0)
+        self.levels: list[str] = []
+
+    async def decide(self, level: str, observation: Observation, seed: int) -> Decision:
+        self.levels.append(level)
+        return await super().decide(level, observation, seed)
+
+
+@pytest.mark.parametrize(("hints", "level"), [(True, "strong"), (False, "easy")])
+async def test_a_stand_in_plays_strong_only_where_hints_are_on(hints: bool, level: str) -> None:
+    """With hints off, letting one's turns go is no way to have the strong bot play one's hand:
+    the stand-in plays at the easy level."""
+    server = Host(RoomConfig(ready_seconds=2, bot_delay_seconds=0, standin_seconds=60))
+    asked = Asked()
+    table = await open_table(server, 2, rounds=3, turn_seconds=1, hints=hints)
+    server.rooms[table.code].autoplay.thinker = asked
+    ann, bob = table.players
+    await ann.act("start")
+    while len(asked.levels) < 2:
+        await ann.wait_for(lambda s: ann.my_turn() or len(asked.levels) >= 2)
+        if ann.my_turn() and len(asked.levels) < 2:
+            await ann.act("take", piles=[1])
+            await ann.play({"type": "discard", "cards": [ann.view["you"]["hand"][0]]})
+    assert ann.view["players"][1]["standin"]
+    assert set(asked.levels) == {level}
+    await ann.close()
+    await bob.close()
+
+
 async def test_two_missed_deadlines_bring_a_stand_in_until_back() -> None:
     server = Host(RoomConfig(ready_seconds=2, bot_delay_seconds=0, standin_seconds=60))
     ann, bob = await bob_stood_in(server)
