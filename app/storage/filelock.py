@@ -27,10 +27,11 @@ def hold(database: str, doing: str) -> int:
     open descriptor (closing it lets go), or the one ``hand_over`` left for it.
     ``DatabaseInUse`` if another process holds it, with what that one does in ``doing``;
     ``NoLocks`` if the file system cannot lock."""
-    handed = _handed.pop(os.path.realpath(database), None)
+    real = os.path.realpath(database)  # one lock, by whatever path the file is named
+    handed = _handed.pop(real, None)
     if handed is not None:
         return handed
-    fd = os.open(f"{database}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(f"{real}.lock", os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -43,8 +44,12 @@ def hold(database: str, doing: str) -> int:
     except OSError as error:
         os.close(fd)
         raise NoLocks(error.errno, error.strerror) from None
-    os.ftruncate(fd, 0)
-    os.pwrite(fd, f"{os.getpid()} {doing}\n".encode(), 0)
+    try:
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {doing}\n".encode(), 0)
+    except OSError:
+        os.close(fd)
+        raise
     return fd
 
 
