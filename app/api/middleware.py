@@ -59,6 +59,8 @@ class HostGuard:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        if scope["type"] == "http":
+            send = safe(send)
         if CONTROL_CHARACTER.search(scope["path"]):
             await refuse(scope, receive, send, 404, BAD_PATH)
             return
@@ -71,7 +73,7 @@ class HostGuard:
                 header = value.decode("latin-1")
                 break
         if self.hosts.allows(header):
-            await self.app(scope, receive, safe(send) if scope["type"] == "http" else send)
+            await self.app(scope, receive, send)
             return
         name = host_name(header or "")[:SAID_NAME_CHARACTERS]
         detail = (

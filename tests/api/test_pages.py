@@ -94,11 +94,15 @@ def test_client_files_are_served_with_their_types(server: Server) -> None:
 
 def test_every_answer_forbids_sniffing_framing_and_referrers(server: Server) -> None:
     room = fetch.post(server.url + "/api/rooms", json={"name": "Ann"}).json()
-    for path in ["/", "/static/js/app.js", "/api/matches", f"/api/rooms/{room['code']}/qr.svg"]:
-        headers = fetch.get(server.url + path).headers
-        assert headers["x-content-type-options"] == "nosniff", path
-        assert headers["x-frame-options"] == "DENY", path
-        assert headers["referrer-policy"] == "same-origin", path
+    paths = ["/", "/static/js/app.js", "/api/matches", f"/api/rooms/{room['code']}/qr.svg"]
+    paths += ["/healthz", "/readyz", "/metrics", "/a%0Ab"]
+    answers = [fetch.get(server.url + path) for path in paths]
+    answers.append(fetch.get(server.url + "/", headers={"Host": "elsewhere.example"}))
+    assert [answer.status_code for answer in answers[-2:]] == [404, 403]
+    for answer in answers:
+        assert answer.headers["x-content-type-options"] == "nosniff", answer.url
+        assert answer.headers["x-frame-options"] == "DENY", answer.url
+        assert answer.headers["referrer-policy"] == "same-origin", answer.url
 
 
 def test_the_page_runs_only_this_servers_scripts_and_its_own_inline_one(server: Server) -> None:
