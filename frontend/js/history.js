@@ -242,11 +242,11 @@ async function rebuild(round, names, size, match) {
   const count = names.length;
   const problems = [];
   let deck = [];
+  const seen = store.get(`spectrum.deal.${match}.${n}`);
+  if (seen && seen !== round.commitment) problems.push(t('badSeen', { n, seen }));
   if (globalThis.crypto?.subtle) {
     const got = await sha256(seed);
     if (got !== round.commitment) problems.push(t('badHash', { n, got, shown: round.commitment }));
-    const seen = store.get(`spectrum.deal.${match}.${n}`);
-    if (seen && seen !== round.commitment) problems.push(t('badSeen', { n, seen }));
     const keys = await Promise.all(ALL_CARDS.map((id) => sha256(`${seed}:${id}`)));
     deck = ALL_CARDS.map((id, i) => [keys[i], id]).sort((a, b) => (a[0] < b[0] ? -1 : 1)).map((pair) => pair[1]);
   } else {
