@@ -45,31 +45,41 @@ log = logging.getLogger(__name__)
 RESTORE_RETRY_SECONDS = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 
 
-async def restore_rooms(registry: RoomRegistry, store: DatabaseStore, drained: bool) -> bool:
-    """Hold again the rooms kept at the last stop, once the outbox it kept is written (unless
-    ``drained`` already); whether they are held (else ``registry.unrestored`` says why)."""
+async def restore_rooms(registry: RoomRegistry, store: DatabaseStore) -> bool:
+    """Hold again the rooms kept at the last stop, once the outbox it kept is written and
+    nothing else waits for the database (a room made and given up meanwhile must be
+    forgotten there first); whether they are held (else ``registry.unrestored`` says why)."""
     try:
-        if not drained:
-            await store.outbox_written()
+        await store.outbox_written()
     except Exception as error:
         registry.unrestored = f"the outbox kept at the last stop is not written ({kind(error)})"
         return False
+    waiting = await store.settle(store.unsaved_rooms(), store.write_seconds)
+    if waiting:
+        registry.unrestored = f"the writes of {len(waiting)} room(s) wait for the database"
+        return False
     try:
-        await registry.restore(await store.restore())
+        count = await registry.restore(await store.restore())
     except Exception as error:  # the database is away: serve anyway, /readyz says why
         registry.unrestored = f"the rooms kept at the last stop cannot be read ({kind(error)})"
         log.exception("live rooms could not be restored yet")
         return False
     registry.unrestored = None
+    if count:
+        log.info("restored %d rooms", count)
     return True
 
 
-async def restore_later(registry: RoomRegistry, store: DatabaseStore, drained: bool) -> None:
+async def restore_later(registry: RoomRegistry, store: DatabaseStore) -> None:
     """Try again, more and more seldom, until the rooms kept at the last stop are held."""
     for attempt in itertools.count():
-        await asyncio.sleep(RESTORE_RETRY_SECONDS[min(attempt, len(RESTORE_RETRY_SECONDS) - 1)])
-        if await restore_rooms(registry, store, drained):
-            log.info("the rooms kept at the last stop are restored (%d rooms)", len(registry.rooms))
+        delay = RESTORE_RETRY_SECONDS[min(attempt, len(RESTORE_RETRY_SECONDS) - 1)]
+        log.warning(
+            "live rooms are not restored yet: %s; trying again in %g s", registry.unrestored, delay
+        )
+        await asyncio.sleep(delay)
+        if await restore_rooms(registry, store):
+            log.info("the rooms kept at the last stop are restored")
             return
 
 
@@ -114,17 +124,20 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await store.drain_outbox()  # what the last stop kept, before any room is read
         except Exception as error:  # the database is away: it stays queued, and in the file
             drained = False
-            registry.unrestored = f"the outbox kept at the last stop is not written ({kind(error)})"
+            failure = f"the outbox kept at the last stop is not written ({kind(error)})"
             log.exception("the outbox could not be written yet; rooms are not restored yet")
         later = None
         if cluster is not None:
             # Rooms are claimed and restored one by one, by the node a player reaches.
             await cluster.start()
-        elif not drained or not await restore_rooms(registry, store, drained):
-            # Serve meanwhile (/readyz says why not ready); the rooms come back once they can.
-            later = asyncio.create_task(restore_later(registry, store, drained))
-        if registry.rooms:
-            log.info("restored %d rooms", len(registry.rooms))
+        elif not drained:
+            registry.unrestored = failure
+        else:
+            await restore_rooms(registry, store)
+        if cluster is None and registry.unrestored is not None:
+            # Serve meanwhile (/readyz says why not ready, a room's players are told to come
+            # back in a moment); the rooms come back once they can.
+            later = asyncio.create_task(restore_later(registry, store))
         yield
         if later is not None:
             later.cancel()

@@ -106,6 +106,8 @@ class Miss(enum.Enum):
 
     UNKNOWN = "no_room"
     TOO_MANY = "too_many_misses"
+    # The rooms kept at the last stop are not held again yet: the code may be one of them.
+    RESTORING = "restoring"
 
 
 def find_room(
@@ -115,6 +117,8 @@ def find_room(
     room = registry.get(code)
     if room is not None:
         return room
+    if registry.unrestored is not None:
+        return Miss.RESTORING
     return Miss.UNKNOWN if misses.hit(address) else Miss.TOO_MANY
 
 
@@ -140,7 +144,13 @@ async def get_room_or_none(
         raise Moved(there(found.path, connection) if found.path else None)
     if found is Miss.TOO_MANY:
         raise too_many_misses(services, address)
+    if found is Miss.RESTORING:
+        raise ApiError(503, "restoring", RESTORING_WORDS, RESTORING_RETRY_SECONDS)
     return None if found is Miss.UNKNOWN else found
+
+
+RESTORING_WORDS = "the server is restoring its rooms; try again in a moment"
+RESTORING_RETRY_SECONDS = 2
 
 
 def too_many_misses(services: Services, address: str) -> ApiError:

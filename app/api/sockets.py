@@ -13,6 +13,7 @@ from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.types import Receive
 
 from app.api.deps import (
+    RESTORING_WORDS,
     AddressDep,
     Miss,
     RegistryDep,
@@ -178,6 +179,8 @@ async def _admit(
             await websocket.close(CLOSE_TOO_MANY, "too many unknown room codes; wait a minute")
         elif found is Miss.UNKNOWN:
             await websocket.close(CLOSE_NO_ROOM, "there is no room with this code")
+        elif found is Miss.RESTORING:  # the client tries again, as after a restart
+            await websocket.close(CLOSE_BUSY, RESTORING_WORDS)
         else:
             await _serve(websocket, found, settings, said_hello, address)
     finally:

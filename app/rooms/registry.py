@@ -137,15 +137,19 @@ class RoomRegistry:
             raise IllegalAction("not_saved", NOT_SAVED)
         return room, token
 
-    async def restore(self, states: list[RoomState]) -> None:
-        """Hold again the rooms rebuilt after a restart, and make sure their rounds are saved."""
+    async def restore(self, states: list[RoomState]) -> int:
+        """Hold again the rooms rebuilt after a restart, and make sure their rounds are saved;
+        how many were held again."""
+        count = 0
         for state in states:
             if state.code in self.rooms:  # held already (a try cut short, or made meanwhile)
                 log.warning("room %s is held already: not restored again", state.code)
                 continue
             room = LiveRoom(state, self.config, self.drop, self.store, self.on_action, self.thinker)
             self.rooms[state.code] = room
+            count += 1
             await room.resave_finished_rounds()
+        return count
 
     def get(self, code: str) -> LiveRoom | None:
         """The room with this code, however it was typed."""

@@ -86,7 +86,9 @@ class BatchWriter:
         self.wait_seconds = wait_seconds
         self.write_seconds = write_seconds
         self.outbox = outbox
-        # What ``drain_outbox`` queued, by room, and the rooms of it not yet written.
+        # Whether ``drain_outbox`` has read the outbox (and queued what it kept); what it
+        # queued, by room, and the rooms of it not yet written.
+        self._outbox_read = False
         self._outbox_writes: dict[str, asyncio.Future[None]] = {}
         self._outbox_left: dict[str, list[Op]] = {}
         self._queue: list[Pending] = []
@@ -187,7 +189,7 @@ class BatchWriter:
         database does not take it within ``write_seconds`` (it stays queued and kept). A room
         whose operations the database refuses stays queued, held apart (``refused``), and
         does not hold up the others."""
-        if self.outbox is None:
+        if self.outbox is None or self._outbox_read:
             return
         try:
             kept = self.outbox.read()
@@ -203,7 +205,9 @@ class BatchWriter:
                 foreign.database,
                 aside,
             )
+            self._outbox_read = True
             return
+        self._outbox_read = True
         if not kept:
             return
         log.info("writing %d operations kept in the outbox at the last stop", len(kept))
@@ -238,8 +242,12 @@ class BatchWriter:
 
     async def outbox_written(self) -> None:
         """Wait until what ``drain_outbox`` queued is written (or refused, each room for
-        itself); raise ``TimeoutError`` if the database does not take it within
+        itself), reading the outbox first if it could not be read before; raise if it still
+        cannot be read, or ``TimeoutError`` if the database does not take what it kept within
         ``write_seconds`` (it stays queued, and can be waited for again)."""
+        if not self._outbox_read:  # it could not be read: read it again
+            await self.drain_outbox()
+            return
         written, left = self._outbox_writes, self._outbox_left
         loop = self._loop()
         deadline = loop.time() + self.write_seconds + self.wait_seconds

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from tests import fetch
 from tests.faults.table import Table, new_server, ready, until
+from tests.rooms.client import closed_with
 
 
 async def test_a_last_round_whose_commit_was_locked_out_is_stored_after_a_restart(
@@ -79,12 +80,22 @@ async def test_rooms_whose_writes_waited_at_a_stop_come_back_once_the_database_t
             )
             for problem in readiness.json()["problems"]
         ), readiness.json()
-        assert fetch.get(room, timeout=10).status_code == 404
+        # Its players are told to come back in a moment, not that the room is gone.
+        waiting = fetch.get(room, timeout=10)
+        assert waiting.status_code == 503
+        assert waiting.json()["code"] == "restoring"
+        assert waiting.headers["retry-after"] == "2"
+        hello = {"type": "hello", "token": table.seats[0]["token"]}
+        assert await closed_with(server, table.code, hello) == (
+            1013,
+            "the server is restoring its rooms; try again in a moment",
+        )
 
         locker.execute("ROLLBACK")
         await until(lambda: fetch.get(room, timeout=10).status_code == 200, 90, "restored")
         await until(lambda: ready(server), 60, "/readyz ready")
-        assert "the rooms kept at the last stop are restored (1 rooms)" in server.logs()
+        assert "the rooms kept at the last stop are restored" in server.logs()
+        assert "restored 1 rooms" in server.logs()
         await table.connect()
         for client in table.clients:
             await client.wait_for(lambda s: s["status"] == "finished", 30)
