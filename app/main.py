@@ -54,7 +54,10 @@ async def restore_rooms(registry: RoomRegistry, store: DatabaseStore) -> bool:
     except Exception as error:
         registry.unrestored = f"the outbox kept at the last stop is not written ({kind(error)})"
         return False
-    waiting = await store.settle(store.unsaved_rooms(), store.write_seconds)
+    # Rooms held here are not restored again, and those the database refuses are left out of
+    # the restore: the others, given up meanwhile, must be forgotten in the database first.
+    given_up = store.unsaved_rooms() - registry.rooms.keys() - store.refused.keys()
+    waiting = await store.settle(given_up, store.write_seconds)
     if waiting:
         registry.unrestored = f"the writes of {len(waiting)} room(s) wait for the database"
         return False

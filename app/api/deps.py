@@ -117,9 +117,11 @@ def find_room(
     room = registry.get(code)
     if room is not None:
         return room
-    if registry.unrestored is not None:
+    if not misses.hit(address):
+        return Miss.TOO_MANY
+    if registry.unrestored is not None and normalise_code(code):
         return Miss.RESTORING
-    return Miss.UNKNOWN if misses.hit(address) else Miss.TOO_MANY
+    return Miss.UNKNOWN
 
 
 async def find_room_anywhere(

@@ -35,7 +35,7 @@ from app.config import Settings, load_settings
 from app.logs import configure_logging
 from app.storage.db import is_sqlite, make_engine
 from app.storage.eventlog import EventLog, folder_for
-from app.storage.filelock import RESTORING, SERVING, NoLocks, hand_over, hold
+from app.storage.filelock import RESTORING, SERVING, NoLocks, hand_over, hold, lock_path
 from app.storage.journal import DatabaseInUse
 from app.storage.migrations import MIGRATIONS, current_revision, head_revision, known_revisions
 from app.storage.outbox import outbox_for
@@ -174,7 +174,7 @@ def check_sqlite_file(url: str) -> None:
     beside = (
         path.with_name(f"{path.name}-wal"),
         path.with_name(f"{path.name}-shm"),
-        Path(f"{database}.lock").resolve(),
+        _lock(database),
     )
     keep = (
         f"make the files beside it readable and writable by uid {uid} (chown), and keep "
@@ -383,7 +383,7 @@ def sqlite_files(url: str) -> tuple[Path, ...]:
 
 
 def _lock(database: str) -> Path:
-    return Path(f"{database}.lock").resolve()
+    return Path(lock_path(database))
 
 
 def claim_sqlite_file(url: str) -> None:

@@ -154,6 +154,9 @@ class BatchWriter:
         self.kept_rooms = {_room_of(op) for op in unsaved}
         if unsaved and self.outbox is not None:
             try:
+                if not self._outbox_read and self.outbox.path.exists():
+                    aside = self.outbox.move_aside("unread")  # never written over
+                    log.error("the outbox that could not be read is kept as %s", aside)
                 self.outbox.keep(unsaved)
             except OSError:
                 log.exception("stopped with %d writes unsaved, and the outbox failed", len(unsaved))

@@ -22,16 +22,20 @@ class NoLocks(OSError):
 _handed: dict[str, int] = {}
 
 
+def lock_path(database: str) -> str:
+    """The lock file of ``database``: beside the file itself, whatever path names it."""
+    return f"{os.path.realpath(database)}.lock"
+
+
 def hold(database: str, doing: str) -> int:
     """Lock ``<database>.lock`` for this process, which is ``doing`` this with the file; the
     open descriptor (closing it lets go), or the one ``hand_over`` left for it.
     ``DatabaseInUse`` if another process holds it, with what that one does in ``doing``;
     ``NoLocks`` if the file system cannot lock."""
-    real = os.path.realpath(database)  # one lock, by whatever path the file is named
-    handed = _handed.pop(real, None)
+    handed = _handed.pop(os.path.realpath(database), None)
     if handed is not None:
         return handed
-    fd = os.open(f"{real}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = os.open(lock_path(database), os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -3,6 +3,7 @@
 import json
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -13,6 +14,7 @@ import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
+from app.scripts.start import Unusable, claim_sqlite_file
 from app.storage.migrations import head_revision
 from tests import fetch
 from tests.databases import fetch_value, postgres_database, set_connections_allowed
@@ -249,3 +251,18 @@ def _set_version(url: str, version: str) -> None:
 
 def _version(url: str) -> str:
     return fetch_value(url, "SELECT version_num FROM alembic_version")
+
+
+def test_the_lock_of_a_database_named_through_a_link_is_beside_the_file(tmp_path: Path) -> None:
+    """However the database is named (a symbolic link here), its lock is one, beside the file
+    SQLite opens; what the start says about it names that file."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "names").mkdir()
+    sqlite3.connect(tmp_path / "real" / "spectrum.db").close()
+    (tmp_path / "names" / "link.db").symlink_to(tmp_path / "real" / "spectrum.db")
+    (tmp_path / "real" / "spectrum.db.lock").mkdir()  # cannot be the lock
+    with pytest.raises(Unusable) as refused:
+        claim_sqlite_file(f"sqlite+aiosqlite:///{tmp_path}/names/link.db")
+    assert str(refused.value).startswith(
+        f"cannot write the lock {tmp_path}/real/spectrum.db.lock for the SQLite database"
+    )

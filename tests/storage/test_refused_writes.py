@@ -5,12 +5,14 @@ go on; at a restart the outbox's other rooms are written and restored without it
 from __future__ import annotations
 
 import asyncio
+import pickle
 from pathlib import Path
 
 import orjson
 import pytest
 
 from app.api.health import readyz
+from app.main import restore_rooms
 from app.rooms.live import RoomConfig
 from app.rooms.registry import RoomRegistry, hash_token
 from app.rooms.settings import RoomSettings
@@ -277,3 +279,43 @@ async def test_a_stop_with_a_refused_room_still_waits_for_the_other_rooms_writes
         await stopping
     assert {op.code for op in outbox.read() if isinstance(op, NewRoom)} == {BAD}
     assert writer.kept_rooms == {BAD}
+
+
+async def test_a_room_the_database_refuses_holds_up_no_other_rooms_restore(tmp_path: Path) -> None:
+    """A start whose outbox holds a room the database refuses restores the other rooms at
+    once: the refused one is left out, not waited for."""
+    path = tmp_path / "spectrum.db"
+    store = open_store(path)
+    good = RoomState(GOOD, RoomSettings(), 0)
+    good.join("Ann", hash_token("ann"), 0)
+    assert await store.save(good) is True
+    assert await store.write([room(BAD), poisoned(BAD, 0)]) is False
+    await close_store(store, grace=0.1)
+
+    again = open_store(path)
+    try:
+        await again.drain_outbox()
+        assert set(again.refused) == {BAD}
+        registry = RoomRegistry(RoomConfig(), 10, again)
+        assert await restore_rooms(registry, again) is True
+        assert registry.unrestored is None
+        assert set(registry.rooms) == {GOOD}
+    finally:
+        await close_store(again, grace=0.1)
+
+
+async def test_an_outbox_that_cannot_be_read_is_never_written_over(tmp_path: Path) -> None:
+    """Stopped before the outbox it could not read was read, with writes of its own to keep,
+    the writer keeps them in a new outbox and the one it could not read under another name."""
+    path = tmp_path / "outbox"
+    path.write_bytes(b"not what a server writes")
+    journal = FlakyJournal()
+    writer = BatchWriter(journal, 0, wait_seconds=0.05, outbox=Outbox(path))
+    writer.start()
+    with pytest.raises(pickle.UnpicklingError):
+        await writer.drain_outbox()
+    journal.down = True
+    assert await writer.write([room(GOOD), joined(GOOD, 0, "Ann")]) is False
+    await writer.stop(grace=0.1)
+    assert {op.code for op in Outbox(path).read()} == {GOOD}
+    assert (tmp_path / "outbox.unread").read_bytes() == b"not what a server writes"

@@ -64,6 +64,7 @@ e_seat_changed That player left meanwhile: nothing was done.
 e_too_many_misses Too many unknown room codes from here; wait a minute.
 e_database_unavailable The server's database is unavailable; try again later.
 e_moving The server cannot place this room right now; try again in a moment.
+e_restoring The server is putting its rooms back: try again in a moment.
 e_room_moved The room was closed or moved; try again.
 pitch Collect all five numbers, shapes or colours, then line them up. A quick card game for 2 to 6 friends: make a room and share its link.
 learn Learn to play

@@ -64,6 +64,7 @@ e_seat_changed Ce joueur est parti entre-temps : rien n’a été fait.
 e_too_many_misses Trop de codes de salle inconnus depuis cette adresse : attendez une minute.
 e_database_unavailable La base de données du serveur est indisponible : réessayez plus tard.
 e_moving Le serveur ne peut pas placer cette salle pour l’instant : réessayez dans un instant.
+e_restoring Le serveur remet ses salles en place : réessayez dans un instant.
 e_room_moved La salle a été fermée ou déplacée : réessayez.
 pitch Réunissez les cinq nombres, formes ou couleurs, puis alignez-les. Un jeu de cartes rapide pour 2 à 6 amis : créez une salle et partagez son lien.
 learn Apprendre à jouer
