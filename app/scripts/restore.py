@@ -123,16 +123,30 @@ def claimed(database: Path) -> Iterator[None]:
 
 
 def put_in_place(backup: Path, database: Path, outbox: Path) -> Path:
+    """Copy the backup beside the database first (a copy that fails moves nothing and leaves
+    nothing), then move what it replaces aside and the copy into its place; the folder that
+    what was replaced was moved to."""
     aside = database.with_name(f"{database.name}-replaced-{time.strftime('%Y%m%dT%H%M%S')}")
     aside.mkdir()
+    staged = database.with_name(f"{database.name}-restoring")
+    shutil.rmtree(staged, ignore_errors=True)  # a restore cut short earlier
+    try:
+        staged.mkdir()
+        shutil.copy2(backup, staged / database.name)
+        copied_live = folder_for(str(backup))
+        if copied_live.is_dir():
+            shutil.copytree(copied_live, staged / folder_for(str(database)).name)
+    except OSError:
+        shutil.rmtree(staged, ignore_errors=True)
+        aside.rmdir()
+        raise
     live = folder_for(str(database))
     for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm"), live, outbox):
         if path.exists():
             shutil.move(path, aside / path.name)
-    shutil.copy2(backup, database)
-    copied_live = folder_for(str(backup))
-    if copied_live.is_dir():
-        shutil.copytree(copied_live, live)
+    for path in staged.iterdir():
+        os.rename(path, database.with_name(path.name))
+    staged.rmdir()
     return aside
 
 

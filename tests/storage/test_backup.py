@@ -280,3 +280,25 @@ def test_a_backup_without_its_event_log_is_refused_when_it_holds_live_rooms(
     with running_server(url, **FAST) as restored:
         shown = fetch.get(f"{restored.url}/api/rooms/{room['code']}").json()
         assert [p["name"] for p in shown["players"]] == ["Cy", "Dee"]
+
+
+def test_a_backup_that_cannot_be_copied_whole_replaces_nothing(tmp_path: Path) -> None:
+    """The backup and its event log are copied beside the database before anything is moved:
+    one that cannot be copied whole (a segment gone from under it here) leaves the database,
+    its event log and the folder as they were."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    (tmp_path / "spectrum.db-live").mkdir()
+    (tmp_path / "spectrum.db-live" / "00000001.jsonl").write_text("kept\n")
+    backup = tmp_path / "copy" / "backup.db"
+    backup.parent.mkdir()
+    assert run_script("backup", url, backup).returncode == 0
+    (tmp_path / "copy" / "backup.db-live" / "00000009.jsonl").symlink_to(tmp_path / "gone")
+    before = {path.name: path.stat().st_mtime_ns for path in tmp_path.iterdir()}
+    refused = run_script("restore", url, backup)
+    assert refused.returncode == 1
+    assert refused.stderr.startswith("cannot restore:")
+    after = {path.name: path.stat().st_mtime_ns for path in tmp_path.iterdir()}
+    assert after.keys() - {"spectrum.db.lock"} == before.keys()
+    assert (tmp_path / "spectrum.db-live" / "00000001.jsonl").read_text() == "kept\n"
+    assert rounds_in(tmp_path / "spectrum.db") == 0
