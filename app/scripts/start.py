@@ -353,12 +353,13 @@ def prepare(settings: Settings) -> None:
     check_sqlite_file(target.url)
     database, *journals, lock = sqlite_files(target.url)
     # What this start makes holds nothing yet (a full disk leaves an empty database file); the
-    # journals of a database that was there are SQLite's to keep.
+    # journals of a database that was there are SQLite's to keep. The database is judged once
+    # the file is this start's: a restore that ended just before is not taken for its making.
     made = [] if lock.exists() else [lock]
-    if not database.exists():
-        made += [database, *(path for path in journals if not path.exists())]
     try:
         claim_sqlite_file(target.url)
+        if not database.exists():
+            made += [database, *(path for path in journals if not path.exists())]
         _prepare(settings, target)
     except Unusable:
         for path in made:
