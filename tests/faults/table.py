@@ -92,6 +92,20 @@ def ready(server: Server) -> bool:
     return fetch.get(f"{server.url}/readyz", timeout=10).status_code == 200
 
 
+# What /readyz and the log say while the outbox kept at the last stop is not written.
+OUTBOX_NOT_WRITTEN = (
+    "live rooms are not restored yet: the outbox kept at the last stop is not written"
+)
+
+
+def waits_for_its_outbox(server: Server) -> None:
+    """/readyz says not ready, because the outbox kept at the last stop is not written."""
+    readiness = fetch.get(f"{server.url}/readyz", timeout=10)
+    assert readiness.status_code == 503
+    problems = readiness.json()["problems"]
+    assert any(problem.startswith(OUTBOX_NOT_WRITTEN) for problem in problems), problems
+
+
 async def until(condition: Any, timeout: float = 60, what: str = "the condition") -> None:
     """Wait until ``condition()`` holds."""
     loop = asyncio.get_running_loop()

@@ -8,8 +8,34 @@ import sqlite3
 from pathlib import Path
 
 from tests import fetch
-from tests.faults.table import Table, new_server, ready, until
+from tests.faults.table import Table, new_server, ready, until, waits_for_its_outbox
 from tests.rooms.client import closed_with
+from tests.server import Server
+
+
+async def last_round_held(server: Server, locker: sqlite3.Connection) -> tuple[Table, str]:
+    """A one-round match played, with SQLite's write lock held by ``locker``, until the move
+    that ends it is held: moves go on into the event log, the round's commit waits for the
+    lock. The table and its match's id."""
+    table = Table(server, players=2, rounds=1)
+    await table.connect()
+    await table.start()
+    match_id: str = table.state["match_id"]
+    locker.execute("BEGIN IMMEDIATE")
+    await table.play_until_held(knock_chance=0.2)
+    return table, match_id
+
+
+async def finished_and_stored(server: Server, table: Table, match_id: str) -> str:
+    """Reconnected, every player sees the match finished, and its every round is stored;
+    the match's address in the history."""
+    await table.connect()
+    for client in table.clients:
+        await client.wait_for(lambda s: s["status"] == "finished", 30)
+    address = f"{server.url}/api/matches/{match_id}"
+    await until(lambda: fetch.get(address, timeout=10).status_code == 200, 60, "stored")
+    table.check_history()
+    return address
 
 
 async def test_a_last_round_whose_commit_was_locked_out_is_stored_after_a_restart(
@@ -20,13 +46,7 @@ async def test_a_last_round_whose_commit_was_locked_out_is_stored_after_a_restar
     server.start()
     locker = sqlite3.connect(path, isolation_level=None)
     try:
-        table = Table(server, players=2, rounds=1)
-        await table.connect()
-        await table.start()
-        match_id = table.state["match_id"]
-        locker.execute("BEGIN IMMEDIATE")
-        # Moves go on into the event log; the one that ends the match waits for the lock.
-        await table.play_until_held(knock_chance=0.2)
+        table, match_id = await last_round_held(server, locker)
         assert table.state["status"] == "playing"
 
         server.stop(signal.SIGKILL)
@@ -35,12 +55,7 @@ async def test_a_last_round_whose_commit_was_locked_out_is_stored_after_a_restar
         locker.execute("ROLLBACK")
         server.start()
         await until(lambda: ready(server), 60, "/readyz ready after the restart")
-        await table.connect()
-        for client in table.clients:
-            await client.wait_for(lambda s: s["status"] == "finished", 30)
-        address = f"{server.url}/api/matches/{match_id}"
-        await until(lambda: fetch.get(address, timeout=10).status_code == 200, 60, "stored")
-        table.check_history()
+        address = await finished_and_stored(server, table, match_id)
         assert table.rounds == 1
         assert fetch.get(address, timeout=10).json()["status"] == "finished"
         await table.close()
@@ -61,25 +76,13 @@ async def test_rooms_whose_writes_waited_at_a_stop_come_back_once_the_database_t
     server.start()
     locker = sqlite3.connect(path, isolation_level=None)
     try:
-        table = Table(server, players=2, rounds=1)
-        await table.connect()
-        await table.start()
-        match_id = table.state["match_id"]
-        locker.execute("BEGIN IMMEDIATE")
-        await table.play_until_held(knock_chance=0.2)
+        table, match_id = await last_round_held(server, locker)
         server.stop()  # a stop that keeps the waiting write in the outbox
         assert (tmp_path / "spectrum.db-outbox").stat().st_size > 0
 
         server.start()
         room = f"{server.url}/api/rooms/{table.code}"
-        readiness = fetch.get(f"{server.url}/readyz", timeout=10)
-        assert readiness.status_code == 503
-        assert any(
-            problem.startswith(
-                "live rooms are not restored yet: the outbox kept at the last stop is not written"
-            )
-            for problem in readiness.json()["problems"]
-        ), readiness.json()
+        waits_for_its_outbox(server)
         # Its players are told to come back in a moment, not that the room is gone.
         waiting = fetch.get(room, timeout=10)
         assert waiting.status_code == 503
@@ -96,12 +99,7 @@ async def test_rooms_whose_writes_waited_at_a_stop_come_back_once_the_database_t
         await until(lambda: ready(server), 60, "/readyz ready")
         assert "the rooms kept at the last stop are restored" in server.logs()
         assert "restored 1 rooms" in server.logs()
-        await table.connect()
-        for client in table.clients:
-            await client.wait_for(lambda s: s["status"] == "finished", 30)
-        address = f"{server.url}/api/matches/{match_id}"
-        await until(lambda: fetch.get(address, timeout=10).status_code == 200, 60, "stored")
-        table.check_history()
+        await finished_and_stored(server, table, match_id)
         await table.close()
     finally:
         locker.close()

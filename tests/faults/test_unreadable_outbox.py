@@ -6,7 +6,7 @@ import signal
 from pathlib import Path
 
 from tests import fetch
-from tests.faults.table import new_server, ready, until
+from tests.faults.table import OUTBOX_NOT_WRITTEN, new_server, ready, until, waits_for_its_outbox
 from tests.rooms.client import create_room
 
 
@@ -21,18 +21,10 @@ async def test_rooms_wait_for_an_outbox_that_cannot_be_read(tmp_path: Path) -> N
 
         server.start()
         room = f"{server.url}/api/rooms/{code}"
-        readiness = fetch.get(f"{server.url}/readyz", timeout=10)
-        assert readiness.status_code == 503
-        assert any(
-            problem.startswith(
-                "live rooms are not restored yet: the outbox kept at the last stop is not written"
-            )
-            for problem in readiness.json()["problems"]
-        ), readiness.json()
+        waits_for_its_outbox(server)
         assert fetch.get(room, timeout=10).json()["code"] == "restoring"
         # Tried again and again: still waiting, never restored without it.
-        tries = "live rooms are not restored yet: the outbox kept at the last stop is not written"
-        await until(lambda: server.logs().count(tries) >= 3, 60, "two tries more")
+        await until(lambda: server.logs().count(OUTBOX_NOT_WRITTEN) >= 3, 60, "two tries more")
         assert fetch.get(room, timeout=10).json()["code"] == "restoring"
 
         outbox.rename(tmp_path / "damaged-outbox")

@@ -140,20 +140,14 @@ def test_the_health_check_asks_the_servers_own_port(host: str, port: str, url: s
     assert health_url({"HOST": host, "PORT": port}) == url
 
 
-@pytest.mark.parametrize(("bind", "host_ip"), [(None, None), ("127.0.0.1", "127.0.0.1")])
-def test_the_port_is_published_on_every_address_unless_one_is_named(
-    bind: str | None, host_ip: str | None
-) -> None:
-    """Without BIND_ADDRESS the port is published as Docker publishes it by default, on IPv4
-    and IPv6 alike (0.0.0.0 alone left IPv6 clients out); with it, on that address only."""
+def configured(file: str, bind: str | None) -> dict[str, Any]:
+    """``file`` as `docker compose config` gives it, with BIND_ADDRESS ``bind`` (or unset)."""
     env = {key: value for key, value in os.environ.items() if key not in ("BIND_ADDRESS", "PORT")}
     if bind:
         env["BIND_ADDRESS"] = bind
-    command = ["docker", "compose", "-f", str(ROOT / "docker-compose.yml"), "config"]
+    command = ["docker", "compose", "-f", str(ROOT / file), "config", "--format", "json"]
     try:
-        done = subprocess.run(
-            [*command, "--format", "json"], capture_output=True, text=True, env=env, timeout=60
-        )
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
         problem = None if done.returncode == 0 else f"docker compose config: {done.stderr}"
     except OSError as error:
         problem = f"no docker CLI ({error})"
@@ -161,6 +155,16 @@ def test_the_port_is_published_on_every_address_unless_one_is_named(
         if os.environ.get("REQUIRE_DOCKER") == "1":
             pytest.fail(f"REQUIRE_DOCKER=1 but {problem}")
         pytest.skip(problem)
-    [port] = json.loads(done.stdout)["services"]["app"]["ports"]
+    data: dict[str, Any] = json.loads(done.stdout)
+    return data
+
+
+@pytest.mark.parametrize(("bind", "host_ip"), [(None, None), ("127.0.0.1", "127.0.0.1")])
+def test_the_port_is_published_on_every_address_unless_one_is_named(
+    bind: str | None, host_ip: str | None
+) -> None:
+    """Without BIND_ADDRESS the port is published as Docker publishes it by default, on IPv4
+    and IPv6 alike (0.0.0.0 alone left IPv6 clients out); with it, on that address only."""
+    [port] = configured("docker-compose.yml", bind)["services"]["app"]["ports"]
     assert (port["published"], port["target"]) == ("8000", 8000)
     assert port.get("host_ip") == host_ip

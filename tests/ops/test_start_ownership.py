@@ -23,19 +23,12 @@ import pytest
 
 from app.storage.outbox import Outbox
 from tests import fetch
-from tests.server import ROOT, end_group, free_port, migrate, server_env
+from tests.ops.test_start import STARTED, _end_what_was_started  # noqa: F401 (autouse)
+from tests.server import ROOT, free_port, migrate, server_env
 
 ROOT_RUN = os.geteuid() == 0
 # The user the server runs as: nobody, when the tests are root's.
 USER = 65534 if ROOT_RUN else os.getuid()
-STARTED: list[subprocess.Popen[bytes]] = []
-
-
-@pytest.fixture(autouse=True)
-def _end_what_was_started() -> Iterator[None]:
-    yield
-    while STARTED:
-        end_group(STARTED.pop())
 
 
 @pytest.fixture

@@ -74,16 +74,23 @@ async def test_a_refused_room_is_held_apart_and_the_others_are_written(tmp_path:
         await close_store(store)
 
 
-async def test_the_outbox_of_a_refused_room_holds_up_no_other_at_a_restart(
-    tmp_path: Path,
-) -> None:
-    path = tmp_path / "spectrum.db"
+async def stopped_with_a_refused_room(path: Path) -> tuple[DatabaseStore, RoomState]:
+    """A store on ``path`` that saved GOOD (Ann seated) and stopped with BAD's writes, which
+    the database refuses, kept in its outbox; the stopped store and GOOD's state."""
     store = open_store(path)
     good = RoomState(GOOD, RoomSettings(), 0)
     good.join("Ann", hash_token("ann"), 0)
     assert await store.save(good) is True
     assert await store.write([room(BAD), poisoned(BAD, 0)]) is False
     await close_store(store, grace=0.1)
+    return store, good
+
+
+async def test_the_outbox_of_a_refused_room_holds_up_no_other_at_a_restart(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "spectrum.db"
+    store, good = await stopped_with_a_refused_room(path)
     assert store.outbox is not None
     kept = store.outbox.read()
     assert {op.code for op in kept if isinstance(op, (NewRoom, Events))} == {BAD}
@@ -285,12 +292,7 @@ async def test_a_room_the_database_refuses_holds_up_no_other_rooms_restore(tmp_p
     """A start whose outbox holds a room the database refuses restores the other rooms at
     once: the refused one is left out, not waited for."""
     path = tmp_path / "spectrum.db"
-    store = open_store(path)
-    good = RoomState(GOOD, RoomSettings(), 0)
-    good.join("Ann", hash_token("ann"), 0)
-    assert await store.save(good) is True
-    assert await store.write([room(BAD), poisoned(BAD, 0)]) is False
-    await close_store(store, grace=0.1)
+    await stopped_with_a_refused_room(path)
 
     again = open_store(path)
     try:
