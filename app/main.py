@@ -52,7 +52,7 @@ async def restore_rooms(registry: RoomRegistry, store: DatabaseStore) -> bool:
     try:
         await store.outbox_written()
     except Exception as error:
-        registry.unrestored = f"the outbox kept at the last stop is not written ({kind(error)})"
+        registry.unrestored = outbox_not_written(error)
         return False
     # Rooms held here are not restored again, and those the database refuses are left out of
     # the restore: the others, given up meanwhile, must be forgotten in the database first.
@@ -84,6 +84,12 @@ async def restore_later(registry: RoomRegistry, store: DatabaseStore) -> None:
         if await restore_rooms(registry, store):
             log.info("the rooms kept at the last stop are restored")
             return
+
+
+def outbox_not_written(error: BaseException) -> str:
+    """Why the rooms are not restored, for /readyz: the error's kind (its words are in the
+    log)."""
+    return f"the outbox kept at the last stop is not written ({kind(error)})"
 
 
 def kind(error: BaseException) -> str:
@@ -122,20 +128,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(application: FastAPI) -> AsyncIterator[None]:
         collector = start_collecting(registry.sockets)
         store.start()
-        drained = True
         try:
             await store.drain_outbox()  # what the last stop kept, before any room is read
         except Exception as error:  # the database is away: it stays queued, and in the file
-            drained = False
-            failure = f"the outbox kept at the last stop is not written ({kind(error)})"
+            if cluster is None:
+                registry.unrestored = outbox_not_written(error)
             log.exception("the outbox could not be written yet; rooms are not restored yet")
         later = None
         if cluster is not None:
             # Rooms are claimed and restored one by one, by the node a player reaches.
             await cluster.start()
-        elif not drained:
-            registry.unrestored = failure
-        else:
+        elif registry.unrestored is None:
             await restore_rooms(registry, store)
         if cluster is None and registry.unrestored is not None:
             # Serve meanwhile (/readyz says why not ready, a room's players are told to come

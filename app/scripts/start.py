@@ -35,7 +35,7 @@ from app.config import Settings, load_settings
 from app.logs import configure_logging
 from app.storage.db import is_sqlite, make_engine
 from app.storage.eventlog import EventLog, folder_for
-from app.storage.filelock import RESTORING, SERVING, NoLocks, hand_over, hold, lock_path
+from app.storage.filelock import NoLocks, hand_over, hold_to_serve, lock_path
 from app.storage.journal import DatabaseInUse
 from app.storage.migrations import MIGRATIONS, current_revision, head_revision, known_revisions
 from app.storage.outbox import outbox_for
@@ -393,12 +393,7 @@ def claim_sqlite_file(url: str) -> None:
     restore, has it. A second server would otherwise migrate the file under the first."""
     database = make_url(url).database or ""
     try:
-        fd = hold(database, SERVING)
-    except DatabaseInUse as error:
-        then = "wait for it to end" if error.doing == RESTORING else "stop it first"
-        raise DatabaseInUse(
-            f"{error}: {then}, or give this one a database of its own (DATABASE_URL)"
-        ) from None
+        fd = hold_to_serve(database)
     except NoLocks:  # the journal says what is at stake as it starts
         return
     except OSError as error:

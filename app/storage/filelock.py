@@ -57,6 +57,18 @@ def hold(database: str, doing: str) -> int:
     return fd
 
 
+def hold_to_serve(database: str) -> int:
+    """``hold`` for a server: refused with what to do, whether another server serves the file
+    or a restore is putting a backup in its place."""
+    try:
+        return hold(database, SERVING)
+    except DatabaseInUse as error:
+        then = "wait for it to end" if error.doing == RESTORING else "stop it first"
+        raise DatabaseInUse(
+            f"{error}: {then}, or give this one a database of its own (DATABASE_URL)"
+        ) from None
+
+
 def hand_over(database: str, fd: int) -> None:
     """Leave the lock ``fd`` on ``database`` for the next ``hold`` of it in this process."""
     _handed[os.path.realpath(database)] = fd

@@ -30,8 +30,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.rooms.store import FinishedRound
 from app.storage.eventlog import EventLog, folder_for, read_segment
-from app.storage.filelock import RESTORING, SERVING, NoLocks, hold
-from app.storage.journal import Batch, DatabaseInUse, Events, JournalRoom, Op, Snapshot
+from app.storage.filelock import NoLocks, hold_to_serve
+from app.storage.journal import Batch, Events, JournalRoom, Op, Snapshot
 from app.storage.statements import EVENTS, ROOMS, SNAPSHOTS, Plan, Statements, ping, read_rooms
 
 log = logging.getLogger(__name__)
@@ -172,12 +172,7 @@ class SqliteJournal:
         if not self.path or self.path == ":memory:" or self.held is not None:
             return
         try:
-            fd = hold(self.path, SERVING)
-        except DatabaseInUse as error:
-            then = "wait for it to end" if error.doing == RESTORING else "stop it first"
-            raise DatabaseInUse(
-                f"{error}: {then}, or give this one a database of its own (DATABASE_URL)"
-            ) from None
+            fd = hold_to_serve(self.path)
         except NoLocks as error:  # a file system without locks: serve, and say what is at stake
             log.warning(
                 "%s.lock cannot be locked (%s): nothing stops a second server on this database, "
