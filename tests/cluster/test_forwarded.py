@@ -1,6 +1,6 @@
 """What nginx tells the nodes of a request: the address it came from, never one the client
 wrote (the nodes trust nginx's word, so a written one would escape the per-address limits), and
-the scheme a TLS proxy in front says the player used."""
+the scheme a TLS proxy in front says the player used; and what nginx keeps to the cluster."""
 
 from __future__ import annotations
 
@@ -52,3 +52,12 @@ def test_a_page_at_https_behind_a_tls_proxy_opens_its_socket(cluster: Cluster) -
     # Without the proxy's word the page's scheme is not the server's, as before.
     assert handshake(cluster, room["socket"], page, None) == 403
     assert handshake(cluster, room["socket"], page, "gopher") == 403
+
+
+def test_metrics_are_refused_through_nginx_and_answered_by_each_node(cluster: Cluster) -> None:
+    [(node_id, node)] = cluster.nodes.items()
+    for path in ("/metrics", "/metrics/", f"/n/{node_id}/metrics", "//metrics", "/%6Detrics"):
+        assert fetch.get(f"{cluster.front.url}{path}").status_code == 403, path
+    assert fetch.get(f"{cluster.front.url}/healthz").status_code == 200
+    assert fetch.get(f"{cluster.front.url}/n/{node_id}/healthz").status_code == 200
+    assert "spectrum_rooms_owned" in fetch.get(f"{node.url}/metrics").text
