@@ -8,6 +8,7 @@ import csv
 import io
 import re
 from typing import Annotated, Any, Literal
+from urllib.parse import unquote_to_bytes
 
 from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.dependencies.models import Dependant
@@ -66,8 +67,11 @@ async def strict_query(request: Request) -> None:
     if known is None:
         known = _declared[route.path] = frozenset(_query_names(route.dependant))
     seen: set[str] = set()
-    problems = []
+    problems = _undecodable(request)
+    said = {problem["loc"] for problem in problems}
     for key, _ in request.query_params.multi_items():
+        if ("query", key) in said:
+            continue
         if key not in known:
             takes = ", ".join(sorted(known)) or "none"
             problems.append(
@@ -84,6 +88,37 @@ async def strict_query(request: Request) -> None:
         seen.add(key)
     if problems:
         raise RequestValidationError(problems)
+
+
+def _utf8(encoded: bytes) -> bool:
+    """Whether ``encoded`` (a part of a URL) is UTF-8 once its %-escapes are decoded."""
+    try:
+        unquote_to_bytes(encoded).decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+BAD_ENCODING = "not UTF-8 once its %-escapes are decoded (write it in UTF-8, then %-encode it)"
+
+
+def _undecodable(request: Request) -> list[dict[str, Any]]:
+    """The path and query parameters whose %-escapes are not UTF-8 (``Zo%EB``, "Zoë" in
+    Latin-1): decoded as the server decodes them, each such byte would be the replacement
+    character, so the request would be answered as one for another name, or for nobody."""
+    problems: list[dict[str, Any]] = []
+    if not _utf8(request.scope.get("raw_path", b"")):
+        problems += [
+            {"loc": ("path", name), "msg": BAD_ENCODING, "type": "bad_encoding"}
+            for name, value in request.path_params.items()
+            if "\ufffd" in value
+        ]
+    for part in request.scope.get("query_string", b"").split(b"&"):
+        key, _, value = part.replace(b"+", b" ").partition(b"=")
+        if not (_utf8(key) and _utf8(value)):
+            name = unquote_to_bytes(key).decode(errors="replace")
+            problems.append({"loc": ("query", name), "msg": BAD_ENCODING, "type": "bad_encoding"})
+    return problems
 
 
 router = APIRouter(

@@ -463,6 +463,36 @@ def test_a_parameter_misspelt_given_twice_naming_nobody_or_not_in_digits_is_refu
     assert (detail["loc"][-1], detail["type"]) == problem
 
 
+@pytest.mark.parametrize(
+    ("path", "problem"),
+    [
+        # "Zoë" %-encoded from Latin-1: read with a replacement character, it names nobody.
+        ("/api/matches?player=Zo%EB", ("player", "bad_encoding")),
+        ("/api/players/Zo%EB", ("name", "bad_encoding")),
+        ("/api/players/Ann?tag=&x=%C3", ("x", "bad_encoding")),
+        ("/api/matches?limit=%FF", ("limit", "bad_encoding")),
+        ("/api/matches/" + "0" * 31 + "%E0", ("match_id", "bad_encoding")),
+    ],
+)
+def test_a_parameter_whose_escapes_are_not_utf8_is_refused(
+    history: tuple[Server, Played], path: str, problem: tuple[str, str]
+) -> None:
+    server, _ = history
+    answer = fetch.get(server.url + path)
+    assert answer.status_code == 422, answer.text
+    [detail] = answer.json()["detail"]
+    assert (detail["loc"][-1], detail["type"]) == problem
+
+
+def test_the_replacement_character_written_in_utf8_is_a_name_like_any(
+    history: tuple[Server, Played],
+) -> None:
+    server, _ = history
+    assert fetch.get(server.url + "/api/players/%EF%BF%BD").json()["code"] == "no_player"
+    listed = fetch.get(server.url + "/api/matches?player=%EF%BF%BD")
+    assert listed.json() == {"matches": [], "next_cursor": None}
+
+
 def test_every_api_request_declares_its_rate_limit(history: tuple[Server, Played]) -> None:
     server, _ = history
     schema = get(server, "/openapi.json").json()
