@@ -6,7 +6,7 @@ from collections.abc import Set
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from app.api.score import HandScoreOut, SplitScoreOut
 from app.storage.history import tag_of
@@ -16,10 +16,15 @@ Score = HandScoreOut | SplitScoreOut
 SCORE: TypeAdapter[Score] = TypeAdapter(Score)
 Ending = Literal["knock", "exhausted"]
 ENDING: TypeAdapter[Ending] = TypeAdapter(Ending)
+# The answers hold every field, those with a default too: the schema says they are required,
+# so that a client made from it does not take them for fields that may be missing.
+EVERY_FIELD_SENT = ConfigDict(json_schema_serialization_defaults_required=True)
 
 
 class HistorySettings(BaseModel):
     """The settings a match was played under."""
+
+    model_config = EVERY_FIELD_SENT
 
     rounds: int
     multi_pickup: bool
@@ -31,6 +36,8 @@ class HistorySettings(BaseModel):
 
 class SeatOut(BaseModel):
     """A seat of a match: the player's name, total so far and final place."""
+
+    model_config = EVERY_FIELD_SENT
 
     seat: int
     name: str
@@ -86,6 +93,8 @@ class MoveOut(BaseModel):
     """A move of a round: a take (the piles named, 0-3 the draw piles and 4 the discard pile,
     and the cards taken from their tops, in order), a discard (the cards, the last one left on
     top) or a knock."""
+
+    model_config = EVERY_FIELD_SENT
 
     type: Literal["take", "discard", "knock"]
     seat: int

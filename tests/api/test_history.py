@@ -493,6 +493,48 @@ def test_the_replacement_character_written_in_utf8_is_a_name_like_any(
     assert listed.json() == {"matches": [], "next_cursor": None}
 
 
+def test_the_schema_requires_every_field_the_history_answers_hold(
+    history: tuple[Server, Played],
+) -> None:
+    """Every answer holds every field of its model, those with a default too: a client made
+    from the OpenAPI document must not take any of them for one that may be missing."""
+    server, played = history
+    schemas = get(server, "/openapi.json").json()["components"]["schemas"]
+    match_id = next(iter(played.matches))
+    checked: set[str] = set()
+
+    def walk(value: Any, schema: dict[str, Any]) -> None:
+        options = schema.get("anyOf", [schema])
+        if value is None:
+            assert {"type": "null"} in options
+            return
+        if isinstance(value, list):
+            [listed] = [option for option in options if option.get("type") == "array"]
+            for item in value:
+                walk(item, listed["items"])
+            return
+        if not isinstance(value, dict):
+            return
+        models = [
+            schemas[option["$ref"].rsplit("/", 1)[1]] for option in options if "$ref" in option
+        ]
+        [model] = [model for model in models if set(model["properties"]) == set(value)]
+        checked.add(model["title"])
+        assert set(model["required"]) == set(value), model["title"]
+        for key, item in value.items():
+            walk(item, model["properties"][key])
+
+    def answer(model: str, path: str) -> None:
+        walk(get(server, path).json(), {"$ref": f"#/components/schemas/{model}"})
+
+    answer("MatchPage", "/api/matches")
+    answer("MatchDetail", f"/api/matches/{match_id}")
+    answer("RoundMoves", f"/api/matches/{match_id}/rounds/1/moves")
+    answer("PlayerOut", f"/api/players/{played.names[match_id][0]}")
+    answer("Leaderboard", "/api/leaderboard")
+    assert checked >= {"SeatOut", "HistorySettings", "MoveOut", "HandOut", "BestHandOut"}
+
+
 def test_every_api_request_declares_its_rate_limit(history: tuple[Server, Played]) -> None:
     server, _ = history
     schema = get(server, "/openapi.json").json()
