@@ -8,12 +8,14 @@ import io
 import json
 import re
 from functools import cache
+from http import HTTPStatus
 from pathlib import Path
 
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
-from fastapi.responses import FileResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
+from fastapi.utils import is_body_allowed_for_status_code
 from starlette.exceptions import HTTPException
 
 from app.api.deps import BaseUrlDep, RoomDep, count_room_miss
@@ -166,11 +168,20 @@ MACHINE_PREFIXES = ("/api/", "/static/", "/ws/")
 
 async def not_found(request: Request, error: Exception) -> Response:
     """A miss on a page's path is the client's "not found" page (status 404); elsewhere, and
-    for every other HTTP error, FastAPI's JSON."""
+    for every other HTTP error (a method a path does not take, 405), the API's refusal:
+    ``{"detail", "code"}``, the code the status's name (``not_found``,
+    ``method_not_allowed``), so that a program reads every refusal the same way."""
     assert isinstance(error, HTTPException)
     if error.status_code == 404 and not request.url.path.startswith(MACHINE_PREFIXES):
         return FileResponse(FRONTEND / "index.html", status_code=404, headers=PAGE_HEADERS)
-    return await http_exception_handler(request, error)
+    if not is_body_allowed_for_status_code(error.status_code):
+        return await http_exception_handler(request, error)
+    code = HTTPStatus(error.status_code).phrase.lower().replace(" ", "_").replace("-", "_")
+    return JSONResponse(
+        {"detail": error.detail, "code": code},
+        status_code=error.status_code,
+        headers=error.headers,
+    )
 
 
 def mount_client(application: FastAPI) -> None:

@@ -143,6 +143,15 @@ def test_an_unknown_page_is_the_clients_not_found_page(server: Server) -> None:
         missing = fetch.get(server.url + path, headers={"Accept": "text/html"})
         assert missing.status_code == 404
         assert missing.headers["content-type"] == "application/json"
+        # Refused as the API refuses anything: a message and a code.
+        assert missing.json() == {"detail": "Not Found", "code": "not_found"}
+
+
+def test_a_method_a_path_does_not_take_is_refused_as_the_api_refuses(server: Server) -> None:
+    refused = fetch.post(server.url + "/api/matches")
+    assert refused.status_code == 405
+    assert refused.headers["allow"] == "GET"
+    assert refused.json() == {"detail": "Method Not Allowed", "code": "method_not_allowed"}
 
 
 @pytest.mark.parametrize("name", ["Zoë / Ω?#名前", "a/b", "?", "#1"])

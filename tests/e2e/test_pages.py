@@ -157,7 +157,7 @@ def test_links_move_without_reloading_and_unknown_paths_say_so(pages: Pages) -> 
     expect(page.locator("#name")).to_be_visible()
     api_miss = page.request.get(pages.server.url + "/api/no-such-thing")
     assert api_miss.status == 404
-    assert api_miss.json() == {"detail": "Not Found"}
+    assert api_miss.json() == {"detail": "Not Found", "code": "not_found"}
 
 
 def test_the_pages_policy_runs_the_page_and_refuses_a_script_put_into_it(pages: Pages) -> None:
