@@ -70,11 +70,16 @@ def horizon(observation: Observation) -> float:
 
 
 def outlook_of(observation: Observation, turns: float) -> Outlook:
-    """How often each card should be offered to the seat, for ``turns`` turns."""
+    """How often each card should be offered to the seat, for ``turns`` turns.
+
+    After a knock this is the seat's final turn: no card is offered to it any more, not even a
+    face-up one, so nothing is aimed for beyond the hand it keeps now."""
     players = observation.players
     unseen = observation.unseen()
     rate = [0.0] * DECK_SIZE
     lump = [0.0] * DECK_SIZE
+    if observation.knocker is not None:
+        return Outlook(rate, lump, turns, observation.variant.max_take == 1)
     if unseen:
         each = min(1.0, OFFER_RATE * players / len(unseen))
         for card in unseen:

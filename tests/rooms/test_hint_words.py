@@ -10,7 +10,8 @@ from app.bots.observation import observe
 from app.engine.actions import Discard, Knock, Take
 from app.engine.cards import parse_card
 from app.engine.round import Round
-from app.engine.variant import STANDARD, TEN_CARD
+from app.engine.scoring import score_cards
+from app.engine.variant import STANDARD, TEN_CARD, VARIANTS
 from app.rooms.hints import advice, advice_text
 
 
@@ -83,3 +84,19 @@ def test_the_frame_never_carries_the_bots_own_words() -> None:
             assert not any(part.count("-") == 2 for part in text.split()), text  # no card ids
             assert text[0].isupper()
             assert text.endswith(".")
+
+
+def test_a_final_turn_after_a_knock_looks_out_for_nothing() -> None:
+    """After a knock each other player has one turn left: the hint aims at the hand it keeps."""
+    for variant in VARIANTS.values():
+        for seed in range(3):
+            current = Round(variant, 3, 0, f"{seed:064x}")
+            current.apply(Knock(current.turn))
+            while not current.ended:
+                decision = decide_seeded(Level.STRONG, observe(current, current.turn), 0)
+                given = advice(decision)
+                assert sorted(decision.aim) == sorted(decision.keep), given["text"]
+                assert given["points"] == score_cards(decision.keep).points
+                assert "look out" not in given["text"], given["text"]
+                for action in decision.actions:
+                    current.apply(action)
