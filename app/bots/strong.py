@@ -285,17 +285,20 @@ def strong_decision(observation: Observation, rng: random.Random) -> Decision:
                 f"{after_knock:.1f} with one more turn, {later:.1f} if play goes on "
                 f"(while I expect {choice.expected:.1f})",
             )
-    aim = search_aim(search, choice.halves)
     plan = search.plan(choice.keep)
+    aim = search_aim(search, choice.halves, plan.drop)
     return plan_decision(observation, plan, aim, _reason(search, choice, aim))
 
 
-def search_aim(search: Search, halves: tuple[tuple[Card, ...], ...]) -> tuple[Card, ...]:
-    """The hand aimed for: each half's most promising pattern, completed."""
+def search_aim(
+    search: Search, halves: tuple[tuple[Card, ...], ...], dropped: Sequence[Card]
+) -> tuple[Card, ...]:
+    """The hand aimed for: each half's most promising pattern, completed, with none of the
+    cards the turn discards (on the discard pile only the next player may take them)."""
     aim: list[Card] = []
     kept = [card for half in halves for card in half]
     for half in halves:
-        target, _ = aim_for(search.outlook, half, exclude=[*kept, *aim])
+        target, _ = aim_for(search.outlook, half, exclude=[*kept, *dropped, *aim])
         aim.extend(target)
     return tuple(aim)
 

@@ -100,3 +100,21 @@ def test_a_final_turn_after_a_knock_looks_out_for_nothing() -> None:
                 assert "look out" not in given["text"], given["text"]
                 for action in decision.actions:
                     current.apply(action)
+
+
+def test_a_hint_never_looks_out_for_a_card_it_discards() -> None:
+    """A discarded card goes to the discard pile, where only the next player may take it."""
+    for variant in VARIANTS.values():
+        for seed in range(5):
+            current = Round(variant, 2, 0, f"{seed:064x}")
+            while not current.ended:
+                decision = decide_seeded(Level.STRONG, observe(current, current.turn), 0)
+                dropped = {
+                    card
+                    for action in decision.actions
+                    if isinstance(action, Discard)
+                    for card in action.cards
+                }
+                assert not dropped & set(decision.aim), advice_text(decision)
+                for action in decision.actions:
+                    current.apply(action)
