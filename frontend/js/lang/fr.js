@@ -210,7 +210,7 @@ pickThenTake Choisissez les piles où prendre, puis prenez.
 takeN Prendre {n} carte|Prendre {n} cartes
 takeCards Prendre
 clear Effacer
-lastOnTop La dernière carte choisie va sur la défausse.
+lastOnTop La dernière carte choisie sera sur le dessus de la défausse.
 discardOf Défausser {n}/{of}
 ranOut Les pioches sont épuisées
 handOf Main de {name}
