@@ -37,6 +37,7 @@ RAW_RECEIVE = "spectrum.raw_receive"
 
 def install_middleware(application: FastAPI, settings: Settings, sockets: Connections) -> None:
     """Wrap ``application`` in its middleware."""
+    application.add_middleware(HeadAsGet)
     application.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     application.add_middleware(
         ApiRate, rate=settings.api_requests_per_second, burst=settings.api_request_burst
@@ -124,6 +125,29 @@ class CountScopes:
         if scope["type"] != "lifespan":
             self.connections.scope()
         await self.app(scope, receive, send)
+
+
+class HeadAsGet:
+    """ASGI middleware answering HEAD as GET without the body: the same status and headers
+    (Content-Length and Content-Type among them), as HTTP asks of every resource that takes
+    GET, so that ``curl -I`` or a link checker is not told 405."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
 class KeepRawSend:

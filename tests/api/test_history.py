@@ -535,6 +535,25 @@ def test_the_schema_requires_every_field_the_history_answers_hold(
     assert checked >= {"SeatOut", "HistorySettings", "MoveOut", "HandOut", "BestHandOut"}
 
 
+def test_head_is_answered_as_get_without_the_body(history: tuple[Server, Played]) -> None:
+    """HTTP asks every resource that takes GET to take HEAD: the same status and headers."""
+    server, played = history
+    match_id = next(iter(played.matches))
+    for path in (
+        "/api/matches?limit=2",
+        f"/api/matches/{match_id}/export?format=csv",
+        "/api/leaderboard",
+        "/api/matches?limt=2",
+        "/api/matches/" + "f" * 32,
+    ):
+        got = fetch.get(server.url + path)
+        head = fetch.request("HEAD", server.url + path)
+        assert head.status_code == got.status_code, path
+        assert head.content == b""
+        for header in ("content-type", "content-length", "content-disposition"):
+            assert head.headers.get(header) == got.headers.get(header), (path, header)
+
+
 def test_every_api_request_declares_its_rate_limit(history: tuple[Server, Played]) -> None:
     server, _ = history
     schema = get(server, "/openapi.json").json()
