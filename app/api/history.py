@@ -298,8 +298,10 @@ async def round_moves(
     responses={
         **NOT_FOUND,
         200: {
-            "content": {"text/csv": {}, "application/json": {}},
-            "description": "The match as a CSV table (a row per hand) or as JSON.",
+            "model": MatchDetail,
+            "content": {"text/csv": {"schema": {"type": "string"}}},
+            "description": "The match as a CSV table (a row per hand) or as JSON, the same "
+            "as the match's own.",
         },
     },
     response_class=Response,

@@ -219,6 +219,23 @@ def test_exports(history: tuple[Server, Played]) -> None:
     assert int(rows[-1]["total"]) == match.totals[-1]
 
 
+def test_the_schema_describes_both_exports(history: tuple[Server, Played]) -> None:
+    """The JSON export is the match as `GET /api/matches/{id}` gives it, and the schema says
+    so; the CSV is text."""
+    server, played = history
+    match_id = next(iter(played.matches))
+    schema = get(server, "/openapi.json").json()
+    content = schema["paths"]["/api/matches/{match_id}/export"]["get"]["responses"]["200"][
+        "content"
+    ]
+    detail = schema["paths"]["/api/matches/{match_id}"]["get"]["responses"]["200"]["content"]
+    assert content["application/json"]["schema"] == detail["application/json"]["schema"]
+    assert content["text/csv"]["schema"] == {"type": "string"}
+    for format in ("csv", "json"):
+        answer = get(server, f"/api/matches/{match_id}/export", format=format)
+        assert answer.headers["content-type"].split(";")[0] in content
+
+
 def test_player_pages_and_leaderboard(history: tuple[Server, Played]) -> None:
     server, played = history
     stats: dict[str, dict[str, Any]] = {}
