@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from app.bots.levels import Level
 from app.rooms.state import RoomState, Status
 
-# The level of the bot that plays for a player who is away; with hints off, the easy one, so
-# that letting one's turns go is no way to have the strong bot play one's hand.
+# The level of the bot that plays for a player who is away; with hints off, the normal one, so
+# that letting one's turns go is no way to have the strong bot play one's hand, while a player
+# who lost their link is not played by the easy bot, which knocks now and then on any hand.
 STANDIN_LEVEL = Level.STRONG
-STANDIN_LEVEL_WITHOUT_HINTS = Level.EASY
+STANDIN_LEVEL_WITHOUT_HINTS = Level.NORMAL
 # Where the room needs a host: the lobby (to start) and a finished match (for a rematch).
 HOST_NEEDED = frozenset({Status.LOBBY, Status.FINISHED})
 # Turns the timer plays in a row for a player before a bot stands in for them.

@@ -155,10 +155,10 @@ class Asked(Thinker):
         return await super().decide(level, observation, seed)
 
 
-@pytest.mark.parametrize(("hints", "level"), [(True, "strong"), (False, "easy")])
+@pytest.mark.parametrize(("hints", "level"), [(True, "strong"), (False, "normal")])
 async def test_a_stand_in_plays_strong_only_where_hints_are_on(hints: bool, level: str) -> None:
     """With hints off, letting one's turns go is no way to have the strong bot play one's hand:
-    the stand-in plays at the easy level."""
+    the stand-in plays at the normal level (never the easy one, which knocks on any hand)."""
     server = Host(RoomConfig(ready_seconds=2, bot_delay_seconds=0, standin_seconds=60))
     asked = Asked()
     table = await open_table(server, 2, rounds=3, turn_seconds=1, hints=hints)
