@@ -20,6 +20,7 @@ from app.api.errors import (
     ApiError,
     api_error_handler,
     database_error_handler,
+    describe_invalid_requests,
     validation_error_handler,
 )
 from app.api.middleware import install_middleware
@@ -187,6 +188,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     application.add_exception_handler(Moved, moved_handler)
     application.add_exception_handler(ApiError, api_error_handler)
     application.add_exception_handler(RequestValidationError, validation_error_handler)
+    describe_invalid_requests(application)
     for failure in (SQLAlchemyError, OSError, TimeoutError):
         application.add_exception_handler(failure, database_error_handler)
     for module in (health, score, rooms, sockets, history):

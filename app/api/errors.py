@@ -1,10 +1,11 @@
-"""Errors of the HTTP API: refusals as ``{"detail", "code"}``, bad fields as FastAPI's 422."""
+"""Errors of the HTTP API: refusals as ``{"detail", "code"}``; bad fields as FastAPI's 422,
+whose ``detail`` lists them, with the code ``invalid_request``."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Request
+from fastapi import FastAPI, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -62,7 +63,33 @@ async def validation_error_handler(request: Request, error: Exception) -> JSONRe
         detail = {key: value for key, value in item.items() if key in ("loc", "msg", "type")}
         detail["msg"] = str(detail.get("msg", "")).removeprefix("Value error, ")
         details.append(detail)
-    return JSONResponse({"detail": jsonable_encoder(details)}, status_code=422)
+    return JSONResponse(
+        {"detail": jsonable_encoder(details), "code": INVALID_REQUEST}, status_code=422
+    )
+
+
+# The code of every 422: a program reads the ``code`` of any refusal, whatever its status.
+INVALID_REQUEST = "invalid_request"
+
+
+def describe_invalid_requests(application: FastAPI) -> None:
+    """Have the OpenAPI description of ``application`` give the 422's ``code`` too (FastAPI
+    describes its own 422 body, ``detail`` alone, and optional)."""
+    describe = application.openapi
+
+    def openapi() -> dict[str, Any]:
+        schema = describe()
+        invalid = schema.get("components", {}).get("schemas", {}).get("HTTPValidationError")
+        if invalid is not None:
+            invalid["properties"]["code"] = {
+                "type": "string",
+                "enum": [INVALID_REQUEST],
+                "title": "Code",
+            }
+            invalid["required"] = ["detail", "code"]
+        return schema
+
+    setattr(application, "openapi", openapi)  # noqa: B010 (a method assigned to an instance)
 
 
 async def api_error_handler(request: Request, error: Exception) -> JSONResponse:

@@ -501,6 +501,23 @@ def test_a_parameter_whose_escapes_are_not_utf8_is_refused(
     assert (detail["loc"][-1], detail["type"]) == problem
 
 
+def test_every_refusal_has_a_code_as_the_schema_says(history: tuple[Server, Played]) -> None:
+    """A program reads the `code` of any refusal: a bad parameter's (422) as a missing match's
+    (404), and the OpenAPI description says so."""
+    server, _ = history
+    for path in ("/api/matches?limit=0", "/api/matches?limt=1", "/api/players/%20"):
+        refused = fetch.get(server.url + path)
+        assert refused.status_code == 422
+        assert refused.json()["code"] == "invalid_request"
+        assert refused.json()["detail"][0]["loc"][0] in ("query", "path")
+    assert fetch.get(server.url + "/api/matches/" + "f" * 32).json()["code"] == "no_match"
+    schema = get(server, "/openapi.json").json()["components"]["schemas"]
+    invalid = schema["HTTPValidationError"]
+    assert set(invalid["required"]) == {"detail", "code"}
+    assert invalid["properties"]["code"]["enum"] == ["invalid_request"]
+    assert set(schema["ErrorOut"]["required"]) == {"detail", "code"}
+
+
 def test_the_replacement_character_written_in_utf8_is_a_name_like_any(
     history: tuple[Server, Played],
 ) -> None:
