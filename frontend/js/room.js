@@ -241,7 +241,13 @@ class RoomPage {
     const state = this.conn.state;
     // Kept for the match page's check: the commitment this browser was shown at the table.
     const dealt = state?.round?.commitment;
-    if (dealt && dealt !== this.dealt) store.set(`spectrum.deal.${state.match_id}.${state.round.number}`, (this.dealt = dealt));
+    if (dealt && dealt !== this.dealt) {
+      const deals = store.keys().filter((key) => key.startsWith('spectrum.deal.'));
+      const kept = [...new Set([state.match_id, ...(store.get('spectrum.deals')?.split(' ') ?? []), ...deals.map((key) => key.split('.')[2])])].slice(0, 20);
+      store.set('spectrum.deals', kept.join(' '));
+      for (const key of deals) if (!kept.includes(key.split('.')[2])) store.set(key, null);
+      store.set(`spectrum.deal.${state.match_id}.${state.round.number}`, (this.dealt = dealt));
+    }
     this.chat.draw(state);
     this.coach?.after(this.viewState());
     const mine = state?.status === 'playing' && state.you.seat != null && turnOf(state.round).seat === state.you.seat;

@@ -1,4 +1,5 @@
-"""A phone's own cases, played by touch: 320 px wide, and held sideways."""
+"""A phone's own cases, played by touch: held sideways, 320 px wide, and the commitments its
+browser keeps for the match page (bounded, as a phone's storage is)."""
 
 from __future__ import annotations
 
@@ -67,3 +68,58 @@ def test_a_phone_held_sideways_shows_the_piles_and_the_hand_at_once(pages: Pages
     ann.evaluate("scrollTo(0, 0)")
     wait_for(ann, PILES_AND_HAND_IN_VIEW)
     assert scroll_width(ann) == SIDEWAYS["width"]
+
+
+KEYS = "() => Object.keys(localStorage).filter((key) => key.startsWith('spectrum.deal')).sort()"
+
+
+def test_a_browser_keeps_the_commitments_of_its_last_20_matches(pages: Pages) -> None:
+    """Each round's commitment is kept for the match page's check (about 100 bytes a round),
+    but only for the 20 matches played last: older ones go as new ones come; those kept
+    before the list was (none named in it) stay while there is room."""
+    ann = pages.open("/", phone=True)
+    # 25 matches played before, newest first, two rounds each; one more from before the list.
+    older = [f"{n:032x}" for n in range(1, 26)]
+    ann.evaluate(
+        """(older) => {
+          localStorage.setItem('spectrum.deals', older.join(' '));
+          for (const match of [...older, 'unlisted']) {
+            localStorage.setItem(`spectrum.deal.${match}.1`, 'c');
+            localStorage.setItem(`spectrum.deal.${match}.2`, 'c');
+          }
+        }""",
+        older,
+    )
+    seated_with_a_bot(ann)
+    match = wait_for(
+        ann,
+        "(was) => { const m = localStorage.getItem('spectrum.deals').split(' ')[0];"
+        " return m !== was && m; }",
+        older[0],
+    )
+    kept = older[:19]
+    assert ann.evaluate("localStorage.getItem('spectrum.deals')") == " ".join([match, *kept])
+    # The new match's round, and both rounds of the 19 before it; nothing of the others.
+    assert ann.evaluate(KEYS) == sorted(
+        [
+            "spectrum.deals",
+            f"spectrum.deal.{match}.1",
+            *(f"spectrum.deal.{other}.{n}" for other in kept for n in (1, 2)),
+        ]
+    )
+    assert len(ann.evaluate(f"localStorage.getItem('spectrum.deal.{match}.1')")) == 64
+
+    # Commitments kept before there was a list: the table keeps them, after its own match.
+    before = [f"spectrum.deal.a{n}.1" for n in (1, 2, 3)]
+    ann.evaluate(
+        """([gone, kept]) => {
+          gone.forEach((key) => localStorage.removeItem(key));
+          kept.forEach((key) => localStorage.setItem(key, 'c'));
+        }""",
+        [ann.evaluate(KEYS), before],
+    )
+    ann.reload()
+    listed = wait_for(ann, "localStorage.getItem('spectrum.deals')")
+    assert listed.split(" ")[0] == match
+    assert sorted(listed.split(" ")[1:]) == ["a1", "a2", "a3"]
+    assert ann.evaluate(KEYS) == sorted(["spectrum.deals", f"spectrum.deal.{match}.1", *before])
