@@ -3,13 +3,16 @@ browser keeps for the match page (bounded, as a phone's storage is)."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from tests.e2e.conftest import Pages, scroll_width
+from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
 from tests.e2e.ui import create_room, expect, my_turn, wait_for
+from tests.replays import play_match
 
 NARROWEST = {"width": 320, "height": 568}
 SIDEWAYS = {"width": 667, "height": 375}
@@ -123,3 +126,19 @@ def test_a_browser_keeps_the_commitments_of_its_last_20_matches(pages: Pages) ->
     assert listed.split(" ")[0] == match
     assert sorted(listed.split(" ")[1:]) == ["a1", "a2", "a3"]
     assert ann.evaluate(KEYS) == sorted(["spectrum.deals", f"spectrum.deal.{match}.1", *before])
+
+
+def test_a_thumb_beside_the_replays_slider_still_moves_it(pages: Pages) -> None:
+    """The replay's slider is a touch target as tall as the buttons beside it, 44 px (it was
+    its 16 px track): a finger that lands 14 px off the track is on it, and moves the replay."""
+    rules = {"rounds": 1, "turn_seconds": 0}
+    match = in_thread(play_match, pages.server, ["Hana", "Ivo"], rules)
+    page = pages.open(f"/matches/{match}", phone=True)
+    slider = page.locator(".replay-steps input[type=range]")
+    slider.scroll_into_view_if_needed()
+    expect(page.locator(".replay-what b")).to_have_text(re.compile(r"^Move 0 of \d+$"))
+    box = slider.bounding_box()
+    assert box is not None
+    assert box["height"] >= 44, box
+    page.touchscreen.tap(box["x"] + box["width"] * 0.75, box["y"] + box["height"] / 2 + 14)
+    expect(page.locator(".replay-what b")).not_to_have_text(re.compile(r"^Move 0 of"))
