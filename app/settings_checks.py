@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from pydantic import SecretStr, ValidationError
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 if TYPE_CHECKING:
@@ -138,27 +138,75 @@ def host(value: str) -> str:
 
 
 def database_url(value: str) -> str:
-    """An SQLite file or a PostgreSQL database, through their asynchronous drivers."""
+    """An SQLite file or a PostgreSQL database, through their asynchronous drivers, with
+    nothing the driver would refuse (or take otherwise than meant) once the server connects."""
     if not value.startswith(DATABASE_SCHEMES):
         raise ValueError(f"must start with {' or '.join(DATABASE_SCHEMES)}")
     try:
         url = make_url(value)
+        port = url.port
     except (ArgumentError, ValueError):
         raise ValueError("is not a database URL") from None
-    if url.get_backend_name() == "sqlite" and (
-        url.database in (None, "", ":memory:") or "mode=memory" in value
-    ):
+    if url.get_backend_name() == "sqlite":
+        sqlite_url(url, value)
+    else:
+        if port is not None and not 1 <= port <= 65535:
+            raise ValueError(f"port {port} is not a port: give one from 1 to 65535")
+        if not url.database and "database" not in url.query:
+            raise ValueError(
+                "names no database: end it with the database's name, as in "
+                "postgresql+asyncpg://user@host/spectrum (without one the user's own "
+                "database would be taken, and its tables made there)"
+            )
+        asyncpg_options(dict(url.query))
+    try:
+        # What the driver is given, as the engine will work it out: a value it cannot read
+        # (a port that is no number, hosts without their ports) is refused here.
+        url.get_dialect()().create_connect_args(url)
+    except (ArgumentError, ValueError) as error:
+        said = " ".join(str(error).split("\n")[0].split())
+        raise ValueError(f"is not a URL the database driver can use ({said})") from None
+    return value
+
+
+SQLITE_FORM = "sqlite+aiosqlite:///relative/path.db or sqlite+aiosqlite:////absolute/path.db"
+
+
+def sqlite_url(url: URL, value: str) -> None:
+    """A file of its own, named by its path alone: no host, and no options after '?' (the
+    server sets SQLite's own: WAL, foreign keys, a busy timeout)."""
+    if url.database in (None, "", ":memory:") or "mode=memory" in value:
         raise ValueError(
             "an in-memory SQLite database loses every round when the server stops; "
             "name a file, as in sqlite+aiosqlite:///./spectrum.db"
         )
-    if url.get_backend_name() == "postgresql":
-        asyncpg_options(dict(url.query))
-    return value
+    if url.host or url.username or url.password or url.port:
+        raise ValueError(f"an SQLite URL names a file, not a host: write {SQLITE_FORM}")
+    if url.query:
+        names = ", ".join(sorted(url.query))
+        raise ValueError(
+            f"an SQLite URL takes no options after '?' ({names} given); the server sets "
+            f"SQLite's own: remove them, as in {SQLITE_FORM}"
+        )
+
+
+# asyncpg's options that it takes only as numbers or a mapping, never as the text a URL
+# gives: each would fail every connection. What to do instead.
+UNUSABLE_OPTIONS = {
+    "timeout": "DATABASE_TIMEOUT_SECONDS sets it",
+    "command_timeout": "DATABASE_TIMEOUT_SECONDS sets it",
+    "server_settings": "the server sets its own",
+    "statement_cache_size": "remove it",
+    "max_cached_statement_lifetime": "remove it",
+    "max_cacheable_statement_size": "remove it",
+}
+SESSION_ATTRIBUTES = ("any", "primary", "standby", "prefer-standby", "read-write", "read-only")
+GSS_LIBRARIES = ("gssapi", "sspi")
 
 
 def asyncpg_options(options: dict[str, str | tuple[str, ...]]) -> None:
-    """A PostgreSQL URL's options are asyncpg's, not libpq's."""
+    """A PostgreSQL URL's options are asyncpg's, not libpq's, each with a value asyncpg takes
+    as text."""
     modes = "|".join(SSL_MODES)
     for name, given in options.items():
         if name == "sslmode":
@@ -170,8 +218,30 @@ def asyncpg_options(options: dict[str, str | tuple[str, ...]]) -> None:
                 f"{name} is not an option asyncpg takes (the options after '?' go to "
                 "asyncpg.connect(), whose names are not all libpq's): remove it"
             )
+        if name in UNUSABLE_OPTIONS:
+            raise ValueError(
+                f"asyncpg cannot take {name} from a URL (it wants a number or a mapping, "
+                f"and a URL gives text): {UNUSABLE_OPTIONS[name]}"
+            )
+        if isinstance(given, tuple) and name not in ("host", "port"):
+            raise ValueError(f"{name} is given more than once: give it once")
         if name == "ssl" and given not in SSL_MODES:
             raise ValueError(f"ssl must be one of {modes}")
+        if name == "direct_tls" and (
+            given != "true" or options.get("ssl") not in ("require", "verify-ca", "verify-full")
+        ):
+            raise ValueError(
+                "direct_tls must be true, with ssl=require, verify-ca or verify-full "
+                "(asyncpg takes any other text as true too): otherwise remove it"
+            )
+        if name == "target_session_attrs" and given not in SESSION_ATTRIBUTES:
+            raise ValueError(f"target_session_attrs must be one of {'|'.join(SESSION_ATTRIBUTES)}")
+        if name == "gsslib" and given not in GSS_LIBRARIES:
+            raise ValueError(f"gsslib must be one of {'|'.join(GSS_LIBRARIES)}")
+        if name == "prepared_statement_cache_size" and not (
+            isinstance(given, str) and given.isascii() and given.isdigit()
+        ):
+            raise ValueError("prepared_statement_cache_size must be a whole number, 0 or more")
 
 
 def with_password(url: str, password: SecretStr) -> str:

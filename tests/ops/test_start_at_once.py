@@ -1,6 +1,7 @@
 """Start errors that waiting cannot cure end the start at once, in one line that fits them,
 instead of being retried for DATABASE_WAIT_SECONDS and then blamed on DATABASE_URL's host and
-port: a full disk under an SQLite database, DATABASE_URL options asyncpg does not take."""
+port: a full disk under an SQLite database; and DATABASE_URL options the driver would fail on are
+refused with the settings, before anything is tried."""
 
 import inspect
 import json
@@ -13,10 +14,11 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from asyncpg.connect_utils import SSLMode
+from asyncpg.connect_utils import SessionAttribute, SSLMode
+from sqlalchemy.engine import make_url
 
-from app.settings_checks import ASYNCPG_OPTIONS, SSL_MODES
-from tests.databases import postgres_database
+from app.config import Settings
+from app.settings_checks import ASYNCPG_OPTIONS, SESSION_ATTRIBUTES, SSL_MODES
 from tests.server import ROOT, free_port, server_env
 
 # Long enough that a start which waits is seen to, whatever the machine's load.
@@ -132,15 +134,78 @@ def test_other_options_asyncpg_does_not_take_are_refused(options: str, message: 
     assert f"DATABASE_URL: {message}" in str(line["message"])
 
 
-def test_an_option_asyncpg_cannot_use_is_said_at_once() -> None:
-    """An option of asyncpg's that it cannot take as text fails every connection alike."""
-    with postgres_database() as url:
-        returncode, said = start(f"{url}?statement_cache_size=0")
-    assert returncode == 1
-    message = error_of(said)
-    assert message.startswith("cannot start: the database driver cannot use DATABASE_URL (")
-    assert "fix or remove them" in message
-    assert "did not answer" not in message
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ("statement_cache_size=0", "asyncpg cannot take statement_cache_size from a URL"),
+        ("timeout=10", "asyncpg cannot take timeout from a URL (it wants a number"),
+        ("command_timeout=abc", "asyncpg cannot take command_timeout from a URL (it wants"),
+        ("server_settings=x", "asyncpg cannot take server_settings from a URL"),
+        ("port=abc", "is not a URL the database driver can use (Received non-integer port"),
+        ("host=db1&host=db2", "is not a URL the database driver can use (All ports"),
+        ("direct_tls=false", "direct_tls must be true, with ssl=require, verify-ca or"),
+        ("target_session_attrs=main", "target_session_attrs must be one of any|primary|"),
+        ("gsslib=kerberos", "gsslib must be one of gssapi|sspi"),
+        ("prepared_statement_cache_size=abc", "prepared_statement_cache_size must be a whole"),
+        ("ssl=require&ssl=disable", "ssl is given more than once"),
+    ],
+)
+def test_options_asyncpg_cannot_use_are_refused_with_the_settings(
+    options: str, message: str
+) -> None:
+    """Options asyncpg would be handed as text it cannot use, or would take otherwise than
+    written, are refused before any connection is tried (exit 2), not at each attempt."""
+    returncode, said = start(f"postgresql+asyncpg://spectrum@db.invalid/spectrum?{options}")
+    assert returncode == 2
+    (line,) = said
+    assert f"DATABASE_URL: {message}" in str(line["message"])
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("postgresql+asyncpg://spectrum@db.invalid:99999/spectrum", "port 99999 is not a port"),
+        ("postgresql+asyncpg://spectrum@db.invalid/", "names no database: end it with the"),
+        ("postgresql+asyncpg://spectrum@db.invalid", "names no database"),
+    ],
+)
+def test_a_postgresql_url_without_a_port_or_a_database_is_refused(url: str, message: str) -> None:
+    """Without a database's name PostgreSQL takes the user's own (often the maintenance
+    database, postgres), which the start would then fill with the server's tables."""
+    returncode, said = start(url)
+    assert returncode == 2
+    (line,) = said
+    assert f"DATABASE_URL: {message}" in str(line["message"])
+
+
+def test_a_database_may_be_named_as_an_option() -> None:
+    settings = Settings(database_url="postgresql+asyncpg://spectrum@db/?database=cards")
+    assert make_url(settings.database_url).query == {"database": "cards"}
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("sqlite+aiosqlite:///{folder}/spectrum.db?timeout=abc", "takes no options after '?'"),
+        ("sqlite+aiosqlite:///{folder}/spectrum.db?timeout=5", "(timeout given)"),
+        ("sqlite+aiosqlite:///{folder}/spectrum.db?check_same_thread=maybe", "no options"),
+        ("sqlite+aiosqlite:///{folder}/spectrum.db?uri=true&mode=ro", "(mode, uri given)"),
+        ("sqlite+aiosqlite:///{folder}/spectrum.db?isolation_level=NONE", "no options"),
+        ("sqlite+aiosqlite://files{folder}/spectrum.db", "an SQLite URL names a file, not a host"),
+    ],
+)
+def test_an_sqlite_url_with_options_or_a_host_is_refused(
+    tmp_path: Path, url: str, message: str
+) -> None:
+    """The server sets SQLite's options itself; one in the URL would fail the start with the
+    driver's words (a timeout that is no number), be dropped unsaid, or open another file than
+    the one locked (uri=true: 'spectrum.db?mode=ro'). The start makes nothing."""
+    returncode, said = start(url.format(folder=tmp_path))
+    assert returncode == 2
+    (line,) = said
+    assert "DATABASE_URL: an SQLite URL" in str(line["message"])
+    assert message in str(line["message"])
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_options_are_asyncpgs() -> None:
@@ -148,3 +213,4 @@ def test_the_options_are_asyncpgs() -> None:
     taken = set(inspect.signature(asyncpg.connect).parameters)
     assert ASYNCPG_OPTIONS - {"prepared_statement_cache_size"} <= taken
     assert set(SSL_MODES) == {mode.name.replace("_", "-") for mode in SSLMode}
+    assert set(SESSION_ATTRIBUTES) == {attribute.value for attribute in SessionAttribute}
