@@ -11,7 +11,7 @@ import { head, moveWords, pileWords } from './views.js';
 
 const when = (iso) => new Date(iso).toLocaleString(lang, { dateStyle: 'medium', timeStyle: 'short' });
 const playerHref = (name, tag) => `/players/${encodeURIComponent(name)}${tag == null ? '' : `?tag=${tag}`}`;
-const playerLink = (name, tag) => html`<a href="${playerHref(name, tag)}">${name}</a>`;
+const playerLink = (name, tag) => html`<a href="${playerHref(name, tag ?? '')}">${name}</a>`;
 const seatName = (seat) => (seat.bot ? html`${seat.name} <span class="muted small">(${t('computer')})</span>` : playerLink(seat.name, seat.tag));
 const someone = (tag) => (tag ? `#${tag}` : t('noKey'));
 const average = (value) => (value == null ? '–' : `${value < 0 ? '−' : ''}${Math.abs(value).toLocaleString(lang)}`);

@@ -42,10 +42,13 @@ async def _play(players: list[Client], rng: random.Random, knock_chance: float) 
         await mover.play(mover.random_move(rng, knock_chance=knock_chance))
 
 
-async def play_matches(server: Server, names: list[str], count: int, seed: int = 7) -> str:
-    """Play ``count`` one-round matches in one room (rematches); returns the room's code."""
+async def play_matches(
+    server: Server, names: list[str], count: int, seed: int = 7, key: str | None = None
+) -> str:
+    """Play ``count`` one-round matches in one room (rematches), the first player with the
+    player key ``key`` if given; returns the room's code."""
     try:
-        room = create_room(server, names[0], rounds=1, turn_seconds=0)
+        room = create_room(server, names[0], key, rounds=1, turn_seconds=0)
         tokens = [room["token"]] + [join_room(server, room["code"], n)["token"] for n in names[1:]]
         players = [Client(server, room["code"], token) for token in tokens]
         for client in players:

@@ -215,10 +215,11 @@ def test_long_and_odd_names_fit_and_link(pages: Pages, shot: Shot) -> None:
     shot(phone, "match-long-names-360")
     for name in LONG_NAMES:
         link = phone.locator(".standings a", has_text=name)
-        expect(link).to_have_attribute("href", f"/players/{quote(name, safe='')}")
+        # Played by protocol clients, without player keys: the link names that person.
+        expect(link).to_have_attribute("href", f"/players/{quote(name, safe='')}?tag=")
     phone.locator(".standings a", has_text=second).click()
     expect(phone.locator("h1")).to_have_text(second)
-    expect(phone).to_have_url(re.compile(re.escape(quote(second, safe="")) + "$"))
+    expect(phone).to_have_url(re.compile(re.escape(quote(second, safe="")) + r"\?tag=$"))
     assert scroll_width(phone) <= PHONE["width"]
     shot(phone, "player-long-name-360")
     # Opened from its address (a link followed from elsewhere, or a reload): "%2F" is no path.

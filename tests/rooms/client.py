@@ -57,17 +57,19 @@ class Refused(Exception):
         self.message: str = frame["message"]
 
 
-def create_room(server: Server, name: str = "Ann", **settings: Any) -> dict[str, Any]:
-    """POST /api/rooms; returns the answer's body."""
-    response = api(server, "POST", "/api/rooms", {"name": name, "settings": settings})
+def create_room(
+    server: Server, name: str = "Ann", key: str | None = None, **settings: Any
+) -> dict[str, Any]:
+    """POST /api/rooms (with a player key, if given); returns the answer's body."""
+    response = api(server, "POST", "/api/rooms", {"name": name, "settings": settings, "key": key})
     assert response.status_code == 201, response.text
     body: dict[str, Any] = response.json()
     return body
 
 
-def join_room(server: Server, code: str, name: str) -> dict[str, Any]:
-    """POST /api/rooms/{code}/join; returns the answer's body."""
-    response = api(server, "POST", f"/api/rooms/{code}/join", {"name": name})
+def join_room(server: Server, code: str, name: str, key: str | None = None) -> dict[str, Any]:
+    """POST /api/rooms/{code}/join (with a player key, if given); returns the answer's body."""
+    response = api(server, "POST", f"/api/rooms/{code}/join", {"name": name, "key": key})
     assert response.status_code == 201, response.text
     body: dict[str, Any] = response.json()
     return body
