@@ -142,3 +142,27 @@ def test_a_thumb_beside_the_replays_slider_still_moves_it(pages: Pages) -> None:
     assert box["height"] >= 44, box
     page.touchscreen.tap(box["x"] + box["width"] * 0.75, box["y"] + box["height"] / 2 + 14)
     expect(page.locator(".replay-what b")).not_to_have_text(re.compile(r"^Move 0 of"))
+
+
+# Each element ``selector`` finds, whole between the screen's safe-area insets (the notch).
+CLEAR_OF_THE_NOTCH = """([selector, left, right]) => [...document.querySelectorAll(selector)]
+  .map((element) => element.getBoundingClientRect())
+  .filter((box) => box.left < left || box.right > innerWidth - right)
+  .map((box) => [box.left, box.right])"""
+
+
+def test_a_notched_phone_held_sideways_keeps_the_table_clear_of_the_notch(pages: Pages) -> None:
+    """A notched phone held sideways, 812x375 with 47 px insets left and right: the page asks
+    to cover the whole screen (viewport-fit=cover), so its content keeps out of the insets
+    (the brand, the room's line and the first pile were under the notch, the last link under
+    the other side's corner)."""
+    ann = pages.open("/", phone=True)
+    ann.context.new_cdp_session(ann).send(
+        "Emulation.setSafeAreaInsetsOverride",
+        {"insets": {"top": 0, "left": 47, "right": 47, "bottom": 21}},
+    )
+    resize(ann, {"width": 812, "height": 375})
+    seated_with_a_bot(ann)
+    my_turn(ann)
+    selector = ".top a, .roombar, .felt, .pile, .hand .card, .dock"
+    assert ann.evaluate(CLEAR_OF_THE_NOTCH, [selector, 47, 47]) == []
