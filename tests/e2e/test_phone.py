@@ -12,7 +12,7 @@ from tests.e2e.conftest import Pages, scroll_width
 from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
 from tests.e2e.ui import create_room, expect, my_turn, wait_for
-from tests.replays import play_match
+from tests.replays import new_key, play_match
 
 NARROWEST = {"width": 320, "height": 568}
 SIDEWAYS = {"width": 667, "height": 375}
@@ -166,3 +166,22 @@ def test_a_notched_phone_held_sideways_keeps_the_table_clear_of_the_notch(pages:
     my_turn(ann)
     selector = ".top a, .roombar, .felt, .pile, .hand .card, .dock"
     assert ann.evaluate(CLEAR_OF_THE_NOTCH, [selector, 47, 47]) == []
+
+
+@pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
+def test_the_leaderboard_shows_every_column_on_a_360_px_phone(pages: Pages, locale: str) -> None:
+    """The leaderboard's last column, the points per round, is on screen at 360 px: a
+    player's key tag breaks like a name, and cells are set a little tighter (the table was
+    351 px wide in English, 377 in French, its last column scrolled out of its 298)."""
+    rules = {"rounds": 1, "turn_seconds": 0}
+    # Two people named Tess (each told by their key's tag), and a long name.
+    for seed, other in [(30, "Bérénice-Marguerite"), (31, "Uma")]:
+        in_thread(play_match, pages.server, ["Tess", other], rules, [], [new_key(seed), None])
+    page = pages.open("/history", phone=True, locale=locale)
+    board = page.locator(".table-wrap")
+    expect(board.locator("tbody tr").first).to_be_visible()
+    width = board.evaluate("wrap => [wrap.scrollWidth, wrap.clientWidth]")
+    assert width[0] <= width[1], width
+    edge = board.evaluate("wrap => wrap.getBoundingClientRect().right")
+    last = board.locator("th").last.evaluate("th => th.getBoundingClientRect().right")
+    assert last <= edge, (last, edge)
