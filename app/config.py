@@ -18,13 +18,19 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from app import settings_checks as checks
 from app.logs import configure_logging
 
+# The most a count or a rate of the limits may be: far past any server's means (each connection
+# is an open file, and the server opens at most 1,048,576).
+COUNT_MAX = 1_000_000
+
 
 class Settings(BaseSettings):
     """Server settings."""
 
     # An empty variable means "not set", so compose files can pass every setting through.
+    # No number is infinite or not a number, and each has a bound: past it a value would only
+    # fail later, in a request (a burst past what a float holds, a timer set for ever).
     model_config = SettingsConfigDict(
-        env_file=".env", extra="ignore", frozen=True, env_ignore_empty=True
+        env_file=".env", extra="ignore", frozen=True, env_ignore_empty=True, allow_inf_nan=False
     )
 
     # Serving.
@@ -123,34 +129,46 @@ class Settings(BaseSettings):
         4096, ge=256, le=1_048_576, description="Largest WebSocket message accepted, in bytes."
     )
     messages_per_second: float = Field(
-        20.0, gt=0, description="WebSocket messages a connection may send per second on average."
+        20.0,
+        gt=0,
+        le=COUNT_MAX,
+        description="WebSocket messages a connection may send per second on average.",
     )
     message_burst: int = Field(
-        40, ge=1, description="WebSocket messages a connection may send in a quick burst."
+        40,
+        ge=1,
+        le=COUNT_MAX,
+        description="WebSocket messages a connection may send in a quick burst.",
     )
     connections_per_address: int = Field(
-        32, ge=1, description="WebSocket connections open at once from one address."
+        32, ge=1, le=COUNT_MAX, description="WebSocket connections open at once from one address."
     )
     pending_connections: int = Field(
         1024,
         ge=1,
+        le=COUNT_MAX,
         description="WebSocket connections that have not said hello yet, from all addresses "
         "together; past it a new one is closed with 1013 (try again later).",
     )
     pending_connections_per_address: int = Field(
         8,
         ge=1,
+        le=COUNT_MAX,
         description="WebSocket connections from one address that have not said hello yet; "
         "past it a new one is closed with 4029.",
     )
     rate_limit_grace: int = Field(
         40,
         ge=1,
+        le=COUNT_MAX,
         description="Messages past its rate a connection may send (one more forgiven each "
         "second) before it is closed with 1008.",
     )
     send_queue_frames: int = Field(
-        256, ge=4, description="Messages queued for a slow client before it is disconnected."
+        256,
+        ge=4,
+        le=COUNT_MAX,
+        description="Messages queued for a slow client before it is disconnected.",
     )
     send_queue_kb: int = Field(
         1024,
@@ -177,21 +195,25 @@ class Settings(BaseSettings):
         "every 5 s) may go without sending anything before its link is taken for dead and "
         "closed (1011).",
     )
-    max_rooms: int = Field(10_000, ge=1, description="Rooms held in memory at most.")
+    max_rooms: int = Field(10_000, ge=1, le=COUNT_MAX, description="Rooms held in memory at most.")
     rooms_per_address_per_minute: int = Field(
-        30, ge=1, description="Rooms one address may create per minute."
+        30, ge=1, le=COUNT_MAX, description="Rooms one address may create per minute."
     )
     room_misses_per_minute: int = Field(
-        30, ge=1, description="Unknown room codes one address may try per minute."
+        30, ge=1, le=COUNT_MAX, description="Unknown room codes one address may try per minute."
     )
     api_requests_per_second: float = Field(
         20.0,
         gt=0,
+        le=COUNT_MAX,
         description="Requests under /api/ one address may make per second on average; past "
         "it they are answered 429 with Retry-After.",
     )
     api_request_burst: int = Field(
-        200, ge=1, description="Requests under /api/ one address may make in a quick burst."
+        200,
+        ge=1,
+        le=COUNT_MAX,
+        description="Requests under /api/ one address may make in a quick burst.",
     )
 
     # Play.
@@ -199,7 +221,10 @@ class Settings(BaseSettings):
         30.0, gt=0, le=3600, description="Seconds between rounds before the next is dealt anyway."
     )
     room_idle_seconds: float = Field(
-        900.0, gt=0, description="Seconds a room with nobody connected is kept in memory."
+        900.0,
+        gt=0,
+        le=30 * 86400,
+        description="Seconds a room with nobody connected is kept in memory.",
     )
     bot_delay_seconds: float = Field(
         1.0,

@@ -1,0 +1,65 @@
+"""Settings a host can get wrong, given to the real start (``python -m app.scripts.start``, as
+``make run`` and the image run it): each is refused in one line naming it, with exit status 2,
+before anything is made on disk; none lets the server start and then fail its requests."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.server import ROOT, free_port, server_env
+
+
+def refused(folder: Path, **env: str) -> str:
+    """The one line a start with ``env`` (in an empty working folder of its own, its SQLite
+    database in ``folder``) says as it refuses; the start must have left both folders empty."""
+    here = folder / "working"
+    here.mkdir()
+    settings = {
+        "DATABASE_URL": f"sqlite+aiosqlite:///{folder}/spectrum.db",
+        "HOST": "127.0.0.1",
+        "PORT": str(free_port()),
+        "BOT_WORKERS": "0",
+        "PYTHONPATH": str(ROOT),  # this checkout's server, from whatever folder
+        **env,
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "app.scripts.start"],
+        cwd=here,
+        env=server_env(**settings),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    said = result.stdout + result.stderr
+    assert result.returncode == 2, said
+    (line,) = said.splitlines()
+    assert sorted(path.name for path in folder.iterdir()) == ["working"]
+    assert list(here.iterdir()) == []
+    return line
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"ROOM_IDLE_SECONDS": "inf"}, "ROOM_IDLE_SECONDS: Input should be a finite number"),
+        ({"ROOM_IDLE_SECONDS": "1e99"}, "ROOM_IDLE_SECONDS: Input should be less than or equal"),
+        ({"API_REQUESTS_PER_SECOND": "inf"}, "API_REQUESTS_PER_SECOND: Input should be a finite"),
+        ({"API_REQUEST_BURST": "1" + "0" * 400}, "API_REQUEST_BURST: Input should be less than"),
+        ({"MESSAGES_PER_SECOND": "nan"}, "MESSAGES_PER_SECOND: Input should be a finite number"),
+        ({"MESSAGE_BURST": "1" + "0" * 400}, "MESSAGE_BURST: Input should be less than or equal"),
+        ({"MAX_ROOMS": "1" + "0" * 30}, "MAX_ROOMS: Input should be less than or equal to 1000000"),
+        ({"SEND_QUEUE_FRAMES": "1" + "0" * 30}, "SEND_QUEUE_FRAMES: Input should be less than"),
+    ],
+)
+def test_numbers_past_any_use_are_refused(
+    tmp_path: Path, env: dict[str, str], message: str
+) -> None:
+    """An infinite or a huge number used to start a server that failed later: a room made with
+    ROOM_IDLE_SECONDS=inf could not set its idle timer (500), and with a burst past what a float
+    holds every request, /readyz too, was answered 500."""
+    line = refused(tmp_path, **env)
+    assert "cannot start; fix these settings: " in line
+    assert message in line
