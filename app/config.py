@@ -341,6 +341,23 @@ class Settings(BaseSettings):
     def _check_database_url(cls, value: str) -> str:
         return checks.database_url(value)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _trim(cls, data: object) -> object:
+        """Spaces around a value are no part of it, and a value of spaces alone is empty: the
+        default (a line of a .env file or a compose file easily ends in a space, which would
+        otherwise be part of a file's name or a URL). A password is taken as it is written."""
+        if not isinstance(data, dict):
+            return data
+        trimmed: dict[str, object] = {}
+        for name, value in data.items():
+            if isinstance(value, str) and name not in checks.SECRETS:
+                value = value.strip()
+                if not value:
+                    continue
+            trimmed[name] = value
+        return trimmed
+
     @model_validator(mode="after")
     def _check_consistency(self) -> Settings:
         checks.consistency(self)

@@ -7,8 +7,27 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
 
+from app.config import Settings
+from tests import fetch
+from tests.ops.test_start import STARTED, _end_what_was_started, stop, wait_until_ready  # noqa: F401
 from tests.server import ROOT, free_port, server_env
+
+
+def launch(here: Path, log: Path, **env: str) -> subprocess.Popen[bytes]:
+    """The start with ``env``, in ``here``, its output in ``log``; ended after the test."""
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "app.scripts.start"],
+            cwd=here,
+            env=server_env(PYTHONPATH=str(ROOT), BOT_WORKERS="0", LOG_JSON="true", **env),
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    STARTED.append(process)
+    return process
 
 
 def refused(folder: Path, **env: str) -> str:
@@ -63,3 +82,41 @@ def test_numbers_past_any_use_are_refused(
     line = refused(tmp_path, **env)
     assert "cannot start; fix these settings: " in line
     assert message in line
+
+
+def test_spaces_around_values_are_no_part_of_them(tmp_path: Path) -> None:
+    """A value copied with a space before or after it (a .env line, a compose file) is taken
+    without it, and one of spaces alone is empty: a space at the end of DATABASE_URL made a
+    database named 'spectrum.db ', OUTBOX_PATH=' ' an outbox named ' ' in the working folder,
+    and PUBLIC_URL's space went into every share link."""
+    here = tmp_path / "working"
+    here.mkdir()
+    port = free_port()
+    log = tmp_path / "start.log"
+    process = launch(
+        here,
+        log,
+        DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path}/spectrum.db ",
+        OUTBOX_PATH=" ",
+        PUBLIC_URL=" https://cards.example.org ",
+        HOST=" 127.0.0.1 ",
+        PORT=f"{port} ",
+        LOG_LEVEL="info ",
+    )
+    wait_until_ready(process, port, log)
+    created = fetch.post(f"http://127.0.0.1:{port}/api/rooms", json={"name": "Ann"}, timeout=10)
+    assert created.status_code == 201, created.text
+    assert created.json()["url"].startswith("https://cards.example.org/r/")
+    stop(process)
+    assert list(here.iterdir()) == []
+    names = [path.name for path in tmp_path.iterdir() if path.name not in ("working", "start.log")]
+    assert "spectrum.db" in names
+    assert all(name.startswith("spectrum.db") and " " not in name for name in names), names
+
+
+def test_a_password_is_taken_as_it_is_written() -> None:
+    """Spaces around DATABASE_PASSWORD are the password's own."""
+    settings = Settings(
+        database_url="postgresql+asyncpg://spectrum@db/spectrum", database_password=" p w "
+    )
+    assert make_url(settings.database_url).password == " p w "
