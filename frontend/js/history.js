@@ -206,7 +206,7 @@ function matchView(ui) {
 function playerView(ui) {
   const player = ui.data;
   const best = player.best_hand;
-  const stat = (value, label) => html`<div class="stat"><b>${value}</b><span>${label}</span></div>`;
+  const stat = (n, id, value = n) => html`<div class="stat"><b>${value}</b><span>${t(id, { n })}</span></div>`;
   return html`<section class="page">
     <p class="muted small" style="margin:0"><a href="/history">${t('history')}</a></p>
     <h1>${player.name}${player.tag ? html` <span class="muted small">#${player.tag}</span>` : ''}</h1>
@@ -216,8 +216,8 @@ function playerView(ui) {
           (other) => html` <a href="${playerHref(player.name, other.tag ?? '')}">${someone(other.tag)}</a> (${t('nMatches', { n: other.matches })})`,
         )}</p>`
       : ''}
-    <div class="stats">${stat(player.matches, t('matchesStat'))}${stat(player.wins, t('winsStat', { n: player.wins }))}
-      ${stat(player.rounds, t('roundsStat'))}${stat(average(player.average_points), t('perRoundStat'))}</div>
+    <div class="stats">${stat(player.matches, 'matchesStat')}${stat(player.wins, 'winsStat')}
+      ${stat(player.rounds, 'roundsStat')}${stat(null, 'perRoundStat', average(player.average_points))}</div>
     ${best
       ? html`<div class="panel"><h2>${t('bestHand', { p: minus(best.points) })}</h2>${scoredHand(best.cards, best.score)}
           <p class="small"><a href="/matches/${best.match_id}">${t('roundOfMatch', { n: best.round })}</a></p></div>`

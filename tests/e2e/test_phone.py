@@ -185,3 +185,22 @@ def test_the_leaderboard_shows_every_column_on_a_360_px_phone(pages: Pages, loca
     edge = board.evaluate("wrap => wrap.getBoundingClientRect().right")
     last = board.locator("th").last.evaluate("th => th.getBoundingClientRect().right")
     assert last <= edge, (last, edge)
+
+
+@pytest.mark.parametrize(
+    ("locale", "words"),
+    [("en-US", ["match", "win", "round"]), ("fr-FR", ["partie", "victoire", "manche"])],
+)
+def test_a_players_counts_of_one_are_said_in_the_singular(
+    pages: Pages, locale: str, words: list[str]
+) -> None:
+    """A player page's counts agree with their number: 1 match, 1 round (it said "1 matches",
+    "1 rounds"; "1 parties", "1 manches" in French)."""
+    player = {"name": "Zoé", "tag": None, "others": [], "matches": 1, "wins": 1, "rounds": 1}
+    player |= {"average_points": 5, "best_hand": None}
+    page = pages.open(None, phone=True, locale=locale)
+    page.route("**/api/players/*", lambda route: route.fulfill(json=player))
+    page.goto(pages.server.url + "/players/Zo%C3%A9")
+    expect(page.locator(".stat b")).to_have_text(["1", "1", "1", "5"])
+    expect(page.locator(".stat span").first).to_have_text(words[0])
+    assert page.locator(".stat span").all_inner_texts()[:3] == words

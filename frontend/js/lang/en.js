@@ -369,9 +369,9 @@ personKey Names are not accounts: one person who played as {name} from a browser
 personNoKey Names are not accounts: everyone who played as {name} without a key.
 othersAs Others who played as {name}:
 nMatches {n} match|{n} matches
-matchesStat matches
+matchesStat match|matches
 winsStat win|wins
-roundsStat rounds
+roundsStat round|rounds
 perRoundStat points per round
 bestHand Best hand: {p} points
 roundOfMatch Round {n} of this match

@@ -369,9 +369,9 @@ personKey Les noms ne sont pas des comptes : une personne ayant joué sous le no
 personNoKey Les noms ne sont pas des comptes : tous ceux ayant joué sous le nom {name} sans clé.
 othersAs D’autres ayant joué sous le nom {name} :
 nMatches {n} partie|{n} parties
-matchesStat parties
+matchesStat partie|parties
 winsStat victoire|victoires
-roundsStat manches
+roundsStat manche|manches
 perRoundStat points par manche
 bestHand Meilleure main : {p} points
 roundOfMatch Manche {n} de cette partie
