@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import Pages, scroll_width
+from tests.e2e.conftest import PHONE, Pages, scroll_width
 from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
 from tests.e2e.ui import create_room, expect, my_turn, wait_for
@@ -42,35 +42,23 @@ def seated_with_a_bot(page: Any) -> None:
 def test_the_header_fits_a_320_px_phone(pages: Pages, locale: str) -> None:
     """The narrowest phones: the brand and the four links of the header never make a page
     scroll sideways (they took 341 px in English, 359 in French); the links go under the
-    brand instead, each whole on screen."""
+    brand instead, each whole on screen. At 360 px they stay beside it, on one line."""
     page = pages.open("/", phone=True, locale=locale)
-    resize(page, NARROWEST)
-    for path in ["/", "/history", "/calculator", "/rules"]:
-        page.goto(pages.server.url + path)
-        expect(page.locator("h1").first).to_be_visible()
-        assert scroll_width(page) == NARROWEST["width"], path
-        edges = page.locator(".top nav a").evaluate_all(
-            "links => links.map((link) => link.getBoundingClientRect().right)"
-        )
-        assert len(edges) == 4, path
-        assert max(edges) <= NARROWEST["width"], (path, edges)
-
-
-def test_a_phone_held_sideways_shows_the_piles_and_the_hand_at_once(pages: Pages) -> None:
-    """667x375: the table and the hand side by side, so a turn is played without scrolling
-    between the piles and the hand, and the dock covers no card (one column, the hand was
-    below the fold, then under the dock)."""
-    ann = pages.open("/", phone=True)
-    resize(ann, SIDEWAYS)
-    seated_with_a_bot(ann)
-    my_turn(ann)
-    ann.evaluate("scrollTo(0, 0)")
-    wait_for(ann, PILES_AND_HAND_IN_VIEW)
-    ann.tap(".pile.can >> nth=0")
-    expect(ann.locator(".hand .card.can")).to_have_count(6)
-    ann.evaluate("scrollTo(0, 0)")
-    wait_for(ann, PILES_AND_HAND_IN_VIEW)
-    assert scroll_width(ann) == SIDEWAYS["width"]
+    for size, lines in [(NARROWEST, 2), (PHONE, 1)]:
+        resize(page, size)
+        for path in ["/", "/history", "/calculator", "/rules"]:
+            page.goto(pages.server.url + path)
+            expect(page.locator("h1").first).to_be_visible()
+            assert scroll_width(page) == size["width"], path
+            edges = page.locator(".top nav a").evaluate_all(
+                "links => links.map((link) => link.getBoundingClientRect().right)"
+            )
+            assert len(edges) == 4, path
+            assert max(edges) <= size["width"], (path, edges)
+            tops = page.locator(".top .brand, .top nav").evaluate_all(
+                "both => both.map((element) => element.getBoundingClientRect().top)"
+            )
+            assert (tops[1] > tops[0]) == (lines == 2), (size, path, tops)
 
 
 KEYS = "() => Object.keys(localStorage).filter((key) => key.startsWith('spectrum.deal')).sort()"
