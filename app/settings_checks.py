@@ -58,11 +58,50 @@ def split_origins(value: object) -> object:
 
 
 def origins(value: list[str]) -> list[str]:
-    """Each an origin such as https://example.org, or '*'."""
+    """Each an origin such as https://example.org (a scheme, a host and maybe a port, as a
+    browser says its page's origin), or '*'."""
     for origin in value:
-        if origin != "*" and not origin.startswith(("http://", "https://")):
+        if origin == "*":
+            continue
+        if not origin.startswith(("http://", "https://")):
             raise ValueError(f"{origin!r} is not an origin such as https://example.org")
+        problem = site_problem(origin)
+        parts = urlsplit(origin)
+        if problem is None and (parts.path or parts.query or parts.fragment):
+            problem = "an origin has no path"
+        if problem is not None:
+            raise ValueError(f"{origin!r} is not an origin such as https://example.org: {problem}")
     return value
+
+
+def site_problem(url: str) -> str | None:
+    """What is wrong with an http(s) URL's host and port, if anything: a host that is no host
+    name or IP address, a port that is no port from 1 to 65535, a user or a password."""
+    parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port is not None and not 1 <= port <= 65535:
+        return "its port must be a number from 1 to 65535"
+    if parts.username is not None or parts.password is not None:
+        return "it names a user: give the host alone"
+    hostname = parts.hostname or ""
+    if not hostname:
+        return "it names no host"
+    try:
+        ipaddress.ip_address(hostname)
+    except ValueError:
+        try:
+            ascii_name = hostname.rstrip(".").encode("idna").decode("ascii")
+        except UnicodeError:
+            ascii_name = ""
+        if hostname.startswith(".") or not HOST_NAME.fullmatch(ascii_name):
+            return f"{hostname!r} is not a host name or an IP address"
+        if ascii_name != hostname.rstrip("."):
+            # Browsers name it so in the Host and Origin headers, which are compared with it.
+            return f"write the name {hostname!r} as browsers send it: {ascii_name}"
+    return None
 
 
 def split_hosts(value: object) -> object:
@@ -97,6 +136,9 @@ def public_url(value: str) -> str:
     parts = urlsplit(value)
     if value and not parts.hostname:
         raise ValueError("names no host")
+    problem = site_problem(value) if value else None
+    if problem is not None:
+        raise ValueError(f"must be a site's address, such as https://cards.example.org: {problem}")
     if parts.path.strip("/") or parts.query or parts.fragment:
         raise ValueError(
             "must be the site's root, such as https://cards.example.org: the server cannot "

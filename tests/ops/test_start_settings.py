@@ -120,3 +120,28 @@ def test_a_password_is_taken_as_it_is_written() -> None:
         database_url="postgresql+asyncpg://spectrum@db/spectrum", database_password=" p w "
     )
     assert make_url(settings.database_url).password == " p w "
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"PUBLIC_URL": "https://cards.example.org:443a"}, "its port must be a number from 1 to"),
+        ({"PUBLIC_URL": "https://cards.example.org:99999"}, "its port must be a number from"),
+        ({"PUBLIC_URL": "https://cards.example .org"}, "'cards.example .org' is not a host name"),
+        ({"PUBLIC_URL": "https://me:secret@cards.example.org"}, "it names a user"),
+        ({"PUBLIC_URL": "https://bücher.example"}, "as browsers send it: xn--bcher-kva.example"),
+        ({"ALLOWED_ORIGINS": "https://a.example.org:80a"}, "its port must be a number from 1"),
+        ({"ALLOWED_ORIGINS": "https://a.example.org/cards"}, "an origin has no path"),
+        ({"ALLOWED_ORIGINS": "https://a.example.org,https://b example.org"}, "is not a host name"),
+    ],
+)
+def test_a_site_that_cannot_be_one_is_refused(
+    tmp_path: Path, env: dict[str, str], message: str
+) -> None:
+    """PUBLIC_URL and ALLOWED_ORIGINS name sites: a port that is no port or a host that is no
+    name made share links that lead nowhere, an origin that never matched, or (a name not
+    written as browsers send it) every request by that name refused as another site's."""
+    line = refused(tmp_path, **env)
+    (name,) = env
+    assert f"fix these settings: {name}: " in line
+    assert message in line
