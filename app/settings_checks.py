@@ -7,7 +7,7 @@ import ipaddress
 import re
 import socket
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from pydantic import SecretStr, ValidationError
 from sqlalchemy.engine import URL, make_url
@@ -315,6 +315,7 @@ def cluster(settings: Settings) -> None:
         return
     if not settings.redis_url.startswith(("redis://", "rediss://", "unix://")):
         raise ValueError("REDIS_URL must start with redis://, rediss:// or unix://")
+    redis_url(settings.redis_url)
     if make_url(settings.database_url).get_backend_name() != "postgresql":
         raise ValueError(
             "cluster mode (REDIS_URL set) needs PostgreSQL, which every node shares: an "
@@ -332,6 +333,48 @@ def cluster(settings: Settings) -> None:
         )
     if settings.node_path and not re.fullmatch(r"(/[A-Za-z0-9._~-]+)+", settings.node_path):
         raise ValueError("NODE_PATH must be a path such as /n/node-1, without a trailing /")
+
+
+# Options of a Redis URL taken as text by the connection, besides those redis-py reads itself
+# (URL_QUERY_ARGUMENT_PARSERS); those of TLS with rediss:// alone.
+REDIS_TEXT_OPTIONS = frozenset({"client_name", "lib_name", "lib_version"})
+REDIS_TLS_OPTIONS = frozenset(
+    {"ssl_ca_certs", "ssl_ca_path", "ssl_cert_reqs", "ssl_certfile", "ssl_keyfile", "ssl_ciphers"}
+)
+
+
+def redis_url(value: str) -> None:
+    """A Redis URL redis-py reads as written: its port a port, its path a database number, its
+    options known with values it can read (redis-py would take a path that is no number for
+    database 0, and pass an unknown option on to fail every connection)."""
+    from redis.connection import URL_QUERY_ARGUMENT_PARSERS, parse_url
+
+    parts = urlsplit(value)
+    try:
+        parse_url(value)  # type: ignore[no-untyped-call]
+        port = parts.port
+    except ValueError as error:
+        raise ValueError(f"REDIS_URL is not a Redis URL redis-py can read: {error}") from None
+    if port is not None and not 1 <= port <= 65535:
+        raise ValueError("REDIS_URL's port must be a number from 1 to 65535")
+    if parts.scheme == "unix":
+        if not parts.path:
+            raise ValueError("REDIS_URL names no socket: write unix:///path/to/redis.sock")
+    elif not parts.path.strip("/").isdigit() and parts.path.strip("/"):
+        raise ValueError(
+            f"REDIS_URL's path must be a database number, as in redis://host:6379/0 "
+            f"(got {parts.path!r})"
+        )
+    known = set(URL_QUERY_ARGUMENT_PARSERS) | REDIS_TEXT_OPTIONS
+    if parts.scheme == "rediss":
+        known |= REDIS_TLS_OPTIONS
+    for name in sorted(parse_qs(parts.query, keep_blank_values=True)):
+        if name not in known:
+            raise ValueError(
+                f"REDIS_URL: {name} is not an option redis-py takes here"
+                + (" (TLS options need rediss://)" if name in REDIS_TLS_OPTIONS else "")
+                + ": remove it"
+            )
 
 
 # A URL's password (scheme://user:password@host), hidden wherever a refused value is said back.

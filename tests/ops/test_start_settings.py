@@ -145,3 +145,32 @@ def test_a_site_that_cannot_be_one_is_refused(
     (name,) = env
     assert f"fix these settings: {name}: " in line
     assert message in line
+
+
+@pytest.mark.parametrize(
+    ("redis", "message"),
+    [
+        ("redis://127.0.0.1:6379/abc", "REDIS_URL's path must be a database number"),
+        ("redis://127.0.0.1:6379/1/5", "REDIS_URL's path must be a database number"),
+        ("redis://127.0.0.1:6379a/5", "REDIS_URL is not a Redis URL redis-py can read: Port"),
+        ("redis://127.0.0.1:6379/5?socket_timeout=5s", "Invalid value for 'socket_timeout'"),
+        ("redis://127.0.0.1:6379/5?timeout_seconds=5", "timeout_seconds is not an option"),
+        ("redis://127.0.0.1:6379/5?ssl_certfile=node.pem", "(TLS options need rediss://)"),
+        ("unix://", "REDIS_URL names no socket"),
+    ],
+)
+def test_a_redis_url_redis_cannot_read_as_written_is_refused(
+    tmp_path: Path, redis: str, message: str
+) -> None:
+    """Refused with the settings, before the database is waited for or migrated: redis-py took
+    a path that is no number (/abc) for database 0, and /1/5 for database 15, where another
+    cluster's keys may be; other mistakes were found only after the database was migrated."""
+    line = refused(
+        tmp_path,
+        REDIS_URL=redis,
+        NODE_ID="node-1",
+        DATABASE_URL="postgresql+asyncpg://spectrum@db.invalid/spectrum",
+        DATABASE_WAIT_SECONDS="0",
+    )
+    assert "fix these settings: settings: " in line
+    assert message in line
