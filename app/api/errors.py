@@ -15,6 +15,11 @@ from app.engine.errors import IllegalAction
 
 # HTTP statuses of refusals other than 409 Conflict.
 REFUSAL_STATUS = {"server_full": 503, "room_moved": 503, "not_saved": 503}
+# Seconds a client is told to wait (Retry-After) before it asks again, for every 503: a room
+# moving is soon held, a database that could not write or answer may take longer, and a full
+# server frees a room only as one ends.
+REFUSAL_RETRY = {"server_full": 30, "room_moved": 1, "not_saved": 5}
+DATABASE_RETRY_SECONDS = 5
 
 
 class ErrorOut(BaseModel):
@@ -47,7 +52,8 @@ class ApiError(Exception):
         """The rules' refusal as the matching HTTP error (a bad name is a bad field)."""
         if error.code == "bad_name":
             return invalid(("body", "name"), error)
-        return cls(REFUSAL_STATUS.get(error.code, 409), error.code, error.message)
+        status = REFUSAL_STATUS.get(error.code, 409)
+        return cls(status, error.code, error.message, REFUSAL_RETRY.get(error.code))
 
 
 def invalid(location: tuple[str | int, ...], error: IllegalAction) -> RequestValidationError:
@@ -106,4 +112,5 @@ async def database_error_handler(request: Request, error: Exception) -> JSONResp
     return JSONResponse(
         {"detail": "the database is unavailable; try again later", "code": "database_unavailable"},
         status_code=503,
+        headers={"Retry-After": str(DATABASE_RETRY_SECONDS)},
     )

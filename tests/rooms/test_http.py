@@ -470,6 +470,15 @@ def test_too_many_unknown_codes_from_one_address_get_429(limited_server: Server)
     retry_after(answers[3])
 
 
+def test_a_full_server_refuses_a_new_room_and_says_when_to_ask_again() -> None:
+    with running_server(**{**FAST, "MAX_ROOMS": "1"}) as server:
+        assert post_room(server, {"name": "Ann"}).status_code == 201
+        refused = post_room(server, {"name": "Bob"})
+        assert refused.status_code == 503, refused.text
+        assert refused.json()["code"] == "server_full"
+        assert refused.headers["retry-after"] == "30"
+
+
 def test_dots_with_more_than_a_path_step_make_a_name(rooms_server: Server) -> None:
     room = create_room(rooms_server, "...")
     joined = post_join(rooms_server, room["code"], ". .")

@@ -76,7 +76,12 @@ async def test_a_join_the_database_cannot_take_gets_no_seat() -> None:
             refused = fetch.post(join, json={"name": "Cid"}, timeout=60)
             assert refused.status_code == 503, refused.text
             assert refused.json()["code"] == HELD
+            assert refused.headers["Retry-After"] == "5"
             assert "token" not in refused.json()
+            unread = fetch.get(f"{server.url}/api/matches", timeout=60)
+            assert unread.status_code == 503, unread.text
+            assert unread.json()["code"] == "database_unavailable"
+            assert unread.headers["Retry-After"] == "5"
         finally:
             set_connections_allowed(url, True)
         await until(lambda: ready(server), 60, "/readyz saying ready again")
