@@ -4,15 +4,17 @@ browser keeps for the match page (bounded, as a phone's storage is)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import PHONE, Pages, scroll_width
+from tests.e2e.conftest import E2E_SETTINGS, PHONE, Pages, pages_on, scroll_width
 from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
 from tests.e2e.ui import create_room, expect, my_turn, wait_for
 from tests.replays import new_key, play_match
+from tests.server import Server, running_server
 
 NARROWEST = {"width": 320, "height": 568}
 SIDEWAYS = {"width": 667, "height": 375}
@@ -27,6 +29,20 @@ PILES_AND_HAND_IN_VIEW = """() => {
   return document.querySelectorAll('.hand .card').length > 0 && whole('.pile', innerHeight)
     && whole('.hand .card', Math.min(dock.top, innerHeight));
 }"""
+
+
+@pytest.fixture(scope="module")
+def own_server() -> Iterator[Server]:
+    """A server of its own for the tests that finish matches: the shared one's history is
+    counted by other tests."""
+    with running_server(**E2E_SETTINGS) as started:
+        yield started
+
+
+@pytest.fixture
+def own_pages(browser: Any, own_server: Server) -> Iterator[Pages]:
+    """Browser pages against this module's own server."""
+    yield from pages_on(browser, own_server)
 
 
 def seated_with_a_bot(page: Any) -> None:
@@ -117,12 +133,12 @@ def test_a_browser_keeps_the_commitments_of_its_last_20_matches(pages: Pages) ->
     assert ann.evaluate(KEYS) == sorted(["spectrum.deals", f"spectrum.deal.{match}.1", *before])
 
 
-def test_a_thumb_beside_the_replays_slider_still_moves_it(pages: Pages) -> None:
+def test_a_thumb_beside_the_replays_slider_still_moves_it(own_pages: Pages) -> None:
     """The replay's slider is a touch target as tall as the buttons beside it, 44 px (it was
     its 16 px track): a finger that lands 14 px off the track is on it, and moves the replay."""
     rules = {"rounds": 1, "turn_seconds": 0}
-    match = in_thread(play_match, pages.server, ["Hana", "Ivo"], rules)
-    page = pages.open(f"/matches/{match}", phone=True)
+    match = in_thread(play_match, own_pages.server, ["Hana", "Ivo"], rules)
+    page = own_pages.open(f"/matches/{match}", phone=True)
     slider = page.locator(".replay-steps input[type=range]")
     slider.scroll_into_view_if_needed()
     expect(page.locator(".replay-what b")).to_have_text(re.compile(r"^Move 0 of \d+$"))
@@ -158,15 +174,17 @@ def test_a_notched_phone_held_sideways_keeps_the_table_clear_of_the_notch(pages:
 
 
 @pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
-def test_the_leaderboard_shows_every_column_on_a_360_px_phone(pages: Pages, locale: str) -> None:
+def test_the_leaderboard_shows_every_column_on_a_360_px_phone(
+    own_pages: Pages, locale: str
+) -> None:
     """The leaderboard's last column, the points per round, is on screen at 360 px: a
     player's key tag breaks like a name, and cells are set a little tighter (the table was
     351 px wide in English, 377 in French, its last column scrolled out of its 298)."""
     rules = {"rounds": 1, "turn_seconds": 0}
     # Two people named Tess (each told by their key's tag), and a long name.
     for seed, other in [(30, "Bérénice-Marguerite"), (31, "Uma")]:
-        in_thread(play_match, pages.server, ["Tess", other], rules, [], [new_key(seed), None])
-    page = pages.open("/history", phone=True, locale=locale)
+        in_thread(play_match, own_pages.server, ["Tess", other], rules, [], [new_key(seed), None])
+    page = own_pages.open("/history", phone=True, locale=locale)
     board = page.locator(".table-wrap")
     expect(board.locator("tbody tr").first).to_be_visible()
     width = board.evaluate("wrap => [wrap.scrollWidth, wrap.clientWidth]")
