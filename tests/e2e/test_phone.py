@@ -1,5 +1,6 @@
-"""A phone's own cases, played by touch: held sideways, 320 px wide, and the commitments its
-browser keeps for the match page (bounded, as a phone's storage is)."""
+"""A phone's own cases, played by touch: held sideways (a notched one too), 320 to 412 px wide,
+the history's pages on a small screen, and the commitments its browser keeps for the match page
+(bounded, as a phone's storage is)."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def seated_with_a_bot(page: Any) -> None:
 
 
 @pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
-def test_the_header_fits_a_320_px_phone(pages: Pages, locale: str) -> None:
+def test_the_header_fits_phones_from_320_px(pages: Pages, locale: str) -> None:
     """The narrowest phones: the brand and the four links of the header never make a page
     scroll sideways (they took 341 px in English, 359 in French); the links go under the
     brand instead, each whole on screen. At 360 px and on a 412 px phone they stay beside it,
@@ -133,7 +134,7 @@ def test_a_browser_keeps_the_commitments_of_its_last_20_matches(pages: Pages) ->
     assert ann.evaluate(KEYS) == sorted(["spectrum.deals", f"spectrum.deal.{match}.1", *before])
 
 
-def test_a_thumb_beside_the_replays_slider_still_moves_it(own_pages: Pages) -> None:
+def test_the_replays_slider_is_a_44_px_touch_target(own_pages: Pages) -> None:
     """The replay's slider is a touch target as tall as the buttons beside it, 44 px (it was
     its 16 px track): a finger that lands 14 px off the track is on it, and moves the replay."""
     rules = {"rounds": 1, "turn_seconds": 0}
