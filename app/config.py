@@ -6,10 +6,12 @@ Each field is an environment variable of the same name in capitals. docs/configu
 
 from __future__ import annotations
 
+import io
 import logging
 import os
 import sys
 from functools import lru_cache
+from pathlib import Path
 from typing import Annotated, Literal
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -21,6 +23,8 @@ from app.logs import configure_logging
 # The most a count or a rate of the limits may be: far past any server's means (each connection
 # is an open file, and the server opens at most 1,048,576).
 COUNT_MAX = 1_000_000
+# Read from the working folder, besides the environment (whose variables win).
+ENV_FILE = ".env"
 
 
 class Settings(BaseSettings):
@@ -30,7 +34,7 @@ class Settings(BaseSettings):
     # No number is infinite or not a number, and each has a bound: past it a value would only
     # fail later, in a request (a burst past what a float holds, a timer set for ever).
     model_config = SettingsConfigDict(
-        env_file=".env", extra="ignore", frozen=True, env_ignore_empty=True, allow_inf_nan=False
+        env_file=ENV_FILE, extra="ignore", frozen=True, env_ignore_empty=True, allow_inf_nan=False
     )
 
     # Serving.
@@ -378,17 +382,48 @@ class Settings(BaseSettings):
         return self.node_path or f"/n/{self.node_id}"
 
 
+def env_file_problem(path: Path) -> str | None:
+    """What keeps the .env file from being read whole, if anything: a line that is no setting
+    (python-dotenv would pass over it with a warning, and its setting keep its default), or
+    text that is not UTF-8."""
+    if not path.is_file():
+        return None
+    from dotenv.parser import parse_stream
+
+    where = path.resolve()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        return f"{where} is not UTF-8 text (byte {error.start + 1}): save it as UTF-8"
+    except OSError as error:
+        return f"cannot read {where}: {error.strerror or error}"
+    for binding in parse_stream(io.StringIO(text)):
+        if binding.error:
+            # Its text is not said back: it may hold a password.
+            return (
+                f"line {binding.original.line} of {where} is not a setting: write "
+                "NAME=value (a quoted value needs its closing quote)"
+            )
+    return None
+
+
 def load_settings() -> Settings:
     """The environment's settings, or exit 2 with one line naming every refused setting."""
-    try:
-        return Settings()
-    except ValidationError as error:
-        wanted = os.environ.get("LOG_JSON", "").strip().lower() in ("1", "true", "yes", "on")
-        configure_logging("info", json_lines=wanted)
-        logging.getLogger("app.start").error(
-            "cannot start; fix these settings: %s", "; ".join(checks.problems(error))
-        )
-        sys.exit(2)
+    problems = []
+    unreadable = env_file_problem(Path(ENV_FILE))
+    if unreadable is not None:
+        problems.append(unreadable)
+    else:
+        try:
+            return Settings()
+        except ValidationError as error:
+            problems = checks.problems(error)
+    wanted = os.environ.get("LOG_JSON", "").strip().lower() in ("1", "true", "yes", "on")
+    configure_logging("info", json_lines=wanted)
+    logging.getLogger("app.start").error(
+        "cannot start; fix these settings: %s", "; ".join(problems)
+    )
+    sys.exit(2)
 
 
 @lru_cache(maxsize=1)

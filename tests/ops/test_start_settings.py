@@ -30,11 +30,14 @@ def launch(here: Path, log: Path, **env: str) -> subprocess.Popen[bytes]:
     return process
 
 
-def refused(folder: Path, **env: str) -> str:
-    """The one line a start with ``env`` (in an empty working folder of its own, its SQLite
-    database in ``folder``) says as it refuses; the start must have left both folders empty."""
+def refused(folder: Path, dotenv: bytes | None = None, **env: str) -> str:
+    """The one line a start with ``env`` (in a working folder of its own, empty but for the
+    .env file ``dotenv`` if given, its SQLite database in ``folder``) says as it refuses; the
+    start must have left both folders as they were."""
     here = folder / "working"
     here.mkdir()
+    if dotenv is not None:
+        (here / ".env").write_bytes(dotenv)
     settings = {
         "DATABASE_URL": f"sqlite+aiosqlite:///{folder}/spectrum.db",
         "HOST": "127.0.0.1",
@@ -56,7 +59,7 @@ def refused(folder: Path, **env: str) -> str:
     assert result.returncode == 2, said
     (line,) = said.splitlines()
     assert sorted(path.name for path in folder.iterdir()) == ["working"]
-    assert list(here.iterdir()) == []
+    assert [path.name for path in here.iterdir()] == ([] if dotenv is None else [".env"])
     return line
 
 
@@ -174,3 +177,43 @@ def test_a_redis_url_redis_cannot_read_as_written_is_refused(
     )
     assert "fix these settings: settings: " in line
     assert message in line
+
+
+@pytest.mark.parametrize(
+    ("dotenv", "message"),
+    [
+        (b'MAX_ROOMS=50\nPUBLIC_URL="https://cards.example.org\n', "line 2 of {here}/.env is not"),
+        (b"MAX_ROOMS=50\nMAX_ROOMS: 50\n", "line 2 of {here}/.env is not a setting: write NAME"),
+        (b"PUBLIC_URL=https://caf\xe9.example\n", "{here}/.env is not UTF-8 text (byte 23)"),
+    ],
+)
+def test_a_dotenv_file_that_cannot_be_read_whole_is_refused(
+    tmp_path: Path, dotenv: bytes, message: str
+) -> None:
+    """A line of .env that is no setting was passed over with python-dotenv's warning (not
+    naming the file), the server serving with that setting's default; a .env that is not UTF-8
+    ended the start in a traceback."""
+    line = refused(tmp_path, dotenv)
+    assert "cannot start; fix these settings: " in line
+    assert message.format(here=tmp_path / "working") in line
+    assert "cards.example.org" not in line  # a line of .env may hold a password
+
+
+def test_a_dotenv_file_of_comments_and_exports_is_read(tmp_path: Path) -> None:
+    """What .env.example and docker compose's .env hold (comments, blank lines, compose's own
+    variables) and shell-style exports are no mistake."""
+    lines = [
+        "# Spectrum Online settings",
+        "",
+        "POSTGRES_PASSWORD='pa ss'",
+        "export MAX_ROOMS=50",
+        'PUBLIC_URL="https://cards.example.org"',
+        "BIND_ADDRESS=",
+    ]
+    example = (ROOT / ".env.example").read_bytes()
+    line = refused(tmp_path, example + "\n".join(lines).encode() + b"\nMAX_MESSAGE_BYTES=1\n")
+    # Read to its last line, which alone is refused.
+    assert line.endswith(
+        "fix these settings: MAX_MESSAGE_BYTES: Input should be greater than or "
+        "equal to 256 (got '1')"
+    )
