@@ -193,6 +193,11 @@ def test_the_leaderboard_shows_every_column_on_a_360_px_phone(
     edge = board.evaluate("wrap => wrap.getBoundingClientRect().right")
     last = board.locator("th").last.evaluate("th => th.getBoundingClientRect().right")
     assert last <= edge, (last, edge)
+    # Room for the names: the long one breaks at its hyphen only, and no number is broken.
+    lines = "cell => { const r = document.createRange(); r.selectNodeContents(cell); "
+    lines += "return r.getClientRects().length; }"
+    assert board.locator("a", has_text="Bérénice").evaluate(lines) == 2
+    assert {cell.evaluate(lines) for cell in board.locator("td.num").all()} == {1}
 
 
 @pytest.mark.parametrize(
