@@ -56,6 +56,16 @@ def test_two_players_chat_and_react_and_markup_stays_text(pages: Pages, shot: Sh
     expect(bob.locator(".chatlog p").last).to_have_text("Ann: 🎉")
     expect(bob.locator(".bubble.big")).to_have_text("🎉")
     fits_phone(bob)
+    # A reaction's glyph is drawn in ink on its light bubble, in both themes: a system without
+    # colour emoji draws it in the text's colour.
+    for dark in (False, True):
+        page = pages.open("/", dark=dark)
+        colours = page.evaluate(
+            "() => { const b = document.createElement('span'); b.className = 'bubble big';"
+            " document.body.append(b); const s = getComputedStyle(b);"
+            " return [s.color, s.backgroundColor]; }"
+        )
+        assert colours[0] != colours[1], colours
 
     # The host mutes Bob: he is told, and cannot send; the host sees it.
     ann.click(".chathost summary")
