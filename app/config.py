@@ -340,6 +340,12 @@ class Settings(BaseSettings):
     def _check_host(cls, value: str) -> str:
         return checks.host(value)
 
+    @field_validator("outbox_path")
+    @classmethod
+    def _check_outbox_path(cls, value: str) -> str:
+        checks.no_home(value, "the path")
+        return value
+
     @field_validator("database_url")
     @classmethod
     def _check_database_url(cls, value: str) -> str:

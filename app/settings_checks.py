@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
+from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
@@ -224,6 +225,7 @@ def sqlite_url(url: URL, value: str) -> None:
         )
     if url.host or url.username or url.password or url.port:
         raise ValueError(f"an SQLite URL names a file, not a host: write {SQLITE_FORM}")
+    no_home(url.database or "", "the SQLite file's path")
     if url.query:
         names = ", ".join(sorted(url.query))
         raise ValueError(
@@ -305,6 +307,41 @@ def consistency(settings: Settings) -> None:
     cluster(settings)
     if settings.journal_flush_ms >= settings.shutdown_grace_seconds * 1000:
         raise ValueError("JOURNAL_FLUSH_MS must be shorter than SHUTDOWN_GRACE_SECONDS")
+    outbox_apart(settings)
+
+
+# The files an SQLite database has beside it: SQLite's journals, the server's lock.
+SQLITE_BESIDE = ("", "-wal", "-shm", "-journal", ".lock")
+
+
+def outbox_apart(settings: Settings) -> None:
+    """OUTBOX_PATH is a file of its own: never an SQLite database or a file the server or SQLite
+    keeps beside it (the outbox is read at a start, and one that cannot be read is moved
+    aside at a stop: the database itself would be)."""
+    url = make_url(settings.database_url)
+    if not settings.outbox_path or url.get_backend_name() != "sqlite" or not url.database:
+        return
+    chosen = Path(settings.outbox_path).resolve()
+    named = Path(url.database)
+    database = named.resolve()  # as SQLite opens it, and the lock is named
+    taken = {database.with_name(database.name + end) for end in SQLITE_BESIDE}
+    # The event log's folder is named after the path as written.
+    for live in (database.with_name(f"{database.name}-live"), Path(f"{named}-live").resolve()):
+        if chosen in taken or chosen == live or chosen.is_relative_to(live):
+            raise ValueError(
+                f"OUTBOX_PATH {settings.outbox_path!r} is the SQLite database's own file or "
+                "one the server keeps beside it: give the outbox a file of its own, or leave "
+                f"OUTBOX_PATH empty for {named.name}-outbox beside the database"
+            )
+
+
+def no_home(value: str, what: str) -> None:
+    """A path is taken as written, '~' and all (no shell expands it here)."""
+    if value == "~" or value.startswith("~/"):
+        raise ValueError(
+            f"{what} begins with '~', which is not expanded here (it would be a folder named "
+            "'~' in the working folder): write the full path"
+        )
 
 
 def cluster(settings: Settings) -> None:

@@ -217,3 +217,31 @@ def test_a_dotenv_file_of_comments_and_exports_is_read(tmp_path: Path) -> None:
         "fix these settings: MAX_MESSAGE_BYTES: Input should be greater than or "
         "equal to 256 (got '1')"
     )
+
+
+@pytest.mark.parametrize(
+    "beside", ["spectrum.db", "spectrum.db-wal", "spectrum.db.lock", "spectrum.db-live/outbox"]
+)
+def test_an_outbox_that_is_a_file_of_the_database_is_refused(tmp_path: Path, beside: str) -> None:
+    """The outbox is read at a start and, if it cannot be read, moved aside at a stop: set to
+    the database's own file, the server started, unpickled the database as an outbox at each
+    try to restore rooms, and would have moved the database away."""
+    line = refused(tmp_path, OUTBOX_PATH=f"{tmp_path}/data/../{beside}")
+    assert "fix these settings: settings: OUTBOX_PATH " in line
+    assert "is the SQLite database's own file or one the server keeps beside it" in line
+    assert "or leave OUTBOX_PATH empty for spectrum.db-outbox beside the database" in line
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"OUTBOX_PATH": "~/spectrum-outbox"}, "OUTBOX_PATH: the path begins with '~'"),
+        ({"DATABASE_URL": "sqlite+aiosqlite:///~/spectrum.db"}, "the SQLite file's path begins"),
+    ],
+)
+def test_a_path_from_home_is_refused(tmp_path: Path, env: dict[str, str], message: str) -> None:
+    """No shell expands '~' in a setting: the start made a folder named '~' in the working
+    folder for the outbox, and said of the database's lock only that there was no such file."""
+    line = refused(tmp_path, **env)
+    assert message in line
+    assert "write the full path" in line
