@@ -361,6 +361,9 @@ class Settings(BaseSettings):
             return data
         trimmed: dict[str, object] = {}
         for name, value in data.items():
+            if isinstance(value, str) and not checks.is_utf8(value):
+                # Bytes of another encoding, as the environment gave them: said to no driver.
+                raise ValueError(f"{name.upper()} is not UTF-8 text: write it in UTF-8")
             if isinstance(value, str) and name not in checks.SECRETS:
                 value = value.strip()
                 if not value:

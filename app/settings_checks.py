@@ -51,6 +51,15 @@ SSL_MODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full"
 NAME_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,31}$"
 
 
+def is_utf8(value: str) -> bool:
+    """Whether ``value`` is text (the environment gives other bytes as lone surrogates)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def split_origins(value: object) -> object:
     """ALLOWED_ORIGINS as a list: comma-separated, blanks and trailing slashes dropped."""
     if isinstance(value, str):

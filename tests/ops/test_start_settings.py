@@ -245,3 +245,21 @@ def test_a_path_from_home_is_refused(tmp_path: Path, env: dict[str, str], messag
     line = refused(tmp_path, **env)
     assert message in line
     assert "write the full path" in line
+
+
+@pytest.mark.parametrize("name", ["DATABASE_URL", "DATABASE_PASSWORD", "PUBLIC_URL"])
+def test_a_value_that_is_not_utf8_is_refused(tmp_path: Path, name: str) -> None:
+    """A variable holding bytes of another encoding (Latin-1, say) ended the start in a
+    traceback when it reached the database driver; it is refused, and never said back."""
+    given = {
+        "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/caf\udce9.db",
+        "DATABASE_PASSWORD": "caf\udce9",
+        "PUBLIC_URL": "https://caf\udce9.example",
+    }[name]
+    env = {name: given}
+    if name == "DATABASE_PASSWORD":
+        env["DATABASE_URL"] = "postgresql+asyncpg://spectrum@db.invalid/spectrum"
+    line = refused(tmp_path, **env)
+    assert line.endswith(
+        f"fix these settings: settings: {name} is not UTF-8 text: write it in UTF-8"
+    )
