@@ -16,6 +16,7 @@ import gc
 gc.disable()
 
 import asyncio
+import contextlib
 import errno
 import logging
 import os
@@ -158,11 +159,12 @@ def _reason(error: BaseException) -> str:
     return text or error.__class__.__name__
 
 
-def check_sqlite_file(url: str) -> None:
+def check_sqlite_file(url: str, made: list[Path] | None = None) -> None:
     """Refuse an SQLite database whose file or folder the server cannot write, or one of the
     files an earlier run left beside it that the server cannot read and write: SQLite's -wal
     and -shm, the lock (``<database>.lock``), the event log of live rooms (a folder of
-    segments). Rooms could not be saved then, nor those of the last run restored."""
+    segments). Rooms could not be saved then, nor those of the last run restored. The
+    folders made for the database are added to ``made``."""
     database = make_url(url).database or ""
     path = Path(database).expanduser().resolve()
     uid = os.getuid()
@@ -170,7 +172,7 @@ def check_sqlite_file(url: str) -> None:
         "mount a writable volume there (the image keeps its database in /srv/spectrum/data) "
         "or point DATABASE_URL at a folder this user can write"
     )
-    check_writable(path, (path.parent, path), "the SQLite database", hint)
+    check_writable(path, (path.parent, path), "the SQLite database", hint, made=made)
     beside = (
         path.with_name(f"{path.name}-wal"),
         path.with_name(f"{path.name}-shm"),
@@ -195,14 +197,14 @@ def check_sqlite_file(url: str) -> None:
     check_writable(live, (live, *segments), "the event log of live rooms", keep, os.R_OK)
 
 
-def check_outbox(settings: Settings) -> None:
+def check_outbox(settings: Settings, made: list[Path] | None = None) -> None:
     """Refuse an outbox (OUTBOX_PATH) the server could not write at a stop: the changes the
     database has not taken would be lost then."""
     chosen = settings.outbox_path
     path = (Path(chosen) if chosen else outbox_for(make_url(settings.database_url))).resolve()
     hint = "set OUTBOX_PATH to a file in a folder this user can write (a volume in a container)"
     # The file is written beside itself and renamed into place: the folder is what counts.
-    check_writable(path, (path.parent,), "the outbox", hint)
+    check_writable(path, (path.parent,), "the outbox", hint, made=made)
     if path.is_dir():
         raise Unusable(f"the outbox at {path} is a folder; {hint}")
     # One there already holds what the last run's database did not take: it is read first.
@@ -214,18 +216,28 @@ def check_outbox(settings: Settings) -> None:
 
 
 def check_writable(
-    path: Path, places: tuple[Path, ...], what: str, hint: str, also: int = 0
+    path: Path,
+    places: tuple[Path, ...],
+    what: str,
+    hint: str,
+    also: int = 0,
+    made: list[Path] | None = None,
 ) -> None:
     """Refuse ``what`` at ``path`` when its folder cannot be made or one of ``places`` that
     exists cannot be written by this user (a folder: written in; ``also``: further access
-    ``os.access`` is asked for, such as ``os.R_OK``)."""
+    ``os.access`` is asked for, such as ``os.R_OK``). The folders made are added to ``made``,
+    outermost first."""
     folder = path.parent
+    missing = [place for place in (folder, *folder.parents) if not place.exists()]
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise Unusable(
             f"cannot create the folder {folder} for {what}: {error.strerror}; {hint}"
         ) from None
+    finally:
+        if made is not None:
+            made.extend(place for place in reversed(missing) if place.is_dir())
     for place in places:
         if not place.exists():
             continue
@@ -345,30 +357,35 @@ def check_port_free(settings: Settings) -> None:
 
 
 def prepare(settings: Settings) -> None:
-    """Make the database ready to serve from, or raise Unusable."""
+    """Make the database ready to serve from, or raise Unusable. A start that does not get
+    there (refused, stopped, failed) takes away the files and folders it made."""
     target = Target.of(settings.database_url)
-    if not is_sqlite(target.url):
-        _prepare(settings, target)
-        return
-    check_sqlite_file(target.url)
-    database, *journals, lock = sqlite_files(target.url)
     # What this start makes holds nothing yet (a full disk leaves an empty database file); the
     # journals of a database that was there are SQLite's to keep. The database is judged once
     # the file is this start's: a restore that ended just before is not taken for its making.
-    made = [] if lock.exists() else [lock]
+    made: list[Path] = []
     try:
-        claim_sqlite_file(target.url)
-        if not database.exists():
-            made += [database, *(path for path in journals if not path.exists())]
-        _prepare(settings, target)
-    except Unusable:
-        for path in made:
-            path.unlink(missing_ok=True)
+        if is_sqlite(target.url):
+            check_sqlite_file(target.url, made)
+            database, *journals, lock = sqlite_files(target.url)
+            if not lock.exists():
+                made.append(lock)
+            claim_sqlite_file(target.url)
+            if not database.exists():
+                made += [database, *(path for path in journals if not path.exists())]
+        _prepare(settings, target, made)
+    except BaseException:
+        for path in reversed(made):
+            if path.is_dir():
+                with contextlib.suppress(OSError):  # kept if anything else is in it now
+                    path.rmdir()
+            else:
+                path.unlink(missing_ok=True)
         raise
 
 
-def _prepare(settings: Settings, target: Target) -> None:
-    check_outbox(settings)
+def _prepare(settings: Settings, target: Target, made: list[Path]) -> None:
+    check_outbox(settings, made)
     revision = asyncio.run(wait_for_database(target, settings.database_wait_seconds))
     if check_revision(revision, target.where):
         migrate(target.url)

@@ -30,7 +30,7 @@ def launch(here: Path, log: Path, **env: str) -> subprocess.Popen[bytes]:
     return process
 
 
-def refused(folder: Path, dotenv: bytes | None = None, **env: str) -> str:
+def refused(folder: Path, dotenv: bytes | None = None, status: int = 2, **env: str) -> str:
     """The one line a start with ``env`` (in a working folder of its own, empty but for the
     .env file ``dotenv`` if given, its SQLite database in ``folder``) says as it refuses; the
     start must have left both folders as they were."""
@@ -56,7 +56,7 @@ def refused(folder: Path, dotenv: bytes | None = None, **env: str) -> str:
         check=False,
     )
     said = result.stdout + result.stderr
-    assert result.returncode == 2, said
+    assert result.returncode == status, said
     (line,) = said.splitlines()
     assert sorted(path.name for path in folder.iterdir()) == ["working"]
     assert [path.name for path in here.iterdir()] == ([] if dotenv is None else [".env"])
@@ -263,3 +263,14 @@ def test_a_value_that_is_not_utf8_is_refused(tmp_path: Path, name: str) -> None:
     assert line.endswith(
         f"fix these settings: settings: {name} is not UTF-8 text: write it in UTF-8"
     )
+
+
+def test_a_refused_start_takes_away_the_folders_it_made(tmp_path: Path) -> None:
+    """The database's folders, made before the outbox was found unusable, were left behind."""
+    line = refused(
+        tmp_path,
+        status=1,
+        DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path}/new/data/spectrum.db",
+        OUTBOX_PATH=str(tmp_path),  # a folder
+    )
+    assert f"cannot start: the outbox at {tmp_path} is a folder" in line
