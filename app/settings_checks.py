@@ -302,6 +302,11 @@ def with_password(url: str, password: SecretStr) -> str:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         raise ValueError("DATABASE_PASSWORD is for PostgreSQL; an SQLite file has none")
+    if parsed.password is not None:
+        # One of the two would be used unsaid.
+        raise ValueError(
+            "DATABASE_URL has a password and DATABASE_PASSWORD is set too: give it in one place"
+        )
     merged = parsed.set(password=password.get_secret_value())
     return merged.render_as_string(hide_password=False)
 

@@ -274,3 +274,19 @@ def test_a_refused_start_takes_away_the_folders_it_made(tmp_path: Path) -> None:
         OUTBOX_PATH=str(tmp_path),  # a folder
     )
     assert f"cannot start: the outbox at {tmp_path} is a folder" in line
+
+
+def test_a_password_given_twice_is_refused(tmp_path: Path) -> None:
+    """DATABASE_PASSWORD took the place of the password in DATABASE_URL without a word."""
+    line = refused(
+        tmp_path,
+        DATABASE_URL="postgresql+asyncpg://spectrum:Written@db.invalid/spectrum",
+        DATABASE_PASSWORD="Another",
+        DATABASE_WAIT_SECONDS="0",
+    )
+    assert line.endswith(
+        "fix these settings: settings: DATABASE_URL has a password and DATABASE_PASSWORD is set "
+        "too: give it in one place"
+    )
+    assert "Written" not in line
+    assert "Another" not in line
