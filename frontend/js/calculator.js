@@ -1,8 +1,7 @@
 // The score calculator.
 
-import { api } from './api.js';
-import { cardFace, cardName, cardRow, minus, scoreDetail, scoreLine } from './cards.js';
-import { ALL_CARDS, COLOURS, NUMBERS, SHAPES } from './deck.js';
+import { api, cardFace, cardName, cardRow, minus, scoreDetail, scoreLine } from './cards.js';
+import { ALL_CARDS, COLOURS, NUMBERS, SHAPES } from './patch.js';
 import { delegate, html, render } from './dom.js';
 import { t } from './i18n.js';
 import { toggle } from './views.js';

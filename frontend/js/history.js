@@ -1,9 +1,8 @@
 // History: matches, leaderboard, rounds, players.
 
-import { api, hex } from './api.js';
 import { navigate } from './app.js';
-import { cardRow, minus, scoreLine, signed } from './cards.js';
-import { ALL_CARDS } from './deck.js';
+import { api, cardRow, hex, minus, scoreLine, signed } from './cards.js';
+import { ALL_CARDS } from './patch.js';
 import { delegate, html, render, store } from './dom.js';
 import { lang, t } from './i18n.js';
 import { settingsSummary } from './settings.js';

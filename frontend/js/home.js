@@ -1,8 +1,7 @@
 // Home: name, new room, join.
 
-import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api.js';
 import { navigate } from './app.js';
-import { cardImage } from './cards.js';
+import { ApiError, NAME_KEY, api, cardImage, normalCode, seatToken, shareLink } from './cards.js';
 import { delegate, html, render, store, toast } from './dom.js';
 import { t } from './i18n.js';
 import { DEFAULT_SETTINGS, readSettings, roundsOk, settingsFields, settingsSummary } from './settings.js';

@@ -1,9 +1,8 @@
 // A coached round vs a bot.
 
-import { NAME_KEY } from './api.js';
 import { navigate } from './app.js';
-import { parseCard } from './cards.js';
-import { COLOURS, NUMBERS, SHAPES } from './deck.js';
+import { NAME_KEY, parseCard } from './cards.js';
+import { COLOURS, NUMBERS, SHAPES } from './patch.js';
 import { html, store, toast } from './dom.js';
 import { t } from './i18n.js';
 import { newRoom } from './home.js';

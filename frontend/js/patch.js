@@ -1,7 +1,11 @@
 // RFC 6902 JSON Patch with RFC 6901 pointers, applied in place; compact operations turned back into
 // them (docs/protocol.md).
 
-import { ALL_CARDS } from './deck.js';
+// Card ids, in compact order.
+export const NUMBERS = [1, 2, 3, 4, 5];
+export const SHAPES = ['circle', 'crescent', 'triangle', 'square', 'star'];
+export const COLOURS = ['violet', 'cyan', 'yellow', 'orange', 'red'];
+export const ALL_CARDS = NUMBERS.flatMap((n) => SHAPES.flatMap((s) => COLOURS.map((c) => `${n}-${s}-${c}`)));
 
 export class PatchError extends Error {}
 

@@ -1,10 +1,9 @@
 // A room: lobby, table, results; its sounds, turn alert and cards seen travelling.
 
-import { ApiError, NAME_KEY, api, normalCode, seatToken, shareLink } from './api.js';
 import { Chat } from './chat.js';
 import { RoomConnection } from './conn.js';
 import { delegate, html, render, setText, store, toast } from './dom.js';
-import { cardFace, cardName, pointsWords } from './cards.js';
+import { ApiError, NAME_KEY, api, cardFace, cardName, normalCode, pointsWords, seatToken, shareLink } from './cards.js';
 import { lang, refusal, t, th } from './i18n.js';
 import { fieldValue, roundsOk } from './settings.js';
 import { clock, handSize, lobbyView, pileWords, predict, resultsView, sameTurn, tableView, toggle, turnOf } from './views.js';

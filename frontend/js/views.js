@@ -1,7 +1,6 @@
 // Lobby, table and results.
 
-import { NAME_KEY } from './api.js';
-import { cardFace, cardName, cardRow, minus, scoreDetail, scoreLine, signed } from './cards.js';
+import { NAME_KEY, cardFace, cardName, cardRow, minus, scoreDetail, scoreLine, signed } from './cards.js';
 import { html, store } from './dom.js';
 import { t, th } from './i18n.js';
 import { settingsFields, settingsSummary } from './settings.js';

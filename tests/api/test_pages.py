@@ -64,7 +64,7 @@ def test_the_patch_module_needs_no_page() -> None:
     """patch.js (the patches and the compact decoder) and unpack.js (MessagePack) need neither
     the page nor the words: the load generator (bench/peers/harness/load.mjs) runs them outside
     a browser."""
-    assert imported_by("patch.js") == {"patch.js", "deck.js"}
+    assert imported_by("patch.js") == {"patch.js"}
     assert imported_by("unpack.js") == {"unpack.js"}
     # What the card faces need, found the same way: the page and the words.
     assert {"dom.js", "i18n.js"} <= imported_by("cards.js")
