@@ -1,0 +1,41 @@
+"""The game as a screen reader gives it: what the live regions read out, and when; the hint's
+words at a contrast a low-vision player can read."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import Pages
+from tests.e2e.test_access import axe_script
+from tests.e2e.ui import create_room, expect, my_turn
+
+# How a screen reader is told of changes inside an element: the politeness of the nearest live
+# region around it ("off" inside a timer, or where the page says so; null outside any).
+LIVE = """(element) => {
+  const live = '[aria-live], [role=status], [role=alert], [role=log], [role=timer]';
+  const root = element.closest(live);
+  const implied = { status: 'polite', log: 'polite', alert: 'assertive', timer: 'off' };
+  return root && (root.getAttribute('aria-live') ?? implied[root.getAttribute('role')]);
+}"""
+
+# What the chat's log gains from now on (a live log reads out each line added to it).
+WATCH_LOG = """() => {
+  window.gained = [];
+  new MutationObserver((changes) => changes.forEach((change) => change.addedNodes.forEach(
+    (node) => window.gained.push(node.textContent)))).observe(
+    document.querySelector('[role=log]'), { childList: true, subtree: true });
+}"""
+
+
+def test_the_hint_reads_at_aa_contrast_in_both_themes(pages: Pages) -> None:
+    for dark in (False, True):
+        ann = pages.open("/", dark=dark)
+        create_room(ann, "Ann")
+        ann.click("[data-act=add-bot][data-level=easy]")
+        ann.click("[data-act=start]")
+        my_turn(ann)
+        ann.get_by_role("button", name="Hint").click()
+        expect(ann.get_by_role("status").filter(has_text="Hint:")).to_be_visible()
+        ann.evaluate(axe_script())
+        found = ann.evaluate(
+            "() => axe.run('.dock', { runOnly: ['color-contrast'], resultTypes: ['violations'] })"
+        )["violations"]
+        assert found == [], [node["failureSummary"] for rule in found for node in rule["nodes"]]
