@@ -87,11 +87,15 @@ export class Chat {
   drawLines(lines, me) {
     const log = this.log;
     const atEnd = !this.drawn || log.scrollHeight - log.scrollTop - log.clientHeight < 24;
-    const rows = lines.map((line) => {
+    // Lines drawn stay: what the log gains is what is read out.
+    if (this.me !== me || !log.lastChild?.dataset.n) log.replaceChildren();
+    this.me = me;
+    for (const row of [...log.children]) if (row.dataset.n < lines[0]?.n) row.remove();
+    const rows = lines.filter((line) => !(line.n <= log.lastChild?.dataset.n)).map((line) => {
       const who = line.seat != null && line.seat === me ? t('You') : (line.name ?? t('spectator'));
-      return el('p', { class: line.reaction ? 'reaction' : '' }, el('strong', {}, `${t('said', { who })} `), el('span', {}, line.reaction ?? line.text));
+      return el('p', { class: line.reaction ? 'reaction' : '', 'data-n': line.n }, el('strong', {}, `${t('said', { who })} `), el('span', {}, line.reaction ?? line.text));
     });
-    log.replaceChildren(...(rows.length ? rows : [el('p', { class: 'muted' }, t('noMessages'))]));
+    log.append(...(lines.length ? rows : [el('p', { class: 'muted' }, t('noMessages'))]));
     if (atEnd) log.scrollTop = log.scrollHeight;
     this.drawn = true;
   }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.e2e.conftest import Pages
 from tests.e2e.test_access import axe_script
-from tests.e2e.ui import create_room, expect, my_turn
+from tests.e2e.ui import create_room, expect, join_from_home, my_turn, seat_online
 
 # How a screen reader is told of changes inside an element: the politeness of the nearest live
 # region around it ("off" inside a timer, or where the page says so; null outside any).
@@ -23,6 +23,28 @@ WATCH_LOG = """() => {
     (node) => window.gained.push(node.textContent)))).observe(
     document.querySelector('[role=log]'), { childList: true, subtree: true });
 }"""
+
+
+def test_a_chat_line_is_added_to_the_log_alone(pages: Pages) -> None:
+    """A live log reads out what is added to it: a new line, not every line again."""
+    ann = pages.open("/")
+    code = create_room(ann, "Ann")
+    bob = pages.open("/")
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    for text in ("one", "two"):
+        ann.fill("#chat-text", text)
+        ann.press("#chat-text", "Enter")
+        expect(ann.get_by_role("log", name="Chat")).to_contain_text(text)
+    ann.evaluate(WATCH_LOG)
+    bob.fill("#chat-text", "hello")
+    bob.press("#chat-text", "Enter")
+    expect(ann.get_by_role("log", name="Chat")).to_contain_text("Bob: hello")
+    ann.get_by_role("button", name="React with 👍").click()
+    expect(ann.get_by_role("log", name="Chat")).to_contain_text("You: 👍")
+    assert ann.evaluate("window.gained") == ["Bob: hello", "You: 👍"]
+    lines = ann.get_by_role("log", name="Chat").locator("p")
+    expect(lines).to_have_text(["You: one", "You: two", "Bob: hello", "You: 👍"])
 
 
 def test_the_hint_reads_at_aa_contrast_in_both_themes(pages: Pages) -> None:
