@@ -181,6 +181,16 @@ def host(value: str) -> str:
         ipaddress.ip_address(value)
     except ValueError:
         try:
+            meant = socket.inet_ntoa(socket.inet_aton(value))
+        except OSError:
+            pass
+        else:
+            # The system reads '0' as 0.0.0.0 (every address), '127.1' as 127.0.0.1.
+            raise ValueError(
+                f"{value!r} is no IP address as written, though the system would take it for "
+                f"{meant}: write {meant} if that is meant"
+            ) from None
+        try:
             socket.getaddrinfo(value, None)
         except (OSError, UnicodeError):
             raise ValueError(

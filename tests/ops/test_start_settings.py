@@ -290,3 +290,18 @@ def test_a_password_given_twice_is_refused(tmp_path: Path) -> None:
     )
     assert "Written" not in line
     assert "Another" not in line
+
+
+@pytest.mark.parametrize(
+    ("host", "meant"), [("0", "0.0.0.0"), ("127.1", "127.0.0.1"), ("10.1.1", "10.1.0.1")]
+)
+def test_an_address_the_system_would_read_otherwise_is_refused(
+    tmp_path: Path, host: str, meant: str
+) -> None:
+    """HOST=0 listened on every address, unsaid (the system reads it as 0.0.0.0), and a
+    dropped number (10.1.1) on another address than meant."""
+    line = refused(tmp_path, HOST=host)
+    assert (
+        f"HOST: '{host}' is no IP address as written, though the system would take it for {meant}"
+        in line
+    )
