@@ -523,7 +523,7 @@ class RoomPage {
     const spin = (words, button = '') => html`<div class="banner" role="status"><span class="spinner"></span><span>${words}</span>${button}</div>`;
     if (this.rejoining && conn.status !== 'retrying') return spin(t('backReconnecting'));
     if (conn.status === 'retrying') {
-      const seconds = html`<span data-retry>${Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000))}</span>`;
+      const seconds = html`<span data-retry aria-live="off">${Math.max(0, Math.ceil((conn.retryAt - Date.now()) / 1000))}</span>`;
       return spin(th('lost', { seconds }), html`<button class="btn" data-act="retry">${t('tryNow')}</button>`);
     }
     if (conn.status === 'connecting' && conn.state) return spin(t('reconnecting'));

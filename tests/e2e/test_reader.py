@@ -3,6 +3,9 @@ words at a contrast a low-vision player can read."""
 
 from __future__ import annotations
 
+import re
+from typing import Any
+
 from tests.e2e.conftest import Pages
 from tests.e2e.test_access import axe_script
 from tests.e2e.ui import create_room, expect, join_from_home, my_turn, seat_online
@@ -45,6 +48,30 @@ def test_a_chat_line_is_added_to_the_log_alone(pages: Pages) -> None:
     assert ann.evaluate("window.gained") == ["Bob: hello", "You: 👍"]
     lines = ann.get_by_role("log", name="Chat").locator("p")
     expect(lines).to_have_text(["You: one", "You: two", "Bob: hello", "You: 👍"])
+
+
+def test_the_reconnection_countdown_is_not_read_out_each_second(pages: Pages) -> None:
+    """ "Connection lost. Reconnecting in 3 s…" is read when it comes; its seconds going down
+    are not read out again and again."""
+    ann = pages.open(None)
+    sockets: list[Any] = []
+
+    def relay(route: Any) -> None:
+        if sockets:  # after the first: the server cannot be reached
+            route.close(code=1012)
+        else:
+            route.connect_to_server()
+            sockets.append(route)
+
+    ann.route_web_socket(re.compile("/ws/rooms/"), relay)
+    ann.goto(pages.server.url + "/")
+    create_room(ann, "Ann")
+    sockets[0].close(code=1012)
+    banner = ann.get_by_role("status").filter(has_text="Connection lost")
+    expect(banner).to_contain_text(re.compile(r"Reconnecting in \d+ s"))
+    countdown = ann.locator("[data-retry]")
+    assert banner.evaluate(LIVE) == "polite"
+    assert countdown.evaluate(LIVE) == "off"
 
 
 def test_the_hint_reads_at_aa_contrast_in_both_themes(pages: Pages) -> None:
