@@ -275,7 +275,8 @@ class RoomPage {
     for (const element of this.root.querySelectorAll('[data-deadline]')) {
       const left = Number(element.dataset.deadline) - now;
       setText(element, clock(left));
-      element.classList.toggle('low', left < 10500);
+      // Low: drawn again, for the turn's words to say so.
+      if (element.classList.contains('low') !== left < 10500) this.update();
     }
     const retry = this.root.querySelector('[data-retry]');
     if (retry) setText(retry, String(Math.max(0, Math.ceil((this.conn.retryAt - Date.now()) / 1000))));

@@ -170,7 +170,7 @@ export function tableView(page, state) {
     ${recapView(page)}
     <div class="felt">
       ${seatsStrip(state, others, t(me == null ? 'playersTitle' : 'others'))}
-      <p class="status ${mine ? 'mine' : ''}"><span aria-live="polite">${status}</span>${timer}${lastTurns}</p>
+      <p class="status ${mine ? 'mine' : ''}"><span aria-live="polite">${status}${mine && turn.deadline && page.live() && turn.deadline - page.conn.now() < 10500 ? html`<span class="sr">, ${t('timeLeft')} ${t('seconds', { n: 10 })}</span>` : ''}</span>${timer}${lastTurns}</p>
       <div class="piles" role="group" aria-label="${t('piles')}">${piles}</div>
     </div>
     ${me == null ? html`<p class="watching">${t('watchingMatch')}</p>` : handView(page, state, mine)}

@@ -74,6 +74,23 @@ def test_the_reconnection_countdown_is_not_read_out_each_second(pages: Pages) ->
     assert countdown.evaluate(LIVE) == "off"
 
 
+def test_the_turns_words_say_when_the_time_runs_low(pages: Pages) -> None:
+    """The turn's timer is no live region (it would be read every second); the turn's words,
+    which are, say once when ten seconds are left."""
+    ann = pages.open("/")
+    create_room(ann, "Ann", timer="15")
+    ann.click("[data-act=add-bot][data-level=easy]")
+    ann.click("[data-act=start]")
+    my_turn(ann)
+    timer = ann.get_by_role("timer", name="time left")
+    assert timer.evaluate(LIVE) == "off"
+    words = ann.locator(".status [aria-live]")
+    assert words.evaluate(LIVE) == "polite"
+    expect(words).to_have_text("Your turn: take a card")
+    expect(words).to_have_text("Your turn: take a card, time left 10 seconds", timeout=15000)
+    expect(timer).to_have_class(re.compile(r"\blow\b"))
+
+
 def test_the_hint_reads_at_aa_contrast_in_both_themes(pages: Pages) -> None:
     for dark in (False, True):
         ann = pages.open("/", dark=dark)
