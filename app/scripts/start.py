@@ -125,6 +125,13 @@ def _final(error: BaseException, target: Target) -> str | None:
         said = _FINAL_STATES[state].format(user=target.user, database=target.database)
         return f"{said} ({target.where})"
     for seen in _causes(error):
+        if isinstance(seen, ConnectionError) and "rejected SSL upgrade" in str(seen):
+            # asyncpg's words for a server that answers but takes no TLS.
+            return (
+                f"the database at {target.where} takes no TLS, which ssl= in DATABASE_URL "
+                "asks for: turn TLS on in PostgreSQL, or write ssl=prefer (TLS when the "
+                "server offers it) or ssl=disable"
+            )
         code = _sqlite_code(seen)
         if code is not None:
             if code in _SQLITE_BUSY:

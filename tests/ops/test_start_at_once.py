@@ -19,6 +19,7 @@ from sqlalchemy.engine import make_url
 
 from app.config import Settings
 from app.settings_checks import ASYNCPG_OPTIONS, SESSION_ATTRIBUTES, SSL_MODES
+from tests.databases import fetch_value, postgres_database
 from tests.server import ROOT, free_port, server_env
 
 # Long enough that a start which waits is seen to, whatever the machine's load.
@@ -214,3 +215,17 @@ def test_the_options_are_asyncpgs() -> None:
     assert ASYNCPG_OPTIONS - {"prepared_statement_cache_size"} <= taken
     assert set(SSL_MODES) == {mode.name.replace("_", "-") for mode in SSLMode}
     assert set(SESSION_ATTRIBUTES) == {attribute.value for attribute in SessionAttribute}
+
+
+def test_tls_a_database_does_not_take_is_said_at_once() -> None:
+    """A server that answers but takes no TLS (the test database) was waited for as if it were
+    not up yet, then blamed on DATABASE_URL's host and port."""
+    with postgres_database() as url:
+        if fetch_value(url, "SHOW ssl") == "on":
+            pytest.skip("the test database takes TLS")
+        returncode, said = start(f"{url}?ssl=require")
+    assert returncode == 1
+    message = error_of(said)
+    assert message.startswith("cannot start: the database at postgresql+asyncpg://")
+    assert "takes no TLS, which ssl= in DATABASE_URL asks for: turn TLS on in PostgreSQL" in message
+    assert not any("waiting for the database" in str(line["message"]) for line in said)
