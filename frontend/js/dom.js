@@ -92,7 +92,7 @@ export function render(root, content) {
   morphChildren(root, template.content);
   if (key !== false && document.activeElement !== focused) {
     const like = key && root.querySelector(`[data-k="${CSS.escape(key)}"]`);
-    (root.contains(focused) ? focused : like || root.querySelector('h1[tabindex]'))?.focus({ preventScroll: true });
+    (root.contains(focused) ? focused : like || root.querySelector('h1[tabindex], button.card'))?.focus({ preventScroll: true });
   }
 }
 

@@ -105,3 +105,24 @@ def test_the_hint_reads_at_aa_contrast_in_both_themes(pages: Pages) -> None:
             "() => axe.run('.dock', { runOnly: ['color-contrast'], resultTypes: ['violations'] })"
         )["violations"]
         assert found == [], [node["failureSummary"] for rule in found for node in rule["nodes"]]
+
+
+def test_the_calculators_focus_goes_on_to_a_card_when_its_button_goes(pages: Pages) -> None:
+    """A chosen card removed, or all of them cleared, by keyboard: the focus is on a card, not
+    fallen back to the top of the page."""
+    page = pages.open("/calculator")
+    picker = page.get_by_role("group", name="violet cards")
+    for number in (1, 2, 3):
+        card = picker.get_by_role("button", name=f"{number}, circle, violet", exact=True)
+        card.focus()
+        page.keyboard.press("Enter")
+        expect(card).to_have_attribute("aria-pressed", "true")
+    chosen = page.get_by_role("group", name=re.compile("^Chosen cards"))
+    chosen.get_by_role("button", name="Remove 1, circle, violet").focus()
+    page.keyboard.press("Enter")
+    expect(chosen.get_by_role("button")).to_have_count(2)
+    expect(chosen.get_by_role("button", name="Remove 2, circle, violet")).to_be_focused()
+    page.get_by_role("button", name="Clear").focus()
+    page.keyboard.press("Enter")
+    expect(chosen.get_by_role("button")).to_have_count(0)
+    expect(picker.get_by_role("button", name="1, circle, violet", exact=True)).to_be_focused()
