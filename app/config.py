@@ -14,7 +14,14 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import (
+    Field,
+    SecretStr,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from app import settings_checks as checks
@@ -416,6 +423,21 @@ def env_file_problem(path: Path) -> str | None:
     return None
 
 
+def json_lines_wanted(dotenv: bool) -> bool:
+    """Whether LOG_JSON asks for JSON lines, as the settings would read it (from the
+    environment, else from the .env file when it can be read), though other settings are
+    refused."""
+    given = next((v for k, v in os.environ.items() if k.upper() == "LOG_JSON" and v.strip()), None)
+    if given is None and dotenv and Path(ENV_FILE).is_file():
+        from dotenv import dotenv_values
+
+        given = dotenv_values(ENV_FILE, encoding="utf-8").get("LOG_JSON")
+    try:
+        return TypeAdapter(bool).validate_python((given or "").strip() or False)
+    except ValidationError:
+        return False
+
+
 def load_settings() -> Settings:
     """The environment's settings, or exit 2 with one line naming every refused setting."""
     problems = []
@@ -427,8 +449,7 @@ def load_settings() -> Settings:
             return Settings()
         except ValidationError as error:
             problems = checks.problems(error)
-    wanted = os.environ.get("LOG_JSON", "").strip().lower() in ("1", "true", "yes", "on")
-    configure_logging("info", json_lines=wanted)
+    configure_logging("info", json_lines=json_lines_wanted(unreadable is None))
     logging.getLogger("app.start").error(
         "cannot start; fix these settings: %s", "; ".join(problems)
     )

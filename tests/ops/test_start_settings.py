@@ -2,6 +2,7 @@
 ``make run`` and the image run it): each is refused in one line naming it, with exit status 2,
 before anything is made on disk; none lets the server start and then fail its requests."""
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -305,3 +306,18 @@ def test_an_address_the_system_would_read_otherwise_is_refused(
         f"HOST: '{host}' is no IP address as written, though the system would take it for {meant}"
         in line
     )
+
+
+@pytest.mark.parametrize(
+    ("dotenv", "env"),
+    [(b"LOG_JSON=true\nMAX_ROOMS=0\n", {}), (b"MAX_ROOMS=0\n", {"LOG_JSON": "t"})],
+)
+def test_refused_settings_are_said_as_json_when_log_json_asks(
+    tmp_path: Path, dotenv: bytes, env: dict[str, str]
+) -> None:
+    """LOG_JSON is read as the settings read it: from .env too, in any of its true words; the
+    refusal was written as plain text then, among the JSON lines a log collector expects."""
+    line = refused(tmp_path, dotenv, **env)
+    said = json.loads(line)
+    assert said["level"] == "error"
+    assert said["message"].startswith("cannot start; fix these settings: MAX_ROOMS: ")
