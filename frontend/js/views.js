@@ -171,7 +171,7 @@ export function tableView(page, state) {
     <div class="felt">
       ${seatsStrip(state, others, t(me == null ? 'playersTitle' : 'others'))}
       <p class="status ${mine ? 'mine' : ''}"><span aria-live="polite">${status}${mine && turn.deadline && page.live() && turn.deadline - page.conn.now() < 10500 ? html`<span class="sr">, ${t('timeLeft')} ${t('seconds', { n: 10 })}</span>` : ''}</span>${timer}${lastTurns}</p>
-      <div class="piles" role="group" aria-label="${t('piles')}">${piles}</div>
+      <div class="piles" role="region" aria-label="${t('piles')}">${piles}</div>
     </div>
     ${me == null ? html`<p class="watching">${t('watchingMatch')}</p>` : handView(page, state, mine)}
     ${movesView(page, state)}`;
@@ -198,7 +198,7 @@ function handView(page, state, mine) {
   let total;
   if (evaluation?.hands) {
     hand = html`${evaluation.hands.map(
-      (part, index) => html`<div class="handgroup"><div class="hand split" role="group" aria-label="${t('yourHandN', { n: index + 1 })}">
+      (part, index) => html`<div class="handgroup"><div class="hand split" role="region" aria-label="${t('yourHandN', { n: index + 1 })}">
         ${part.order.map(button)}</div><p class="detail">${t('handScore', { n: index + 1, score: scoreLine(part) })}</p></div>`,
     )}`;
     total = html`<p class="score">${scoreLine(evaluation)}</p>`;
@@ -207,7 +207,7 @@ function handView(page, state, mine) {
     total = evaluation
       ? html`<p class="score">${scoreLine(evaluation)}</p>`
       : html`<p class="score muted">${step === 'discard' ? (picking ? t('pickToDiscard', { n: turn.pending }) : tap('tapDiscard')) : '…'}</p>`;
-    hand = html`<div class="hand ${many}" role="group" aria-label="${t(evaluation ? 'yourHandBest' : 'yourHand')}">${ordered.map(button)}</div>
+    hand = html`<div class="hand ${many}" role="region" aria-label="${t(evaluation ? 'yourHandBest' : 'yourHand')}">${ordered.map(button)}</div>
       ${evaluation ? html`<p class="detail">${scoreDetail(evaluation)}</p>` : ''}`;
   }
   const seat = seatsStrip(state, [state.players[you.seat]], t('You'), 'mine');
@@ -324,7 +324,7 @@ export function lobbyView(page, state) {
       <img class="qr" src="/api/rooms/${state.code}/qr.svg" alt="${t('qr')}" width="160" height="160">
     </div>`;
   const players = html`<div class="panel" data-k="seats"><h2>${t('playersTitle')} <span class="muted small">${t('nOf', { n: state.players.length, of: state.settings.max_players })}</span></h2>
-      <ul class="seatlist">${seats}</ul>${addBot}${actions}</div>`;
+      <ul class="seatlist" aria-live="polite" aria-relevant="additions">${seats}</ul>${addBot}${actions}</div>`;
   // Seats first: to join, or to start.
   const seatsFirst = (me == null && free > 0) || (host && enough);
   return html`${page.bar(state)}

@@ -126,3 +126,27 @@ def test_the_calculators_focus_goes_on_to_a_card_when_its_button_goes(pages: Pag
     page.keyboard.press("Enter")
     expect(chosen.get_by_role("button")).to_have_count(0)
     expect(picker.get_by_role("button", name="1, circle, violet", exact=True)).to_be_focused()
+
+
+def test_the_piles_and_the_hand_are_landmarks_and_a_join_is_read_out(pages: Pages) -> None:
+    """A screen reader's landmark list leads to the piles and the hand (and to the moves and
+    the chat); in the lobby, someone taking a seat is read out from the list of players."""
+    ann = pages.open("/")
+    code = create_room(ann, "Ann")
+    seats = ann.get_by_role("list").filter(has_text="seats free")
+    expect(seats.get_by_role("listitem")).to_have_count(2)
+    bob = pages.open("/")
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    joined = seats.get_by_role("listitem").filter(has_text="Bob")
+    assert joined.evaluate(LIVE) == "polite"
+    assert seats.evaluate("list => list.getAttribute('aria-relevant')") == "additions"
+
+    ann.click("[data-act=start]")
+    my_turn(bob)
+    piles = bob.get_by_role("region", name="Piles")
+    expect(piles.get_by_role("button")).to_have_count(5)
+    held = bob.get_by_role("region", name=re.compile("^Your hand"))
+    expect(held.get_by_role("button")).to_have_count(5)
+    regions = re.findall(r'- region "([^"]*)"', bob.locator("main").aria_snapshot())
+    assert regions == ["Piles", held.get_attribute("aria-label"), "Moves this round", "Chat"]
