@@ -368,11 +368,20 @@ def no_home(value: str, what: str) -> None:
         )
 
 
+# The settings of cluster mode besides REDIS_URL, which switches it on.
+CLUSTER_SETTINGS = ("node_id", "node_path", "cluster_name", "lease_ms")
+
+
 def cluster(settings: Settings) -> None:
     """Cluster mode (REDIS_URL set) needs PostgreSQL and a NODE_ID; one node needs neither."""
     if not settings.redis_url:
-        if settings.node_id:
-            raise ValueError("NODE_ID is for cluster mode: set REDIS_URL too, or unset it")
+        # Given without it, each would be passed over: a cluster's node started as one alone.
+        given = [name.upper() for name in CLUSTER_SETTINGS if name in settings.model_fields_set]
+        if given:
+            raise ValueError(
+                f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for cluster mode: "
+                f"set REDIS_URL too, or unset {'it' if len(given) == 1 else 'them'}"
+            )
         return
     if not settings.redis_url.startswith(("redis://", "rediss://", "unix://")):
         raise ValueError("REDIS_URL must start with redis://, rediss:// or unix://")

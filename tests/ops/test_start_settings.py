@@ -321,3 +321,23 @@ def test_refused_settings_are_said_as_json_when_log_json_asks(
     said = json.loads(line)
     assert said["level"] == "error"
     assert said["message"].startswith("cannot start; fix these settings: MAX_ROOMS: ")
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"NODE_PATH": "/n/node-1"}, "NODE_PATH is"),
+        ({"CLUSTER_NAME": "cards"}, "CLUSTER_NAME is"),
+        ({"LEASE_MS": "3000", "NODE_ID": "node-1"}, "NODE_ID, LEASE_MS are"),
+    ],
+)
+def test_cluster_settings_without_redis_are_refused(
+    tmp_path: Path, env: dict[str, str], named: str
+) -> None:
+    """A node whose REDIS_URL was left out started alone, passing over NODE_PATH, CLUSTER_NAME
+    and LEASE_MS (NODE_ID alone was refused)."""
+    line = refused(tmp_path, **env)
+    assert line.endswith(
+        f"fix these settings: settings: {named} for cluster mode: set REDIS_URL too, or unset "
+        + ("it" if named.endswith(" is") else "them")
+    )
