@@ -22,7 +22,7 @@ export function coach(page) {
     }
   };
   page.root.addEventListener('click', click);
-  const box = (content) => html`<div class="coach panel" role="status">${content}</div>`;
+  const box = (content) => html`<div class="coach panel" role="status" aria-atomic="false">${content}</div>`;
 
   function view(state) {
     const me = state.you.seat;

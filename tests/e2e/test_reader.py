@@ -150,3 +150,22 @@ def test_the_piles_and_the_hand_are_landmarks_and_a_join_is_read_out(pages: Page
     expect(held.get_by_role("button")).to_have_count(5)
     regions = re.findall(r'- region "([^"]*)"', bob.locator("main").aria_snapshot())
     assert regions == ["Piles", held.get_attribute("aria-label"), "Moves this round", "Chat"]
+
+
+def test_the_lessons_box_reads_out_what_changes_not_all_of_itself(pages: Pages) -> None:
+    """The coach's box is a status (read out as it changes) but not read out whole again at
+    each step: a status is atomic unless it says otherwise, and the box holds its
+    explanation and the count of each property besides the step to take."""
+    page = pages.open("/")
+    page.fill("#name", "Newcomer")
+    page.get_by_role("button", name="Learn to play").click()
+    coach = page.get_by_role("status").filter(has_text="of 5 different")
+    expect(coach).to_contain_text("Numbers")
+    cdp = page.context.new_cdp_session(page)
+    document = cdp.send("DOM.getDocument")["root"]["nodeId"]
+    box = cdp.send("DOM.querySelector", {"nodeId": document, "selector": ".coach"})["nodeId"]
+    [node] = cdp.send("Accessibility.getPartialAXTree", {"nodeId": box, "fetchRelatives": False})[
+        "nodes"
+    ]
+    found = {item["name"]: item["value"].get("value") for item in node["properties"]}
+    assert (node["role"]["value"], found["live"], found["atomic"]) == ("status", "polite", False)
