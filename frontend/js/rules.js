@@ -2,7 +2,7 @@
 
 import { cardRow, scoreLine } from './cards.js';
 import { escape, html, raw, render } from './dom.js';
-import { t } from './i18n.js';
+import { lang, t } from './i18n.js';
 
 // Ordered to show sequences.
 const HANDS = [
@@ -16,10 +16,10 @@ const HANDS = [
 ];
 
 export function handsShown() {
-  return html`<h3>${t('handsShown')}</h3><ul class="list shown">${HANDS.map(([complete, sequence, points, cards]) => {
+  return html`<div lang="${lang}"><h3>${t('handsShown')}</h3><ul class="list shown">${HANDS.map(([complete, sequence, points, cards]) => {
     const line = scoreLine({ complete: Array(complete), sequence, points });
     return html`<li>${cardRow(cards.split(' '), line, true)}<p class="line">${line}</p></li>`;
-  })}</ul>`;
+  })}</ul></div>`;
 }
 
 const inline = (text) => escape(text).replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');

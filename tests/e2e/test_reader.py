@@ -169,3 +169,16 @@ def test_the_lessons_box_reads_out_what_changes_not_all_of_itself(pages: Pages) 
     ]
     found = {item["name"]: item["value"].get("value") for item in node["properties"]}
     assert (node["role"]["value"], found["live"], found["atomic"]) == ("status", "polite", False)
+
+
+def test_the_rules_hands_are_read_in_the_readers_language(pages: Pages) -> None:
+    """The rules' text is English, marked so on a French page; the hands shown under it, in
+    French words, are marked French, so a reader's French voice says them."""
+    page = pages.open("/rules", locale="fr-FR")
+    language = "element => element.closest('[lang]').lang"
+    expect(page.locator("html")).to_have_attribute("lang", "fr")
+    assert page.get_by_role("heading", level=1).evaluate(language) == "en"
+    shown = page.get_by_role("heading", name="Les mains qui marquent, en cartes")
+    assert shown.evaluate(language) == "fr"
+    card = page.get_by_role("img", name="1, cercle, rouge").first
+    assert card.evaluate(language) == "fr"
