@@ -182,3 +182,36 @@ def test_the_rules_hands_are_read_in_the_readers_language(pages: Pages) -> None:
     assert shown.evaluate(language) == "fr"
     card = page.get_by_role("img", name="1, cercle, rouge").first
     assert card.evaluate(language) == "fr"
+
+
+# The contrast of an element's text (or its pseudo-element's) with the first background
+# behind it that is not transparent, as WCAG computes it.
+CONTRAST = """(element, pseudo) => {
+  const luminance = (colour) => {
+    const [r, g, b] = colour.match(/[\\d.]+/g).slice(0, 3).map((c) => c / 255)
+      .map((c) => (c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  let under = element;
+  const clear = 'rgba(0, 0, 0, 0)';
+  while (getComputedStyle(under).backgroundColor === clear) under = under.parentElement;
+  const [a, b] = [getComputedStyle(element, pseudo).color, getComputedStyle(under).backgroundColor]
+    .map(luminance).sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}"""
+
+
+def test_an_empty_piles_word_reads_at_aa_contrast(pages: Pages) -> None:
+    """The word in an empty discard pile ("discard", drawn by the style sheet, which axe-core
+    does not read) is small text: 4.5:1 at least, in both themes."""
+    ann = pages.open("/")
+    code = create_room(ann, "Ann")
+    bob = pages.open("/", dark=True)
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    ann.click("[data-act=start]")
+    for page in (ann, bob):
+        slot = page.locator(".pile.discard .slot")
+        expect(slot).to_have_attribute("data-w", "discard")
+        assert slot.evaluate("slot => getComputedStyle(slot, '::before').content") == '"discard"'
+        assert slot.evaluate(CONTRAST, "::before") >= 4.5
