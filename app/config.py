@@ -188,11 +188,17 @@ class Settings(BaseSettings):
         description="Kilobytes of messages queued for a slow client before it is disconnected.",
     )
     hello_seconds: float = Field(
-        10.0, gt=0, le=300, description="Seconds a new WebSocket has to send its hello."
+        10.0,
+        ge=1,
+        le=300,
+        description="Seconds a new WebSocket has to send its hello (at least 1: a client over "
+        "a slow link needs that long).",
     )
+    # At least 1: a client answers each ping with a pong, and past two control frames a second
+    # (after a burst) its connection is closed as a flood (app.rooms.inbound).
     heartbeat_seconds: float = Field(
         4.0,
-        gt=0,
+        ge=1,
         le=60,
         description="Seconds between the server's pings on a WebSocket that sends nothing "
         "meanwhile (whatever it sends counts as an answer); a connection that has not "

@@ -341,3 +341,23 @@ def test_cluster_settings_without_redis_are_refused(
         f"fix these settings: settings: {named} for cluster mode: set REDIS_URL too, or unset "
         + ("it" if named.endswith(" is") else "them")
     )
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {"HEARTBEAT_SECONDS": "0.1"},
+            "HEARTBEAT_SECONDS: Input should be greater than or equal to 1",
+        ),
+        ({"HELLO_SECONDS": "0.001"}, "HELLO_SECONDS: Input should be greater than or equal to 1"),
+    ],
+)
+def test_timings_no_client_can_keep_are_refused(
+    tmp_path: Path, env: dict[str, str], message: str
+) -> None:
+    """With pings far more often than a second, each answered with a pong, every WebSocket was
+    closed within seconds as a flood of control frames (1008 'too many pings'); no client can
+    say hello within a millisecond."""
+    line = refused(tmp_path, **env)
+    assert message in line
