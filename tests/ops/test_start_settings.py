@@ -1,6 +1,7 @@
 """Settings a host can get wrong, given to the real start (``python -m app.scripts.start``, as
-``make run`` and the image run it): each is refused in one line naming it, with exit status 2,
-before anything is made on disk; none lets the server start and then fail its requests."""
+``make run`` and the image run it): each is refused in one line naming it, with exit status 2
+(1 for what the start alone can find), leaving nothing made on disk; none lets the server start
+and then fail its requests."""
 
 import json
 import subprocess
