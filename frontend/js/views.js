@@ -96,7 +96,7 @@ function movesView(page, state) {
 function recapView(page) {
   const moves = page.recap;
   if (!moves) return '';
-  return html`<div class="banner recap" role="status"><span>${th('recap', { away: html`<strong>${t('away2')}</strong>`, moves: moves.map((move) => moveWords(move).replace(/^./, (c) => c.toLowerCase())).join(`, ${t('then')} `) })}</span><button class="btn" data-act="recap-ok">OK</button></div>`;
+  return html`<div class="banner recap" role="alert"><span>${th('recap', { away: html`<strong>${t('away2')}</strong>`, moves: moves.map((move) => moveWords(move).replace(/^./, (c) => c.toLowerCase())).join(`, ${t('then')} `) })}</span><button class="btn" data-act="recap-ok">OK</button></div>`;
 }
 
 function seatsStrip(state, players, label, extra = '') {
@@ -164,7 +164,7 @@ export function tableView(page, state) {
   return html`${page.bar(state, html`<span class="nowrap">${t('roundOf', of)}</span>&nbsp;· ${watching}`)}
     <h1 class="sr" id="table-title" tabindex="-1">${t('tableTitle', of)}</h1>
     ${me != null && state.players[me]?.standin
-      ? html`<div class="banner" role="status">${t('botForYou')}
+      ? html`<div class="banner" role="alert">${t('botForYou')}
           <button class="btn" data-act="back">${t('back')}</button></div>`
       : ''}
     ${recapView(page)}
