@@ -223,10 +223,10 @@ function actions(page, state, mine) {
   const help =
     state.settings.hints
       ? hint
-        ? html`<p class="hint hint-line" role="status">${t('hintIs', { text: hint.text })}</p>`
+        ? html`<p class="hint hint-line" role="status" data-k="hint" tabindex="-1">${t('hintIs', { text: hint.text })}</p>`
         : page.conn.pending.has(page.hintId)
-          ? html`<button class="btn quiet" aria-disabled="true">${t('thinking')}</button>`
-          : html`<button class="btn quiet" data-act="hint">${t('hint')}</button>`
+          ? html`<button class="btn quiet" data-k="hint" aria-disabled="true">${t('thinking')}</button>`
+          : html`<button class="btn quiet" data-k="hint" data-act="hint">${t('hint')}</button>`
       : '';
   if (page.ui.knock) {
     const points = state.you.evaluation?.points;

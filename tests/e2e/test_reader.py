@@ -243,3 +243,17 @@ def test_what_was_played_for_a_returning_player_is_read_out(pages: Pages) -> Non
     ann.reload()
     recap = ann.get_by_role("alert").filter(has_text="While you were away")
     expect(recap).to_contain_text(f"you took {took} from pile 1")
+
+
+def test_a_hint_asked_by_keyboard_takes_the_focus(pages: Pages) -> None:
+    """The Hint button gives way to the hint's words, which take the focus (and are read), not
+    the page's top heading."""
+    ann = pages.open("/")
+    create_room(ann, "Ann")
+    ann.click("[data-act=add-bot][data-level=easy]")
+    ann.click("[data-act=start]")
+    my_turn(ann)
+    ann.get_by_role("button", name="Hint").focus()
+    ann.keyboard.press("Enter")
+    hint = ann.get_by_role("status").filter(has_text="Hint:")
+    expect(hint).to_be_focused()
