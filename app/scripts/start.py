@@ -180,6 +180,12 @@ def check_sqlite_file(url: str, made: list[Path] | None = None) -> None:
         "or point DATABASE_URL at a folder this user can write"
     )
     check_writable(path, (path.parent, path), "the SQLite database", hint, made=made)
+    if path.exists() and not path.is_file():
+        kind = "a folder" if path.is_dir() else "no regular file (a device, a pipe or a socket)"
+        raise Unusable(
+            f"DATABASE_URL names {path}, which is {kind}: name the SQLite database's file, "
+            "as in sqlite+aiosqlite:///./spectrum.db"
+        )
     beside = (
         path.with_name(f"{path.name}-wal"),
         path.with_name(f"{path.name}-shm"),

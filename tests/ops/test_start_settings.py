@@ -4,6 +4,7 @@
 and then fail its requests."""
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -362,3 +363,30 @@ def test_timings_no_client_can_keep_are_refused(
     say hello within a millisecond."""
     line = refused(tmp_path, **env)
     assert message in line
+
+
+@pytest.mark.parametrize(
+    ("made", "kind"),
+    [("folder", "a folder"), ("pipe", "no regular file (a device, a pipe or a socket)")],
+)
+def test_a_database_that_is_no_file_is_refused(tmp_path: Path, made: str, kind: str) -> None:
+    """A folder was said to be a database SQLite cannot open, and a device or a pipe was opened
+    as one: /dev/null was waited for DATABASE_WAIT_SECONDS as a database another holds, then
+    blamed on the host and port."""
+    database = tmp_path / "spectrum.db"
+    if made == "folder":
+        database.mkdir()
+    else:
+        os.mkfifo(database)
+    (tmp_path / "data").mkdir()
+    line = refused(
+        tmp_path / "data",
+        status=1,
+        DATABASE_URL=f"sqlite+aiosqlite:///{database}",
+        DATABASE_WAIT_SECONDS="600",
+    )
+    assert line.endswith(
+        f"cannot start: DATABASE_URL names {database}, which is {kind}: name the SQLite "
+        "database's file, as in sqlite+aiosqlite:///./spectrum.db"
+    )
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["data", "spectrum.db"]
