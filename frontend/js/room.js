@@ -264,6 +264,7 @@ class RoomPage {
   focusStage(status) {
     const was = this.stage;
     this.stage = status;
+    if (was !== status) this.focusNext = null;
     if (!was || was === status || this.conn.status === 'closed' || document.activeElement.value) return;
     scrollTo(0, 0);
     // The heading, which says what the stage is (a key still on its way presses nothing).

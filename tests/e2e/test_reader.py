@@ -257,3 +257,29 @@ def test_a_hint_asked_by_keyboard_takes_the_focus(pages: Pages) -> None:
     ann.keyboard.press("Enter")
     hint = ann.get_by_role("status").filter(has_text="Hint:")
     expect(hint).to_be_focused()
+
+
+def test_the_next_round_opens_at_its_heading_after_a_last_discard_by_keyboard(
+    pages: Pages,
+) -> None:
+    """A discard by keyboard sends the focus on to the first pile; the one that ends a round
+    does not, at the next round's start, take the focus from its heading."""
+    ann = pages.open("/")
+    code = create_room(ann, "Ann", rounds=2)
+    bob = pages.open("/")
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    ann.click("[data-act=start]")
+    my_turn(bob)
+    bob.click("[data-act=knock]")
+    bob.click("[data-act=knock-yes]")
+    my_turn(ann)
+    ann.locator(".pile[data-pile='0']").focus()
+    ann.keyboard.press("Enter")
+    expect(ann.locator(".hand .card.can")).to_have_count(6)
+    ann.locator(".hand .card").first.focus()
+    ann.keyboard.press("Enter")
+    for page in (ann, bob):
+        expect(page.locator("#results-title")).to_be_focused()
+        page.get_by_role("button", name="Ready").click()
+    expect(ann.get_by_role("heading", name=re.compile("round 2 of 2"))).to_be_focused()
