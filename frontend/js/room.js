@@ -327,6 +327,7 @@ class RoomPage {
         this.ui.piles = [];
         this.ui.cards = [];
         this.update();
+        this.root.querySelector('.can')?.focus();
         return;
       case 'knock':
         this.ui.knock = true;

@@ -283,3 +283,23 @@ def test_the_next_round_opens_at_its_heading_after_a_last_discard_by_keyboard(
         expect(page.locator("#results-title")).to_be_focused()
         page.get_by_role("button", name="Ready").click()
     expect(ann.get_by_role("heading", name=re.compile("round 2 of 2"))).to_be_focused()
+
+
+def test_clearing_picked_piles_by_keyboard_leaves_the_focus_on_a_pile(pages: Pages) -> None:
+    """With multiple pickups, Clear goes once nothing is picked: the focus goes to the first
+    pile that may be picked, not to the page's top heading."""
+    ann = pages.open("/")
+    create_room(ann, "Ann")
+    ann.check("input[name=multi_pickup]")
+    ann.click("[data-act=add-bot][data-level=easy]")
+    ann.click("[data-act=start]")
+    my_turn(ann)
+    piles = ann.get_by_role("region", name="Piles")
+    second = piles.get_by_role("button", name=re.compile("^Pile 2: "))
+    second.focus()
+    ann.keyboard.press("Enter")
+    expect(second).to_have_attribute("aria-pressed", "true")
+    ann.get_by_role("button", name="Clear").focus()
+    ann.keyboard.press("Enter")
+    expect(second).to_have_attribute("aria-pressed", "false")
+    expect(piles.get_by_role("button", name=re.compile("^Pile 1: "))).to_be_focused()
