@@ -61,3 +61,15 @@ def test_metrics_are_refused_through_nginx_and_answered_by_each_node(cluster: Cl
     assert fetch.get(f"{cluster.front.url}/healthz").status_code == 200
     assert fetch.get(f"{cluster.front.url}/n/{node_id}/healthz").status_code == 200
     assert "spectrum_rooms_owned" in fetch.get(f"{node.url}/metrics").text
+
+
+def test_a_path_under_a_nodes_prefix_is_not_read_twice(cluster: Cluster) -> None:
+    """nginx sends the path under /n/<node>/ on decoded: an escaped '?', '#' or '%' in it would
+    be read again by the node, as the end of the path or one more escape (the metrics, which
+    nginx refuses, were given for /n/<node>/metrics%3F or /n/<node>/%256Detrics)."""
+    [node_id] = cluster.nodes
+    for rest in ("metrics%3F", "metrics%3Fx=1", "metrics%23", "metrics/%3F", "%256Detrics"):
+        answer = fetch.get(f"{cluster.front.url}/n/{node_id}/{rest}")
+        assert answer.status_code in (403, 404), rest
+        assert "spectrum_" not in answer.text, rest
+    assert fetch.get(f"{cluster.front.url}/n/{node_id}/healthz").status_code == 200
