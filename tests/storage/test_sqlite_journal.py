@@ -286,6 +286,53 @@ async def test_folds_share_one_connection_let_go_of_at_the_close(tmp_path: Path)
     assert files_open(path) == []
 
 
+def log_restarts(path: Path) -> int:
+    """How many times SQLite has begun the database's write-ahead log again (its header's
+    checkpoint sequence number, written with the log's first frame after each start)."""
+    with (path.parent / f"{path.name}-wal").open("rb") as log:
+        return int.from_bytes(log.read(16)[12:16], "big")
+
+
+class HeldBack(SqliteJournal):
+    """A journal whose first copy of the log cannot reach its latest writes, as when rooms
+    write while it copies: here a reader holds the log's older frames until that copy ends."""
+
+    reader: sqlite3.Connection | None = None
+
+    def _copy_log(self, connection: sqlite3.Connection) -> None:
+        super()._copy_log(connection)
+        if self.reader is not None:
+            self.reader.close()
+            self.reader = None
+
+
+async def test_the_log_begins_again_after_a_checkpoint_that_writes_overtook(
+    tmp_path: Path,
+) -> None:
+    """What the checkpoint's copy of the log could not reach is copied before it ends, so the
+    next write begins the log again: otherwise, with rooms writing while every copy runs, the
+    log never starts over and grows for as long as they write."""
+    path = tmp_path / "spectrum.db"
+    url = f"sqlite+aiosqlite:///{path}"
+    migrate(url)
+    engine = make_engine(url)
+    journal = HeldBack(engine, segment_bytes=8 << 20)
+    try:
+        await journal.write(Batch([NewRoom("AAAA-AAAA", {}, 1)]))
+        journal.reader = sqlite3.connect(path, isolation_level=None)
+        journal.reader.execute("BEGIN")
+        journal.reader.execute("SELECT count(*) FROM live_rooms").fetchone()
+        await journal.write(Batch([NewRoom("BBBB-BBBB", {}, 1)]))
+        before = log_restarts(path)
+        journal._checkpoint()
+        assert journal.reader is None
+        await journal.write(Batch([NewRoom("CCCC-CCCC", {}, 1)]))
+        assert log_restarts(path) == before + 1
+    finally:
+        await journal.close()
+        await engine.dispose()
+
+
 async def test_a_fold_asked_for_while_one_runs_does_not_outlive_the_close(tmp_path: Path) -> None:
     """A second segment fills while the first is being folded; the journal is closed then. No
     fold may run after the close, beside the next journal opened on the same file; the next

@@ -294,9 +294,21 @@ class SqliteJournal:
             self.checkpoint = loop.run_in_executor(self.thread, self._checkpoint)
 
     def _checkpoint(self) -> None:
-        """Copy the log into the database file without holding up writers (own thread)."""
+        """Copy the log into the database file without holding up writers (own thread); then
+        copy what writes added meanwhile, between two of them, so that the next write begins
+        the log again. SQLite starts its log over only once all of it is copied: under writes
+        that never pause (rooms playing on), the copy beside them always missed the latest,
+        and the log file grew for as long as they went on (to 97 MB beside an 8 MB database
+        over 1,500 matches in a row, bench/session.py). The first copy's own count cannot
+        tell: it counts the log as it was when the copy began."""
         with self._own_connection() as connection:
-            connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+            self._copy_log(connection)
+            with self.turn:  # what came meanwhile: a few writes, copied at once
+                self._copy_log(connection)
+
+    def _copy_log(self, connection: sqlite3.Connection) -> None:
+        """Copy the log into the database file as far as readers allow."""
+        connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
     @contextlib.contextmanager
     def _own_connection(self) -> Iterator[sqlite3.Connection]:
