@@ -253,16 +253,17 @@ def sqlite_url(url: URL, value: str) -> None:
         )
 
 
-# asyncpg's options that it takes only as numbers or a mapping, never as the text a URL
-# gives: each would fail every connection. What to do instead.
-UNUSABLE_OPTIONS = {
+# asyncpg's options the server gives asyncpg itself, in place of any a URL gives: what sets them.
+SERVER_SET_OPTIONS = {
     "timeout": "DATABASE_TIMEOUT_SECONDS sets it",
     "command_timeout": "DATABASE_TIMEOUT_SECONDS sets it",
-    "server_settings": "the server sets its own",
-    "statement_cache_size": "remove it",
-    "max_cached_statement_lifetime": "remove it",
-    "max_cacheable_statement_size": "remove it",
+    "server_settings": "the server sets its own (statement_timeout from DATABASE_TIMEOUT_SECONDS)",
 }
+# asyncpg's options that it takes only as numbers, never as the text a URL gives: each would
+# fail every connection.
+UNUSABLE_OPTIONS = frozenset(
+    {"statement_cache_size", "max_cached_statement_lifetime", "max_cacheable_statement_size"}
+)
 SESSION_ATTRIBUTES = ("any", "primary", "standby", "prefer-standby", "read-write", "read-only")
 GSS_LIBRARIES = ("gssapi", "sspi")
 
@@ -281,10 +282,15 @@ def asyncpg_options(options: dict[str, str | tuple[str, ...]]) -> None:
                 f"{name} is not an option asyncpg takes (the options after '?' go to "
                 "asyncpg.connect(), whose names are not all libpq's): remove it"
             )
+        if name in SERVER_SET_OPTIONS:
+            raise ValueError(
+                f"{name} is given to asyncpg by the server, which would pass this one over: "
+                f"remove it; {SERVER_SET_OPTIONS[name]}"
+            )
         if name in UNUSABLE_OPTIONS:
             raise ValueError(
-                f"asyncpg cannot take {name} from a URL (it wants a number or a mapping, "
-                f"and a URL gives text): {UNUSABLE_OPTIONS[name]}"
+                f"asyncpg cannot take {name} from a URL (it wants a number, and a URL gives "
+                "text): remove it"
             )
         if isinstance(given, tuple) and name not in ("host", "port"):
             raise ValueError(f"{name} is given more than once: give it once")
