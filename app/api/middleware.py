@@ -221,7 +221,8 @@ class BodySizeLimit:
         await self.app(scope, replay, send)
 
     async def _refuse(self, send: Send) -> None:
-        body = f'{{"detail":"request body larger than {self.max_bytes} bytes"}}'.encode()
+        detail = f"request body larger than {self.max_bytes} bytes"
+        body = orjson.dumps({"detail": detail, "code": "too_large"})
         await send_json(send, 413, body, (b"connection", b"close"))
 
 

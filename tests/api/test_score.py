@@ -66,9 +66,13 @@ def test_malformed_bodies_get_422(server: Server, body: object) -> None:
 def test_oversized_bodies_get_413(server: Server) -> None:
     response = post(server, {"cards": ["1-circle-violet"] * 10_000})
     assert response.status_code == 413
+    # A refusal of the API like any other: its code, as a WebSocket's message too large.
+    said = {"detail": "request body larger than 65536 bytes", "code": "too_large"}
+    assert response.json() == said
     streamed = fetch.post(
         f"{server.url}/api/score",
         content=iter([b'{"cards": [' + b'"1-circle-violet",' * 5000 + b'"x"]}']),
         headers={"content-type": "application/json"},
     )
     assert streamed.status_code == 413
+    assert streamed.json() == said
