@@ -179,6 +179,20 @@ def pages(browser: Any, e2e_server: Server) -> Iterator[Pages]:
     yield from pages_on(browser, e2e_server)
 
 
+@pytest.fixture(scope="module")
+def own_server() -> Iterator[Server]:
+    """A server of the module's own, for tests whose history others must not add to or count
+    (the shared server's history is counted by other tests)."""
+    with running_server(**E2E_SETTINGS) as started:
+        yield started
+
+
+@pytest.fixture
+def own_pages(browser: Any, own_server: Server) -> Iterator[Pages]:
+    """Browser pages against the module's own server."""
+    yield from pages_on(browser, own_server)
+
+
 @pytest.fixture
 def shot() -> Callable[[Any, str], None]:
     """Save a full-page screenshot under tests/e2e/screenshots/ (to look at, not compared) when

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from tests.api.test_words import PARAM, table
-from tests.e2e.conftest import DESKTOP, E2E_SETTINGS, PHONE, Pages, pages_on, scroll_width
+from tests.e2e.conftest import DESKTOP, PHONE, Pages, scroll_width
 from tests.e2e.test_access import resize
 from tests.e2e.ui import expect, wait_for
-from tests.server import Server, running_server
 
 Shot = Callable[[Any, str], None]
 APOSTROPHE = "\N{RIGHT SINGLE QUOTATION MARK}"  # French text writes its apostrophes so
@@ -40,17 +39,11 @@ def english_words() -> list[str]:
 ENGLISH = english_words()
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    """A server of its own: its history holds only the names these tests give."""
-    with running_server(**E2E_SETTINGS) as started:
-        yield started
-
-
 @pytest.fixture
-def pages(browser: Any, server: Server) -> Iterator[Pages]:
-    """Browser pages against this module's server."""
-    yield from pages_on(browser, server)
+def pages(own_pages: Pages) -> Pages:
+    """Pages against a server of this module's own: its history holds only the names these
+    tests give."""
+    return own_pages
 
 
 def visible_text(page: Any) -> str:

@@ -5,17 +5,15 @@ the history's pages on a small screen, and the commitments its browser keeps for
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import E2E_SETTINGS, PHONE, Pages, pages_on, scroll_width
+from tests.e2e.conftest import PHONE, Pages, scroll_width
 from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
 from tests.e2e.ui import create_room, expect, my_turn, wait_for
 from tests.replays import new_key, play_match
-from tests.server import Server, running_server
 
 NARROWEST = {"width": 320, "height": 568}
 SIDEWAYS = {"width": 667, "height": 375}
@@ -30,20 +28,6 @@ PILES_AND_HAND_IN_VIEW = """() => {
   return document.querySelectorAll('.hand .card').length > 0 && whole('.pile', innerHeight)
     && whole('.hand .card', Math.min(dock.top, innerHeight));
 }"""
-
-
-@pytest.fixture(scope="module")
-def own_server() -> Iterator[Server]:
-    """A server of its own for the tests that finish matches: the shared one's history is
-    counted by other tests."""
-    with running_server(**E2E_SETTINGS) as started:
-        yield started
-
-
-@pytest.fixture
-def own_pages(browser: Any, own_server: Server) -> Iterator[Pages]:
-    """Browser pages against this module's own server."""
-    yield from pages_on(browser, own_server)
 
 
 def seated_with_a_bot(page: Any) -> None:
