@@ -251,6 +251,11 @@ BINARY = "messages are JSON text frames; a binary frame is not read"
 # whose pongs stop is (a browser's network stack may go on answering the server's pings while
 # the page hears nothing).
 CLOSE_SILENT = 1011
+# How long a client whose last ping said its page is hidden may stay silent: a browser wakes
+# the timers of a page out of sight for minutes only once a minute (Chrome's intensive
+# throttling), so its pings come a minute apart; its link is watched by the server's own pings
+# meanwhile, which the browser's network stack answers.
+HIDDEN_SILENCE_SECONDS = 150.0
 PONG = protocol.pong_frame(None)
 
 
@@ -357,7 +362,8 @@ class Reader:
             return None
         if isinstance(parsed, protocol.Ping):  # the link is alive: nothing for the room to do
             connection.push(protocol.pong_frame(parsed.id))
-            self.silence = self.silent_after
+            hidden = max(self.silent_after, HIDDEN_SILENCE_SECONDS)
+            self.silence = hidden if parsed.hidden else self.silent_after
             return None
         return parsed
 

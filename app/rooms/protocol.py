@@ -42,9 +42,12 @@ class Resync(_Message):
 
 
 class Ping(_Message):
-    """The client's heartbeat: answered at once with a pong, outside the versioned stream."""
+    """The client's heartbeat: answered at once with a pong, outside the versioned stream.
+    ``hidden``: the page is out of sight, where a browser may wake its timers only once a
+    minute, so its pings may come that far apart."""
 
     type: Literal["ping"]
+    hidden: bool = False
 
 
 class Start(_Message):

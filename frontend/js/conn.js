@@ -70,7 +70,7 @@ export class RoomConnection {
       (now - this.sentAt >= SEND_EVERY_MS || (quiet >= PING_EVERY_MS && now - this.pinged >= PING_EVERY_MS))
     ) {
       this.pinged = this.sentAt = now;
-      ws.send(PING);
+      ws.send(document.hidden ? PING.replace('}', ',"hidden":true}') : PING);
     }
   }
 
@@ -89,7 +89,7 @@ export class RoomConnection {
       this.heard = Date.now();
       const hello = this.token ? { type: 'hello', token: this.token } : { type: 'hello', spectate: true };
       ws.send(JSON.stringify({ ...hello, encoding: this.encoding }));
-      ws.send(PING);
+      ws.send(document.hidden ? PING.replace('}', ',"hidden":true}') : PING);
       this.pinged = this.sentAt = Date.now();
     };
     ws.onmessage = (event) => {

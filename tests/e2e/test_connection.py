@@ -452,3 +452,24 @@ def test_the_move_log_is_whole_after_a_reload(pages: Pages) -> None:
             f"You took {took} from pile 3",
         ]
     )
+
+
+def test_a_page_out_of_sight_says_so_in_its_pings(pages: Pages) -> None:
+    """Out of sight, a browser may wake the page's timers only once a minute: its pings say
+    it is hidden (the server then waits that long), and say nothing of it once it is back."""
+    ann = pages.open("/")
+    sockets: list[Any] = []
+    ann.on("websocket", lambda socket: sockets.append(socket))
+    create_room(ann, "Ann", rounds=1, timer="0")
+    expect(ann.locator("[data-act=start]")).to_have_count(1)
+    [socket] = sockets
+    for hidden, ping in ((True, '{"type":"ping","hidden":true}'), (False, '{"type":"ping"}')):
+        with socket.expect_event(
+            "framesent", predicate=lambda payload, ping=ping: payload == ping, timeout=20000
+        ):
+            ann.evaluate(
+                "(hidden) => Object.defineProperty(document, 'hidden', "
+                "{ value: hidden, configurable: true })",
+                hidden,
+            )
+    expect(ann.locator(".banner")).to_be_hidden()

@@ -208,6 +208,42 @@ async def test_a_client_that_pings_is_kept_while_it_sends_and_closed_once_silent
         await close_all()
 
 
+async def answer_to(client: Client, message: dict[str, Any]) -> dict[str, Any]:
+    """The answer (a pong or an error) to ``message``, past any patch that comes first."""
+    seen = len(client.frames)
+    await client.send(message)
+    while True:
+        await client.wait_frames(seen + 1)
+        frame = client.frames[seen]
+        seen += 1
+        if isinstance(frame, str) and json.loads(frame)["type"] in ("pong", "error"):
+            answer: dict[str, Any] = json.loads(frame)
+            return answer
+
+
+async def test_a_page_out_of_sight_may_ping_a_minute_apart() -> None:
+    """A ping that says the page is hidden (where a browser wakes its timers once a minute)
+    allows minutes of silence; the next ping without it, the usual limit again."""
+    with running_server(**FAST, CLIENT_SILENCE_SECONDS=str(SILENCE_SECONDS)) as server:
+        table = await open_table(server, 2)
+        ann, bob = table.players
+        for client, ping in ((ann, {"type": "ping", "hidden": True}), (bob, {"type": "ping"})):
+            assert await answer_to(client, ping) == {"type": "pong", "id": None}
+        # Bob's silence ends his link; Ann, as long silent, is kept.
+        assert await bob.wait_closed() == (
+            1011,
+            "nothing from you, not even a ping: the link is dead",
+        )
+        assert ann.closed is None
+        await ann.send({"type": "ping"})  # in sight again
+        assert await ann.wait_closed() == (
+            1011,
+            "nothing from you, not even a ping: the link is dead",
+        )
+        assert "Traceback" not in server.logs()
+        await close_all()
+
+
 class FailingRoom:
     """What ``_read`` hands messages to, failing at the chat line "boom" as a bug would."""
 
