@@ -245,6 +245,7 @@ async def _serve(
 
 
 PING = '{"type":"ping"}'
+PING_HIDDEN = '{"type":"ping","hidden":true}'  # as the browser client writes it, out of sight
 BINARY = "messages are JSON text frames; a binary frame is not read"
 # A client that pings keeps sending (the browser client something at least every 5 s): long
 # without a message from it (``client_silence_seconds``), its link is taken for dead, as a link
@@ -396,7 +397,7 @@ class Reader:
         """The client's ping, come while a message waits its turn (one whose handling waits,
         such as a hint on a loaded machine): answered at once (True), since it changes nothing,
         so that the client does not take its link for dead meanwhile."""
-        if text != PING or self.connection.closing is not None:
+        if (text != PING and text != PING_HIDDEN) or self.connection.closing is not None:
             return False
         self.take(text)
         return True

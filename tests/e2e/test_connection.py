@@ -12,6 +12,7 @@ from typing import Any
 import msgpack
 import pytest
 
+from app.api.sockets import PING, PING_HIDDEN
 from tests.e2e.conftest import E2E_SETTINGS, Pages
 from tests.e2e.ui import (
     create_room,
@@ -463,7 +464,7 @@ def test_a_page_out_of_sight_says_so_in_its_pings(pages: Pages) -> None:
     create_room(ann, "Ann", rounds=1, timer="0")
     expect(ann.locator("[data-act=start]")).to_have_count(1)
     [socket] = sockets
-    for hidden, ping in ((True, '{"type":"ping","hidden":true}'), (False, '{"type":"ping"}')):
+    for hidden, ping in ((True, PING_HIDDEN), (False, PING)):
         with socket.expect_event(
             "framesent", predicate=lambda payload, ping=ping: payload == ping, timeout=20000
         ):

@@ -25,7 +25,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.frames import Frame, Opcode
 
 from app.api.middleware import KeepRawSend, raw_send
-from app.api.sockets import PING, _read
+from app.api.sockets import PING, PING_HIDDEN, _read
 from app.config import Settings
 from app.rooms import protocol
 from app.rooms.connection import Connection
@@ -138,11 +138,14 @@ async def test_a_take_and_its_discard_sent_together_are_played_in_order(backend:
         await close_all()
 
 
-async def test_the_clients_ping_is_answered_while_a_message_sent_before_it_waits() -> None:
+@pytest.mark.parametrize("ping", [PING, PING_HIDDEN])
+async def test_the_clients_ping_is_answered_while_a_message_sent_before_it_waits(
+    ping: str,
+) -> None:
     """A move waits for PostgreSQL (another session holds the table it is written to): the
     client's ping sent after it, and after a chat line that waits its turn, is answered
-    meanwhile, so that the client does not take its link for dead; the move and the chat line
-    are answered, in order, once the write goes through."""
+    meanwhile, so that the client does not take its link for dead (its page in sight or not);
+    the move and the chat line are answered, in order, once the write goes through."""
     with (
         tempfile.TemporaryDirectory() as folder,
         fresh_database("postgresql", Path(folder)) as url,
@@ -161,7 +164,7 @@ async def test_the_clients_ping_is_answered_while_a_message_sent_before_it_waits
             # A chat line waits its turn behind the move; the ping after it does not.
             await mover.send({"type": "chat", "text": "meanwhile", "id": "r"})
             assert mover.ws is not None
-            await mover.ws.send(PING)  # as the browser sends it
+            await mover.ws.send(ping)  # as the browser sends it
             await mover.wait_frames(seen + 1)
             assert json.loads(mover.frames[seen]) == {"type": "pong", "id": None}
             assert "m" not in mover.answers
