@@ -14,6 +14,8 @@ from pydantic import SecretStr, ValidationError
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
+from app.storage.db import SQLITE_JOURNALS
+
 if TYPE_CHECKING:
     from app.config import Settings
 
@@ -340,8 +342,8 @@ def consistency(settings: Settings) -> None:
     outbox_apart(settings)
 
 
-# The files an SQLite database has beside it: SQLite's journals, the server's lock.
-SQLITE_BESIDE = ("", "-wal", "-shm", "-journal", ".lock")
+# An SQLite database's own file and those beside it: SQLite's journals, the server's lock.
+SQLITE_BESIDE = ("", *SQLITE_JOURNALS, ".lock")
 
 
 def outbox_apart(settings: Settings) -> None:

@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.config import Settings, load_settings
 from app.logs import configure_logging
-from app.storage.db import is_sqlite, make_engine
+from app.storage.db import SQLITE_JOURNALS, is_sqlite, make_engine
 from app.storage.eventlog import EventLog, folder_for
 from app.storage.filelock import NoLocks, hand_over, hold_to_serve, lock_path
 from app.storage.journal import DatabaseInUse
@@ -409,8 +409,7 @@ def sqlite_files(url: str) -> tuple[Path, ...]:
     the lock."""
     database = make_url(url).database or ""
     path = Path(database).resolve()  # as SQLite opens it, and the lock is named
-    besides = ("-wal", "-shm", "-journal")
-    return (path, *(path.with_name(path.name + end) for end in besides), _lock(database))
+    return (path, *(path.with_name(path.name + end) for end in SQLITE_JOURNALS), _lock(database))
 
 
 def _lock(database: str) -> Path:

@@ -16,6 +16,9 @@ from sqlalchemy import event
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
+# The files SQLite keeps beside a database, by what follows the database's own name.
+SQLITE_JOURNALS = ("-wal", "-shm", "-journal")
+
 
 def json_text(value: Any) -> str:
     """``value`` as JSON text, as every JSON column stores it."""
