@@ -3,8 +3,10 @@ round ends: the move's events reach the event log, the round's commit cannot. Ki
 started again once the lock is gone, the server comes back with the match finished, and its
 last round is stored: every round a room shows is in the history."""
 
+import contextlib
 import signal
 import sqlite3
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 from tests import fetch
@@ -13,17 +15,30 @@ from tests.rooms.client import closed_with
 from tests.server import Server
 
 
-async def last_round_held(server: Server, locker: sqlite3.Connection) -> tuple[Table, str]:
-    """A one-round match played, with SQLite's write lock held by ``locker``, until the move
-    that ends it is held: moves go on into the event log, the round's commit waits for the
-    lock. The table and its match's id."""
-    table = Table(server, players=2, rounds=1)
-    await table.connect()
-    await table.start()
-    match_id: str = table.state["match_id"]
-    locker.execute("BEGIN IMMEDIATE")
-    await table.play_until_held(knock_chance=0.2)
-    return table, match_id
+@contextlib.asynccontextmanager
+async def last_round_held(
+    tmp_path: Path,
+) -> AsyncIterator[tuple[Server, sqlite3.Connection, Table, str]]:
+    """A server on an SQLite file in ``tmp_path``, and a one-round match played there, with
+    SQLite's write lock held by another connection (the locker), until the move that ends it
+    is held: moves go on into the event log, the round's commit waits for the lock. The
+    server, the locker, the table and its match's id; the locker closed and the server killed
+    after."""
+    path = tmp_path / "spectrum.db"
+    server = new_server(f"sqlite+aiosqlite:///{path}")
+    server.start()
+    locker = sqlite3.connect(path, isolation_level=None)
+    try:
+        table = Table(server, players=2, rounds=1)
+        await table.connect()
+        await table.start()
+        match_id: str = table.state["match_id"]
+        locker.execute("BEGIN IMMEDIATE")
+        await table.play_until_held(knock_chance=0.2)
+        yield server, locker, table, match_id
+    finally:
+        locker.close()
+        server.stop(signal.SIGKILL)
 
 
 async def finished_and_stored(server: Server, table: Table, match_id: str) -> str:
@@ -41,12 +56,7 @@ async def finished_and_stored(server: Server, table: Table, match_id: str) -> st
 async def test_a_last_round_whose_commit_was_locked_out_is_stored_after_a_restart(
     tmp_path: Path,
 ) -> None:
-    path = tmp_path / "spectrum.db"
-    server = new_server(f"sqlite+aiosqlite:///{path}")
-    server.start()
-    locker = sqlite3.connect(path, isolation_level=None)
-    try:
-        table, match_id = await last_round_held(server, locker)
+    async with last_round_held(tmp_path) as (server, locker, table, match_id):
         assert table.state["status"] == "playing"
 
         server.stop(signal.SIGKILL)
@@ -59,9 +69,6 @@ async def test_a_last_round_whose_commit_was_locked_out_is_stored_after_a_restar
         assert table.rounds == 1
         assert fetch.get(address, timeout=10).json()["status"] == "finished"
         await table.close()
-    finally:
-        locker.close()
-        server.stop(signal.SIGKILL)
 
 
 async def test_rooms_whose_writes_waited_at_a_stop_come_back_once_the_database_takes_them(
@@ -71,12 +78,7 @@ async def test_rooms_whose_writes_waited_at_a_stop_come_back_once_the_database_t
     again with the lock still held, it cannot write the outbox, so it cannot restore its rooms
     yet: it serves, says so in /readyz, and restores them as soon as the lock is gone, with no
     second restart."""
-    path = tmp_path / "spectrum.db"
-    server = new_server(f"sqlite+aiosqlite:///{path}")
-    server.start()
-    locker = sqlite3.connect(path, isolation_level=None)
-    try:
-        table, match_id = await last_round_held(server, locker)
+    async with last_round_held(tmp_path) as (server, locker, table, match_id):
         server.stop()  # a stop that keeps the waiting write in the outbox
         assert (tmp_path / "spectrum.db-outbox").stat().st_size > 0
 
@@ -101,6 +103,3 @@ async def test_rooms_whose_writes_waited_at_a_stop_come_back_once_the_database_t
         assert "restored 1 rooms" in server.logs()
         await finished_and_stored(server, table, match_id)
         await table.close()
-    finally:
-        locker.close()
-        server.stop(signal.SIGKILL)
