@@ -31,13 +31,17 @@ def _end_what_was_started() -> Iterator[None]:
         end_group(STARTED.pop())
 
 
-def start(url: str, port: int, log: Path, wait: int = 60, **env: str) -> subprocess.Popen[bytes]:
+def start(
+    url: str, port: int, log: Path, wait: int = 60, cwd: Path = ROOT, **env: str
+) -> subprocess.Popen[bytes]:
+    """The start on ``url`` and ``port`` (``env`` over both), in ``cwd``, its output in
+    ``log``; ended after the test."""
     settings = {"DATABASE_URL": url, "HOST": "127.0.0.1", "PORT": str(port)}
     settings |= {"DATABASE_WAIT_SECONDS": str(wait), "LOG_JSON": "true", **env}
     with log.open("wb") as output:
         process = subprocess.Popen(
             [sys.executable, "-m", "app.scripts.start"],
-            cwd=ROOT,
+            cwd=cwd,
             env=server_env(**settings),
             stdout=output,
             stderr=subprocess.STDOUT,

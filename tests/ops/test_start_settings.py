@@ -14,23 +14,8 @@ from sqlalchemy.engine import make_url
 
 from app.config import Settings
 from tests import fetch
-from tests.ops.test_start import STARTED, _end_what_was_started, stop, wait_until_ready  # noqa: F401
+from tests.ops.test_start import _end_what_was_started, start, stop, wait_until_ready  # noqa: F401
 from tests.server import ROOT, free_port, server_env
-
-
-def launch(here: Path, log: Path, **env: str) -> subprocess.Popen[bytes]:
-    """The start with ``env``, in ``here``, its output in ``log``; ended after the test."""
-    with log.open("wb") as output:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "app.scripts.start"],
-            cwd=here,
-            env=server_env(PYTHONPATH=str(ROOT), BOT_WORKERS="0", LOG_JSON="true", **env),
-            stdout=output,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-    STARTED.append(process)
-    return process
 
 
 def refused(folder: Path, dotenv: bytes | None = None, status: int = 2, **env: str) -> str:
@@ -99,10 +84,13 @@ def test_spaces_around_values_are_no_part_of_them(tmp_path: Path) -> None:
     here.mkdir()
     port = free_port()
     log = tmp_path / "start.log"
-    process = launch(
-        here,
+    process = start(
+        f"sqlite+aiosqlite:///{tmp_path}/spectrum.db ",
+        port,
         log,
-        DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path}/spectrum.db ",
+        cwd=here,
+        PYTHONPATH=str(ROOT),  # this checkout's server, from another folder
+        BOT_WORKERS="0",
         OUTBOX_PATH=" ",
         PUBLIC_URL=" https://cards.example.org ",
         HOST=" 127.0.0.1 ",
