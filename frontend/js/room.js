@@ -6,7 +6,7 @@ import { delegate, html, render, setText, store, toast } from './dom.js';
 import { ApiError, NAME_KEY, api, cardFace, cardName, normalCode, pointsWords, seatToken, shareLink } from './cards.js';
 import { lang, refusal, t, th } from './i18n.js';
 import { fieldValue, roundsOk } from './settings.js';
-import { clock, handSize, lobbyView, pileWords, predict, resultsView, sameTurn, tableView, toggle, turnOf } from './views.js';
+import { clock, lobbyView, pileWords, predict, resultsView, sameTurn, tableView, toggle, turnOf } from './views.js';
 
 const CLOSES = [4001, 4002, 4003, 4004, 4009, 4010, 4011];
 
@@ -32,7 +32,6 @@ class RoomPage {
     this.mark = null;
     this.away = false;
     this.recap = null;
-    this.baseHand = [];
     this.order = [];
     this.guesses = [];
     this.offs = [
@@ -147,14 +146,12 @@ class RoomPage {
     }
     const round = state.round;
     const sameRound = before?.round && round && before.match_id === state.match_id && before.round.number === round.number;
-    if (!sameRound) this.baseHand = [];
     this.noteAway(state);
     if (!before || !sameRound || !sameTurn(before.round, round)) {
       const [hint, was, now] = [this.ui.hint, turnOf(before?.round), turnOf(round)];
       const keep = sameRound && was.seat === now.seat && was.step === 'take' && now.step === 'discard' && hint?.drop.every((card) => state.you.hand.includes(card));
       this.ui.hint = keep ? { ...hint, piles: [] } : null;
     }
-    if (state.you.hand.length === handSize(state.settings)) this.baseHand = [...state.you.hand];
     if (before) this.listen(before, state, frame);
     const evaluation = state.you.evaluation;
     if (evaluation) this.order = evaluation.hands ? evaluation.hands.flatMap((hand) => hand.order) : evaluation.order;

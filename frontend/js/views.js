@@ -186,7 +186,7 @@ function handView(page, state, mine) {
   const full = you.hand.length === handSize(state.settings);
   const evaluation = full ? you.evaluation : null;
   const ordered = evaluation && !evaluation.hands ? evaluation.order : displayOrder(you, page.order);
-  const fresh = page.baseHand.length && you.hand.length > page.baseHand.length ? new Set(you.hand.filter((card) => !page.baseHand.includes(card))) : new Set();
+  const fresh = new Set(you.hand.slice(handSize(state.settings)));
   const button = (card) => {
     const at = page.ui.cards.indexOf(card);
     const extra = `${fresh.has(card) ? 'new' : ''} ${page.ui.hint?.drop.includes(card) ? 'hinted' : ''} ${step === 'discard' ? 'can' : ''}`;

@@ -455,6 +455,30 @@ def test_the_move_log_is_whole_after_a_reload(pages: Pages) -> None:
     )
 
 
+def test_the_cards_just_taken_are_marked_after_a_reload(pages: Pages) -> None:
+    """A player who reloads, or opens the room on another device, between a multiple pickup
+    and its discard is shown which cards were just taken, as before the reload."""
+    ann = pages.open("/")
+    create_room(ann, "Ann", rounds=1, timer="0")
+    ann.check("input[name=multi_pickup]")
+    expect(ann.locator("input[name=multi_pickup]")).to_be_checked()
+    ann.click("[data-act=add-bot][data-level=easy]")
+    ann.click("[data-act=start]")
+    my_turn(ann)  # after the bot's first turn
+    ann.click('.pile[data-pile="0"]')
+    ann.click('.pile[data-pile="2"]')
+    ann.click("[data-act=take]")
+    expect(ann.locator(".status.mine")).to_contain_text("Discard 2 cards")
+    taken = ann.locator(".hand .card.new")
+    expect(taken).to_have_count(2)
+    shown = cards_of(ann, ".hand .card.new")
+    ann.reload()
+    expect(ann.locator(".status.mine")).to_contain_text("Discard 2 cards")
+    expect(taken).to_have_count(2)
+    assert cards_of(ann, ".hand .card.new") == shown
+    expect(taken.first).to_have_attribute("aria-label", re.compile(", just taken$"))
+
+
 def test_a_page_out_of_sight_says_so_in_its_pings(pages: Pages) -> None:
     """Out of sight, a browser may wake the page's timers only once a minute: its pings say
     it is hidden (the server then waits that long), and say nothing of it once it is back."""
