@@ -68,9 +68,12 @@ def places(totals: Sequence[int]) -> list[int]:
 class Match:
     """The rounds of one match, replayable from its seed and its actions."""
 
-    def __init__(self, players: int, rules: MatchRules, seed: str) -> None:
+    def __init__(self, players: int, rules: MatchRules, seed: str, first_dealer: int = 0) -> None:
         rules.check(players)
+        if not 0 <= first_dealer < players:
+            raise IllegalAction("bad_settings", f"no seat {first_dealer} to deal the first round")
         self.players = players
+        self.first_dealer = first_dealer
         self.rules = rules
         self.seed = seed
         self.round: Round | None = None
@@ -93,8 +96,8 @@ class Match:
         return len(self.results) + 1
 
     def next_dealer(self) -> int:
-        """The dealer of the next round: seat 0 first, then one seat on each round."""
-        return (self.next_round_number() - 1) % self.players
+        """The dealer of the next round: the first dealer, then one seat on each round."""
+        return (self.first_dealer + self.next_round_number() - 1) % self.players
 
     def start_round(self) -> Round:
         """Deal the next round."""
@@ -161,20 +164,23 @@ class Match:
     # Replay.
 
     def record(self) -> dict[str, Any]:
-        """Everything needed to rebuild the match: its seed and the actions of each round."""
+        """What rebuilds the match: its seed, first dealer and the actions of each round."""
         rounds = [[action_to_dict(action) for action in dealt.actions] for dealt in self.rounds]
-        return {
+        record = {
             "players": self.players,
             "rules": self.rules.to_dict(),
             "seed": self.seed,
             "rounds": rounds,
         }
+        if self.first_dealer:  # a rematch's; a record without one is dealt from seat 0
+            record["first_dealer"] = self.first_dealer
+        return record
 
     @classmethod
     def replay(cls, record: dict[str, Any]) -> Match:
         """The match rebuilt from ``record()``'s output."""
         rules = MatchRules.from_dict(record["rules"])
-        match = cls(record["players"], rules, record["seed"])
+        match = cls(record["players"], rules, record["seed"], record.get("first_dealer", 0))
         for actions in record["rounds"]:
             match.start_round()
             for action in actions:

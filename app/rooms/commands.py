@@ -8,7 +8,7 @@ from enum import StrEnum
 
 from app.engine.actions import Action
 from app.engine.errors import IllegalAction
-from app.engine.match import RoundResult
+from app.engine.match import Match, RoundResult
 from app.rooms.chat import RoomChat, check_reaction, clean_text
 from app.rooms.events import (
     BotAdded,
@@ -49,6 +49,7 @@ class RoomCommands:
     status: Status
     settings: RoomSettings
     chat: RoomChat
+    match: Match | None
 
     def record(self, event: RoomEvent) -> None:
         """Apply an event and keep it for storage."""
@@ -171,7 +172,10 @@ class RoomCommands:
         self._check_host(by, "start a rematch")
         if self.status is not Status.FINISHED:
             raise IllegalAction("wrong_status", "a rematch starts once the match is over")
-        self.record(RematchStarted(match_id, seed, at))
+        # The deal moves on from the last round's dealer, as from one round to the next.
+        assert self.match is not None
+        dealer = (self.match.results[-1].dealer + 1) % len(self.seats)
+        self.record(RematchStarted(match_id, seed, at, dealer))
 
     def say(self, seat: int | None, text: str, at: int) -> None:
         """A chat message from a seat (None: a spectator)."""

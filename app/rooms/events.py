@@ -1,7 +1,8 @@
 """A room's events as typed values, and the one codec between them and the journal's dicts.
 
 Each event has a schema version. The journal keeps the dicts rooms have always written, without
-a version field: a dict without one is version 1. Departures (left, kicked, bot removed) share
+a version field: a dict without one is version 1. A match's start that names a first dealer other
+than seat 0 is version 2. Departures (left, kicked, bot removed) share
 one journal form, as do a first match and a rematch: they change the state alike.
 """
 
@@ -72,12 +73,13 @@ class SettingsChanged:
 
 @dataclass(frozen=True, slots=True)
 class MatchStarted:
-    """A match began (the first, or a rematch) and its first round was dealt."""
+    """A match began (the first, or a rematch) and its first round was dealt by ``dealer``."""
 
     version: ClassVar[int] = 1
     match_id: str
     seed: str
     at: int
+    dealer: int = 0  # a rematch's first dealer; 0 in a first match (and in older journals)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,8 +179,12 @@ def encode(event: RoomEvent) -> JournalEvent:
             return {"type": "host", "seat": seat}
         case SettingsChanged(settings=settings):
             return {"type": "settings", "settings": settings.model_dump()}
-        case MatchStarted(match_id=match_id, seed=seed, at=at):  # and RematchStarted
-            return {"type": "start", "match_id": match_id, "seed": seed, "at": at}
+        case MatchStarted(match_id=match_id, seed=seed, at=at, dealer=dealer):  # and Rematch…
+            started = {"type": "start", "match_id": match_id, "seed": seed, "at": at}
+            if dealer:
+                # Version 2: an older server, which would deal from seat 0, refuses it instead.
+                started.update(version=2, dealer=dealer)
+            return started
         case MarkedReady(seat=seat):
             return {"type": "ready", "seat": seat}
         case Dealt(at=at):
@@ -195,7 +201,7 @@ def encode(event: RoomEvent) -> JournalEvent:
 def decode(raw: JournalEvent) -> RoomEvent:
     """The event a journal dict holds; raises ValueError for a kind or version not known."""
     version = raw.get("version", 1)
-    if version != 1:
+    if version != 1 and not (version == 2 and raw.get("type") == "start"):
         raise ValueError(f"room event version {version!r} is not known")
     match raw["type"]:
         case "play":
@@ -211,7 +217,7 @@ def decode(raw: JournalEvent) -> RoomEvent:
         case "settings":
             return SettingsChanged(RoomSettings.model_validate(raw["settings"]))
         case "start":
-            return MatchStarted(raw["match_id"], raw["seed"], raw["at"])
+            return MatchStarted(raw["match_id"], raw["seed"], raw["at"], raw.get("dealer", 0))
         case "ready":
             return MarkedReady(raw["seat"])
         case "deal":

@@ -115,8 +115,8 @@ class RoomState(RoomCommands):
                 self.host = seat
             case SettingsChanged(settings=settings):
                 self.settings = settings
-            case MatchStarted(match_id=match_id, seed=seed, at=at):  # and RematchStarted
-                self._start_match(match_id, seed, at)
+            case MatchStarted(match_id=match_id, seed=seed, at=at, dealer=dealer):  # and Rematch…
+                self._start_match(match_id, seed, at, dealer)
             case MarkedReady(seat=seat):
                 self.seats[seat].ready = True
             case Dealt():
@@ -132,10 +132,10 @@ class RoomState(RoomCommands):
             case SpectatorChat(allowed=allowed):
                 self.chat.let_spectators(allowed)
 
-    def _start_match(self, match_id: str, seed: str, at: int) -> None:
+    def _start_match(self, match_id: str, seed: str, at: int, dealer: int) -> None:
         if self.match is not None:
             self.series_base = self.series()
-        self.match = Match(len(self.seats), self.settings.rules, seed)
+        self.match = Match(len(self.seats), self.settings.rules, seed, dealer)
         self.match_id = match_id
         self.match_started_at = at
         self.matches += 1

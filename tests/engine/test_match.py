@@ -115,3 +115,18 @@ def test_actions_outside_a_round_are_refused() -> None:
     with pytest.raises(IllegalAction) as raised:
         match.apply(Take(1, (0,)))
     assert raised.value.code == "round_over"
+
+
+def test_a_match_may_begin_with_any_seat_dealing() -> None:
+    """A rematch is dealt on from the last round's dealer; the record rebuilds it so."""
+    match = Match(3, MatchRules(rounds=4), "moved-on", first_dealer=2)
+    play_match(match, random.Random(4))
+    assert [result.dealer for result in match.results] == [2, 0, 1, 2]
+    again = Match.replay(match.record())
+    assert [result.dealer for result in again.results] == [2, 0, 1, 2]
+    assert again.results == match.results
+    assert "first_dealer" not in Match(3, MatchRules(), "from-seat-0").record()
+    for seat in (-1, 3):
+        with pytest.raises(IllegalAction) as refused:
+            Match(3, MatchRules(), "nobody", first_dealer=seat)
+        assert refused.value.code == "bad_settings"

@@ -273,6 +273,35 @@ async def play_one_round(table: Table[LocalClient]) -> None:
         await table.settle(mover)
 
 
+async def test_the_deal_moves_on_from_one_match_to_the_next(rooms: Host) -> None:
+    """A rematch's first round is dealt by the seat after the last round's dealer, as the
+    next round would have been: seat 0 does not deal, nor seat 1 play, first in every match."""
+    table = await open_table(rooms, 3, spectators=1, rounds=2, turn_seconds=0)
+    await table.host.act("start")
+    await table.settle()
+    dealers = []
+    for _ in range(3):
+        for number in (1, 2):
+            if number == 2:
+                for player in table.players:
+                    await player.act("ready")
+                await table.settle()
+            for client in table.everyone:
+                assert client.state is not None
+                current = client.state["round"]
+                assert current["number"] == number
+                assert current["turn"]["seat"] == (current["dealer"] + 1) % 3
+            assert table.host.state is not None
+            dealers.append(table.host.state["round"]["dealer"])
+            await play_one_round(table)
+        await table.host.act("rematch")
+        await table.settle()
+    assert dealers == [0, 1, 2, 0, 1, 2]
+    assert table.host.state is not None
+    assert table.host.state["round"]["dealer"] == 0
+    await all_agree(table)
+
+
 async def test_rematch_keeps_series_totals_and_resets_the_match(rooms: Host) -> None:
     table = await open_table(rooms, 2, spectators=1, rounds=1, turn_seconds=0)
     await table.host.act("start")

@@ -50,6 +50,7 @@ async def test_a_room_is_rebuilt_from_its_snapshot_and_its_current_match(
         state = RoomState("SNAP-SHOT", RoomSettings(rounds=2), 1)
         state.join("Ann", "a" * 64, 1)
         state.join("Bob", "b" * 64, 1)
+        state.join("Cid", "c" * 64, 1)
         state.start(0, "m" * 32, "1" * 64, 2)
         await play_match(state, store, 3)
         state.rematch(0, "n" * 32, "2" * 64, 4)
@@ -70,6 +71,9 @@ async def test_a_room_is_rebuilt_from_its_snapshot_and_its_current_match(
         assert summary(restored) == summary(state)
         assert restored.series() == state.series()
         assert restored.matches == state.matches == 3
+        # Dealt 0, 1 in the first match and 2, 0 in the second: the third begins at seat 1.
+        assert restored.match is not None
+        assert restored.match.rounds[0].dealer == restored.match.first_dealer == 1
 
         if isinstance(store.backend, SqliteJournal):
             # Folded into the database, the event log keeps only what the snapshot did not cover.
