@@ -18,6 +18,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 
 # The files SQLite keeps beside a database, by what follows the database's own name.
 SQLITE_JOURNALS = ("-wal", "-shm", "-journal")
+# The size a writer cuts SQLite's log back to when it starts the log over. The log holds what
+# came since the last checkpoint (a few MB under rooms playing on); after a spike (a long event
+# log folded at once, a restore) it would otherwise keep the spike's size on disk for good.
+SQLITE_LOG_BYTES = 16 << 20
+SQLITE_LOG_LIMIT = f"journal_size_limit={SQLITE_LOG_BYTES}"
 
 
 def json_text(value: Any) -> str:
@@ -45,6 +50,7 @@ def make_engine(url: str, timeout_seconds: float | None = None, **options: Any) 
             cursor.execute("PRAGMA synchronous=NORMAL")
             cursor.execute("PRAGMA foreign_keys=ON")
             cursor.execute("PRAGMA busy_timeout=5000")
+            cursor.execute(f"PRAGMA {SQLITE_LOG_LIMIT}")
             cursor.close()
 
         return engine

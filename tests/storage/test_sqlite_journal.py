@@ -24,7 +24,7 @@ from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.rooms.store import FinishedRound
 from app.storage.backends.sqlite import SqliteJournal
-from app.storage.db import make_engine
+from app.storage.db import SQLITE_LOG_BYTES, make_engine
 from app.storage.eventlog import folder_for
 from app.storage.journal import Batch, DatabaseInUse, Events, NewRoom
 from app.storage.store import DatabaseStore
@@ -453,3 +453,29 @@ async def test_on_a_filesystem_without_locks_the_server_serves_and_says_what_is_
         assert await store.save(state)
     finally:
         await close_store(store)
+
+
+def log_bytes(path: Path) -> int:
+    """The size of the database's write-ahead log file."""
+    return os.path.getsize(f"{path}-wal")
+
+
+async def test_the_log_is_cut_back_when_it_starts_over_after_a_spike(tmp_path: Path) -> None:
+    """A write far larger than usual grows SQLite's log past its limit; once a checkpoint has
+    copied it, the next write starts the log over and cuts the file back, instead of keeping
+    the spike's size on disk for good."""
+    path = tmp_path / "spectrum.db"
+    url = f"sqlite+aiosqlite:///{path}"
+    migrate(url)
+    engine = make_engine(url)
+    journal = SqliteJournal(engine, segment_bytes=8 << 20)
+    try:
+        spike = "x" * (SQLITE_LOG_BYTES + (8 << 20))
+        await journal.write(Batch([NewRoom("AAAA-AAAA", {"spike": spike}, 1)]))
+        assert log_bytes(path) > len(spike)
+        journal._checkpoint()
+        await journal.write(Batch([NewRoom("BBBB-BBBB", {}, 1)]))
+        assert log_bytes(path) <= SQLITE_LOG_BYTES
+    finally:
+        await journal.close()
+        await engine.dispose()

@@ -29,6 +29,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.rooms.store import FinishedRound
+from app.storage.db import SQLITE_LOG_LIMIT
 from app.storage.eventlog import EventLog, folder_for, read_segment
 from app.storage.filelock import NoLocks, hold_to_serve
 from app.storage.journal import Batch, Events, JournalRoom, Op, Snapshot
@@ -265,7 +266,7 @@ class SqliteJournal:
         # Another writer (a backup, say) makes a write fail fast rather than stall every room;
         # the batch is kept and written later.
         for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "foreign_keys=ON",
-                       "busy_timeout=20", "wal_autocheckpoint=0"):  # fmt: skip
+                       "busy_timeout=20", "wal_autocheckpoint=0", SQLITE_LOG_LIMIT):  # fmt: skip
             connection.execute(f"PRAGMA {pragma}")
         return connection
 
