@@ -16,7 +16,9 @@ a byte at a time, was held open for as long as its client liked (a socket and a 
 each, until the process had none left). A head must end within ``head_seconds``
 (``REQUEST_HEAD_SECONDS``) of the connection being made, or of the answer before it; else it is
 answered 408 and the connection closed. Between requests uvicorn's keep-alive timeout (5 s)
-closes an idle connection first.
+closes an idle connection first. A body is held to the same time, counted from the end of its
+head: uvicorn waits for a body without end too, and a body declared and never sent (or sent a
+byte now and then) held its connection as a head did.
 """
 
 from __future__ import annotations
@@ -52,6 +54,9 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         # What the current request's head may still take, in bytes; None once it has ended
         # (its body, or a WebSocket, follows).
         self.head_room: int | None = MAX_HEAD_BYTES
+        # Whether the current request's body is still to come (its head has ended, the
+        # message has not).
+        self.body_due = False
         self.head_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -83,7 +88,11 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self.head_room = None
-        self._untime_head()
+        if self.parser.should_upgrade() and self._should_upgrade():
+            self._untime_head()  # a WebSocket follows, with limits of its own
+        else:
+            self.body_due = True
+            self._time_head()  # the body's time (a request without one is complete at once)
         super().on_headers_complete()
 
     def on_response_complete(self) -> None:
@@ -102,9 +111,18 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def _head_too_slow(self) -> None:
         self.head_timer = None
-        answering = self.pipeline or (self.cycle is not None and not self.cycle.response_complete)
-        if self.head_room is not None and not answering and not self.transport.is_closing():
-            seconds = f"{self.head_seconds:g}"
+        if self.transport.is_closing() or self.pipeline:
+            return  # the time starts again once the requests before are answered
+        seconds = f"{self.head_seconds:g}"
+        cycle = self.cycle
+        if self.body_due:
+            if cycle is not None and cycle.response_started:
+                self.transport.close()  # answered without its body (429, say): no more to say
+            else:
+                self.refuse(TOO_SLOW, f"request body not sent within {seconds} s")
+            return
+        answering = cycle is not None and not cycle.response_complete
+        if self.head_room is not None and not answering:
             self.refuse(TOO_SLOW, f"request line and headers not sent within {seconds} s")
 
     def on_chunk_header(self) -> None:
@@ -118,6 +136,11 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
+        self.body_due = False
+        if self.cycle is not None and self.cycle.response_complete:
+            self._time_head()  # answered before its body came: the next head's time runs now
+        else:
+            self._untime_head()  # the next head's time starts once this request is answered
         self.head_room = MAX_HEAD_BYTES  # what comes next is another request's head
 
     def refuse(self, status: int, reason: str) -> None:

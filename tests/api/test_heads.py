@@ -128,6 +128,22 @@ def test_a_head_not_sent_in_time_is_answered_408_and_closed(impatient: Server, s
     assert answer.endswith(b"request line and headers not sent within 1 s")
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "Content-Type: application/json\r\nContent-Length: 40\r\n",
+        "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
+    ],
+)
+def test_a_body_not_sent_in_time_is_answered_408_and_closed(impatient: Server, extra: str) -> None:
+    # The head in time, then a body begun and never ended (of a declared length, or chunked):
+    # the connection is not held open without end once the head is in.
+    begun = b'{"name":' if "Content-Length" in extra else b'8\r\n{"name":'
+    answer = exchange(impatient, head("/api/rooms", 10, "POST", extra) + begun)
+    assert statuses(answer) == [408]
+    assert answer.endswith(b"request body not sent within 1 s")
+
+
 async def test_a_websocket_and_a_kept_connection_outlive_the_heads_time(impatient: Server) -> None:
     room = create_room(impatient, "Ann")
     ann = Client(impatient, room["code"], room["token"])
