@@ -204,9 +204,11 @@ class Settings(BaseSettings):
         "meanwhile (whatever it sends counts as an answer); a connection that has not "
         "answered within as long again is closed, and its player shown as away.",
     )
+    # At least 6: the browser client pings every 5 s; below that its links were closed as dead
+    # every few seconds, and its players shown as away and back again.
     client_silence_seconds: float = Field(
         7.0,
-        gt=0,
+        ge=6,
         le=300,
         description="Seconds a client that sends its own pings (the browser client does, "
         "every 5 s) may go without sending anything before its link is taken for dead and "

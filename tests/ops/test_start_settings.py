@@ -341,6 +341,10 @@ def test_cluster_settings_without_redis_are_refused(
             "HEARTBEAT_SECONDS: Input should be greater than or equal to 1",
         ),
         ({"HELLO_SECONDS": "0.001"}, "HELLO_SECONDS: Input should be greater than or equal to 1"),
+        (
+            {"CLIENT_SILENCE_SECONDS": "3"},
+            "CLIENT_SILENCE_SECONDS: Input should be greater than or equal to 6",
+        ),
     ],
 )
 def test_timings_no_client_can_keep_are_refused(
@@ -348,7 +352,8 @@ def test_timings_no_client_can_keep_are_refused(
 ) -> None:
     """With pings far more often than a second, each answered with a pong, every WebSocket was
     closed within seconds as a flood of control frames (1008 'too many pings'); no client can
-    say hello within a millisecond."""
+    say hello within a millisecond; a browser, which pings every 5 s, was taken for dead after
+    3 s of silence."""
     line = refused(tmp_path, **env)
     assert message in line
 
