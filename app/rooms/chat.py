@@ -23,9 +23,11 @@ REACTIONS = ("👍", "👏", "😂", "😮", "🎉", "😢", "🔥")
 CHAT_BURST = 5
 CHAT_WINDOW = 10.0
 
-# Marks that turn text around or hide it; ZERO WIDTH JOINER and variation selectors stay,
-# since emoji are made of them.
-_HIDDEN = frozenset("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff")
+# Marks that turn text around (Unicode's Bidi_Control characters) or hide it; ZERO WIDTH
+# JOINER and variation selectors stay, since emoji are made of them.
+_HIDDEN = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -145,6 +145,20 @@ async def test_control_characters_are_taken_out_and_the_length_counts_what_is_le
     await table.close()
 
 
+# Unicode's Bidi_Control characters: each turns the text around it (before a number, the
+# Arabic letter mark has "30 - 12" shown as "12 - 30", as the right-to-left mark does).
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+@pytest.mark.parametrize("mark", BIDI_CONTROLS)
+async def test_every_mark_that_turns_text_around_is_taken_out(rooms: Host, mark: str) -> None:
+    table = await open_table(rooms, 2, turn_seconds=0)
+    await table.host.act("chat", text=f"I won {mark}30 - 12")
+    await table.settle()
+    assert [line["text"] for line in lines(table.players[1])] == ["I won 30 - 12"]
+    await table.close()
+
+
 async def test_every_quick_reaction_is_accepted(rooms: Host) -> None:
     table = await open_table(rooms, 2, turn_seconds=0)
     for reaction in REACTIONS:
