@@ -34,7 +34,7 @@ export class Chat {
       const text = input.value.trim();
       const id = text ? page.send({ type: 'chat', text }) : null;
       if (id != null) {
-        this.sent = { id, text };
+        this.sent = { id, text, n: this.seen };
         input.value = '';
       }
     };
@@ -53,10 +53,6 @@ export class Chat {
     removeEventListener('resize', this.moved);
   }
 
-  refused(frame) {
-    if (frame.id === this.sent?.id && !this.input.value) this.input.value = this.sent.text;
-  }
-
   changed(name, key) {
     const text = JSON.stringify(key);
     const same = this.keys[name] === text;
@@ -73,6 +69,12 @@ export class Chat {
     const lines = chat.lines;
     const last = lines.at(-1)?.n ?? -1;
     if (this.changed('lines', [lines[0]?.n, last, me])) this.drawLines(lines, me);
+    // Lost or refused: given back unless said.
+    const { sent, page } = this;
+    if (sent && page.live() && !page.conn.pending.has(sent.id)) {
+      this.sent = null;
+      if (!lines.some((line) => line.n > sent.n && line.seat === me)) this.input.value ||= sent.text;
+    }
     if (this.seen != null) for (const line of lines) if (line.n > this.seen) this.bubble(state, line);
     this.seen = last;
     this.moved();

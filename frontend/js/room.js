@@ -1,14 +1,12 @@
 // A room: lobby, table, results; its sounds, turn alert and cards seen travelling.
 
 import { Chat } from './chat.js';
-import { RoomConnection } from './conn.js';
+import { FINAL_CLOSES, RoomConnection } from './conn.js';
 import { delegate, html, render, setText, store, toast } from './dom.js';
 import { ApiError, NAME_KEY, api, cardFace, cardName, normalCode, pointsWords, seatToken, shareLink } from './cards.js';
 import { lang, refusal, t, th } from './i18n.js';
 import { fieldValue, roundsOk } from './settings.js';
 import { clock, lobbyView, pileWords, predict, resultsView, sameTurn, tableView, toggle, turnOf } from './views.js';
-
-const CLOSES = [4001, 4002, 4003, 4004, 4009, 4010, 4011];
 
 export function mount(root, { param }) {
   const code = normalCode(param);
@@ -103,10 +101,7 @@ class RoomPage {
 
   heard(type, detail) {
     showNotSaved(type, detail);
-    if (type === 'error') {
-      this.refused(detail);
-      this.chat.refused(detail);
-    }
+    if (type === 'error') toast(refusal(detail.code, detail.message), 'error');
     if (type === 'hint') this.advised(detail);
     if (type === 'state' && (this.rejoining || this.lost)) {
       toast(t(this.rejoining ? 'backOnline' : 'reconnected'));
@@ -127,10 +122,6 @@ class RoomPage {
     store.set(seatToken.key(this.code), null);
     this.token = null;
     this.conn.token = null;
-  }
-
-  refused(frame) {
-    toast(refusal(frame.code, frame.message), 'error');
   }
 
   observe(frame) {
@@ -532,7 +523,7 @@ class RoomPage {
 
   closedView() {
     const code = this.conn.closeCode;
-    const known = CLOSES.includes(code);
+    const known = FINAL_CLOSES.has(code);
     const [title, text] = known ? [t(`closed${code}`), t(`closedText${code}`)] : [t('disconnected'), t('closedText')];
     const canWatch = code === 4001 || code === 4010;
     return html`<section class="page narrow"><div class="panel" role="alert">

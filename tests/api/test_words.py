@@ -83,7 +83,9 @@ def test_every_id_the_client_uses_is_in_the_tables() -> None:
     # Ids made at run time: a card's shape and colour, the known closes, the bot levels.
     made = {"circle", "crescent", "triangle", "square", "star"}
     made |= {"violet", "cyan", "yellow", "orange", "red", "easy", "normal", "strong"}
-    closes = re.search(r"const CLOSES = \[([\d, ]+)\]", (FRONTEND / "js" / "room.js").read_text())
+    closes = re.search(
+        r"FINAL_CLOSES = new Set\(\[([\d, ]+)\]", (FRONTEND / "js" / "conn.js").read_text()
+    )
     assert closes
     for code in closes[1].split(", "):
         made |= {f"closed{code}", f"closedText{code}"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -477,6 +478,49 @@ def test_the_cards_just_taken_are_marked_after_a_reload(pages: Pages) -> None:
     expect(taken).to_have_count(2)
     assert cards_of(ann, ".hand .card.new") == shown
     expect(taken.first).to_have_attribute("aria-label", re.compile(", just taken$"))
+
+
+def test_a_chat_message_lost_with_the_link_is_given_back(pages: Pages) -> None:
+    """A message sent as the link goes is back in the box once the page is back, to be sent
+    again; one the server had taken when the link went, its answer lost, is shown said, once,
+    and not given back."""
+    relay = Relay()
+    ann = pages.open(None)
+    ann.context.route_web_socket(ROOM_SOCKET, relay)
+    ann.goto(f"{pages.server.url}/")
+    code = create_room(ann, "Ann")
+    watcher = pages.open(f"/r/{code}")
+    lost = ann.locator(".banner", has_text="Connection lost")
+    log = ann.locator(".chatlog p")
+
+    # The message never reaches the server.
+    relay.hold_sent = {"chat"}
+    ann.fill("#chat-text", "back in a minute")
+    ann.press("#chat-text", "Enter")
+    expect(ann.locator("#chat-text")).to_have_value("")
+    relay.page_side.close()
+    relay.server_side.close()
+    expect(lost).to_be_visible()
+    relay.hold_sent = set()
+    expect(lost).to_have_count(0, timeout=15000)
+    expect(ann.locator("#chat-text")).to_have_value("back in a minute")
+    expect(log).to_have_text(["No messages yet."])
+
+    # The server takes it, and the link goes before its answer comes.
+    relay.drop_received = lambda frame: frame.get("ack") is not None
+    ann.press("#chat-text", "Enter")
+    expect(ann.locator("#chat-text")).to_have_value("")
+    expect(watcher.locator(".chatlog p")).to_have_text(["Ann: back in a minute"])
+    deadline = time.monotonic() + 10
+    while not relay.dropped and time.monotonic() < deadline:
+        ann.wait_for_timeout(20)  # the relay hears of frames while Playwright is called
+    assert len(relay.dropped) == 1
+    relay.page_side.close()
+    relay.server_side.close()
+    expect(lost).to_be_visible()
+    expect(lost).to_have_count(0, timeout=15000)
+    expect(log).to_have_text(["You: back in a minute"])
+    expect(ann.locator("#chat-text")).to_have_value("")
 
 
 def test_a_page_out_of_sight_says_so_in_its_pings(pages: Pages) -> None:
