@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -87,9 +88,19 @@ def clean_name(name: str) -> str:
         raise IllegalAction("bad_name", NOT_VISIBLE)
     if len(cleaned) > MAX_NAME_LENGTH:
         raise IllegalAction("bad_name", f"a name has at most {MAX_NAME_LENGTH} characters")
-    if any(not character.isprintable() for character in cleaned):
+    if any(not character.isprintable() for character in _JOINING.sub("", cleaned)):
         raise IllegalAction("bad_name", "a name cannot hold control characters")
     return cleaned
+
+
+# What Unicode calls format characters yet a name needs where it joins two of its characters:
+# the zero-width non-joiner of Persian names ("علی‌رضا"), the zero-width joiner of Indic
+# scripts and of emoji ("👩‍💻"), and the tags that name a flag's country after a black flag
+# (Scotland's, Wales's). Anywhere else, as every other format character, they are refused.
+_JOINING = re.compile(
+    "(?<=[^\\s\u200c\u200d])[\u200c\u200d](?=[^\\s\u200c\u200d])"
+    "|(?<=\U0001f3f4)[\U000e0020-\U000e007e]+\U000e007f"
+)
 
 
 # Names a player page's address cannot hold: /players/.. is read as a step up to the site.

@@ -150,11 +150,15 @@ def test_settings_must_be_an_object(rooms_server: Server) -> None:
         *["", " ", "   \t  ", "\n", "x" * 25, "a" * 97, "Ann\x07", "Ann\u200b", 7, None],
         *["\u3164", "\u2800", " \u3164\u3164 \u2800", "\u0301", "\u0301\u0302"],
         *[".", ".."],
+        *["Ann\u200d", "\u200cAnn", "A \u200dB", "A\u200d\u200dB", "Ann\U000e0067\U000e007f"],
+        *["A\u202eB"],
     ],
     ids=[
         *["empty", "space", "blanks", "newline", "25", "97", "bell", "zero-width", "int", "null"],
         *["hangul-filler", "braille-blank", "blank-letters", "accent", "accents"],
         *["dot", "dot-dot"],
+        *["joiner-last", "non-joiner-first", "joiner-after-space", "joiners", "stray-tags"],
+        *["right-to-left-override"],
     ],
 )
 def test_bad_names_get_422_on_create_and_join(rooms_server: Server, name: Any) -> None:
@@ -186,6 +190,25 @@ def test_letters_that_show_as_nothing_are_tidied_as_spaces(rooms_server: Server)
     join_room(rooms_server, room["code"], "Jose\u0301 2")  # an accent on a letter stays
     names = [p["name"] for p in get_room(rooms_server, room["code"]).json()["players"]]
     assert names == ["Ann Lee", "Jos\u00e9", "Jos\u00e9 2"]  # composed with its letter
+
+
+def test_names_keep_the_joiners_their_script_or_emoji_need(rooms_server: Server) -> None:
+    """A zero-width non-joiner inside a Persian name, a zero-width joiner inside an emoji and a
+    flag's country tags are part of the name; each was refused as a control character."""
+    persian = "\u0639\u0644\u06cc\u200c\u0631\u0636\u0627"  # Alireza
+    names = [
+        persian,
+        "\U0001f469\u200d\U0001f4bb",  # a woman at a computer
+        "\U0001f3f3\ufe0f\u200d\U0001f308 Zo\u00e9",  # the rainbow flag
+        "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f Ewan",
+    ]
+    room = create_room(rooms_server, names[0])
+    for name in names[1:]:
+        join_room(rooms_server, room["code"], name)
+    seated = [p["name"] for p in get_room(rooms_server, room["code"]).json()["players"]]
+    assert seated == names
+    # The same letters without the non-joiner are the same name, drawn almost alike.
+    assert post_join(rooms_server, room["code"], persian.replace("\u200c", "")).status_code == 409
 
 
 # Codes and tokens.
