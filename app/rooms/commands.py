@@ -23,6 +23,7 @@ from app.rooms.events import (
     MatchStarted,
     Muted,
     Played,
+    Rejoined,
     RematchStarted,
     RoomEvent,
     SettingsChanged,
@@ -66,8 +67,15 @@ class RoomCommands:
         return self.seats[seat].bot is not None
 
     def join(self, name: str, token_hash: str, at: int, key_hash: str = "") -> int:
-        """Seat a new player in the lobby; returns the seat."""
+        """Seat a new player in the lobby; returns the seat. A join with the name and player
+        key of a person's seat (its first answer lost) gives that seat a new token instead,
+        whatever the room is doing."""
         name = clean_name(name)
+        if key_hash:
+            for index, seat in enumerate(self.seats):
+                if seat.bot is None and seat.key_hash == key_hash and seat.name == name:
+                    self.record(Rejoined(index, token_hash))
+                    return index
         if name in PATH_STEPS:  # a new seat's; names of earlier seats stay as they were
             raise IllegalAction("bad_name", 'a name cannot be "." or ".."')
         if self.status is not Status.LOBBY:

@@ -29,6 +29,16 @@ class Joined:
 
 
 @dataclass(frozen=True, slots=True)
+class Rejoined:
+    """A person took their seat again with a new token: a join with the seat's name and player
+    key, whose first answer (and token) was lost. The old token holds no seat any more."""
+
+    version: ClassVar[int] = 1
+    seat: int
+    token_hash: str
+
+
+@dataclass(frozen=True, slots=True)
 class BotAdded:
     """The host seated a computer player of ``level``."""
 
@@ -144,6 +154,7 @@ class SpectatorChat:
 
 RoomEvent = (
     Joined
+    | Rejoined
     | BotAdded
     | Left
     | Kicked
@@ -171,6 +182,8 @@ def encode(event: RoomEvent) -> JournalEvent:
             if key_hash:
                 joined["key_hash"] = key_hash
             return joined
+        case Rejoined(seat=seat, token_hash=token_hash):
+            return {"type": "rejoin", "seat": seat, "token_hash": token_hash}
         case BotAdded(name=name, level=level):
             return {"type": "join", "name": name, "token_hash": "", "bot": level}
         case Left(seat=seat):  # and Kicked, BotRemoved
@@ -210,6 +223,8 @@ def decode(raw: JournalEvent) -> RoomEvent:
             return BotAdded(raw["name"], raw["bot"])
         case "join":
             return Joined(raw["name"], raw["token_hash"], raw["at"], raw.get("key_hash", ""))
+        case "rejoin":
+            return Rejoined(raw["seat"], raw["token_hash"])
         case "leave":
             return Left(raw["seat"])
         case "host":

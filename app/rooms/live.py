@@ -23,6 +23,7 @@ from app.rooms.autoplay import Autoplay
 from app.rooms.chat import ChatLimit
 from app.rooms.connection import Connection
 from app.rooms.dispatch import CLOSE_KICKED, deal_when_all_ready, dispatch
+from app.rooms.events import Rejoined
 from app.rooms.frames import Frames, Scope
 from app.rooms.replies import Replies
 from app.rooms.state import RoomState
@@ -213,7 +214,7 @@ class LiveRoom:
             if self.closed or connection not in self.table.connections:
                 return
             if self.holding:
-                connection.push(protocol.error_frame("not_saved", NOT_SAVED, message.id))
+                self.refuse_held(connection, message.id)
                 return
             if self.replies.repeat(self.state, self.frames, connection, message):
                 return
@@ -232,6 +233,10 @@ class LiveRoom:
         if self.on_action is not None:
             self.on_action(time.perf_counter() - started, accepted)
 
+    def refuse_held(self, connection: Connection, message_id: object) -> None:
+        """Refuse a message while a change is held (``not_saved``): to be sent again after."""
+        connection.push(protocol.error_frame("not_saved", NOT_SAVED, message_id))
+
     async def join(self, name: str, token_hash: str, key_hash: str = "") -> int:
         """Seat a new player (from the HTTP join); returns the seat."""
         async with self.lock:
@@ -239,16 +244,28 @@ class LiveRoom:
                 raise IllegalAction("room_moved", "the room was closed or moved; try again")
             if self.holding:
                 raise IllegalAction("not_saved", NOT_SAVED)
+            tokens = [seat.token_hash for seat in self.state.seats]
             seat = self.state.join(name, token_hash, millis(self.clock), key_hash)
+            again = len(self.state.seats) == len(tokens)  # a seat taken again, new token
             await self.announce()
             if self.closed:
                 raise IllegalAction("room_moved", "the room moved while joining; try again")
             if self.holding:
-                # Not durable: no token is given for it, so the seat is given up again, to be
-                # written after the join (a seat whose token nobody holds would stay empty).
-                self.state.leave(seat)
+                # Not durable: no token is given for it, so the seat is given up again (or
+                # keeps its old token), to be written after the join (a seat whose token nobody
+                # holds would stay empty).
+                if again:
+                    self.state.record(Rejoined(seat, tokens[seat]))
+                else:
+                    self.state.leave(seat)
                 await self.announce()
                 raise IllegalAction("not_saved", NOT_SAVED)
+            if again:
+                if self.table.retoken(seat, tokens[seat], token_hash):
+                    if seat == self.state.host:
+                        self.table.host_away = (token_hash, self.clock.now())
+                    deal_when_all_ready(self)
+                await self.announce()
             return seat
 
     async def _save(self) -> bool:
@@ -312,7 +329,9 @@ class LiveRoom:
                 table = self.table
                 self.timers.follow(self.state, table.here(), table.standins(), self.config)
                 self.follow_host(passing=False)
-                self.frames.publish(self.state, table, self.timers, sender, ack, "all")
+                # Every connection was told not_saved: each gets a patch that ends it, an empty
+                # one if the held changes came to nothing for it (a join withdrawn).
+                self.frames.publish(self.state, table, self.timers, sender, ack, "all", True)
                 for connection in waiting:
                     if connection in table.connections:
                         self.send_state(connection)

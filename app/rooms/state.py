@@ -23,6 +23,7 @@ from app.rooms.events import (
     MatchStarted,
     Muted,
     Played,
+    Rejoined,
     RoomEvent,
     SettingsChanged,
     SpectatorChat,
@@ -102,6 +103,8 @@ class RoomState(RoomCommands):
                 self._play(action)
             case Joined(name=name, token_hash=token_hash, key_hash=key_hash):
                 self.seats.append(Seat(name, token_hash, key_hash=key_hash))
+            case Rejoined(seat=seat, token_hash=token_hash):
+                self.seats[seat].token_hash = token_hash
             case BotAdded(name=name, level=level):
                 self.seats.append(Seat(name, "", bot=level))
             case Left(seat=seat):  # and Kicked, BotRemoved

@@ -53,6 +53,19 @@ class Table:
             self.came_back(connection.seat)
         self.connections.append(connection)
 
+    def retoken(self, seat: int, old: str, new: str) -> bool:
+        """A seat was taken again with a new token: whatever holds it with the old one is
+        closed, as when it is opened in another tab, and its player is away until the new
+        token comes. True if a connection was closed."""
+        held = [connection for connection in self.connections if connection.seat == seat]
+        for connection in held:
+            connection.close(CLOSE_REPLACED, "this seat was taken again with a new token")
+        self.connections = [c for c in self.connections if c.seat != seat]
+        host, since = self.host_away
+        if host == old:
+            self.host_away = (new, since)
+        return bool(held)
+
     def leave(self, connection: Connection) -> bool:
         """Remove a connection; False if it had already gone."""
         if connection not in self.connections:

@@ -20,7 +20,7 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from tests import fetch
-from tests.rooms.client import Client, closed_with, create_room, join_room, try_connect
+from tests.rooms.client import Client, api, closed_with, create_room, join_room, try_connect
 from tests.server import FAST, Server, running_server
 
 pytestmark = pytest.mark.usefixtures("closing_clients")
@@ -140,6 +140,49 @@ async def test_a_second_connection_of_a_seat_closes_the_first_4009(rooms_server:
     assert second.state["players"][0]["connected"] is True
     await second.act("settings", settings={"rounds": 2})
     await second.close()
+
+
+async def test_a_join_whose_answer_was_lost_takes_its_seat_again(rooms_server: Server) -> None:
+    """A join that reached the room but whose answer (and token) was lost is asked again with
+    the same name and player key: it gets that seat with a new token, in the lobby or once the
+    match has started, rather than name_taken and a seat nobody can use. The old token holds
+    no seat any more, and whatever held the seat with it is closed."""
+    key = "b" * 64
+    room = create_room(rooms_server, turn_seconds=0)
+    lost = join_room(rooms_server, room["code"], "Bob", key=key)
+    again = join_room(rooms_server, room["code"], "Bob", key=key)
+    assert again["seat"] == lost["seat"] == 1
+    assert again["token"] != lost["token"]
+    assert await try_connect(Client(rooms_server, room["code"], lost["token"])) == (
+        4001,
+        "this token holds no seat in this room",
+    )
+    host = Client(rooms_server, room["code"], room["token"])
+    await host.connect()
+    bob = Client(rooms_server, room["code"], again["token"])
+    await bob.connect()
+    assert bob.seat == 1
+    await host.act("start")
+    await bob.wait_for(lambda s: s["status"] == "playing")
+    # Once the match has started, too; the page that held the seat is closed.
+    third = join_room(rooms_server, room["code"], "Bob", key=key)
+    assert third["seat"] == 1
+    assert await bob.wait_closed() == (4009, "this seat was taken again with a new token")
+    back = Client(rooms_server, room["code"], third["token"])
+    await back.connect()
+    assert back.seat == 1
+    assert back.state is not None
+    assert len(back.state["you"]["hand"]) == 5
+    # Another key, or none, with the name is someone else: the name is taken.
+    for other in ("c" * 64, None):
+        response = api(
+            rooms_server, "POST", f"/api/rooms/{room['code']}/join", {"name": "Bob", "key": other}
+        )
+        assert response.status_code == 409
+    info = api(rooms_server, "GET", f"/api/rooms/{room['code']}").json()
+    assert [player["name"] for player in info["players"]] == ["Ann", "Bob"]
+    await host.close()
+    await back.close()
 
 
 # Dedicated servers.

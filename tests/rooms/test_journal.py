@@ -145,3 +145,16 @@ def test_a_join_with_a_player_key_keeps_its_hash_through_the_journal_and_snapsho
     old = {**snapshot.state, "seats": [seat[:3] for seat in snapshot.state["seats"]]}
     older = rebuild(state.code, state.initial_settings, 0, Snapshot(state.code, 10, old), [])
     assert [(seat.name, seat.key_hash) for seat in older.seats] == [("Ann", ""), ("Bob", "")]
+
+
+def test_a_seat_taken_again_keeps_its_new_token_through_the_journal() -> None:
+    state = RoomState("ABCD-EFGH", RoomSettings.model_validate({"rounds": 1}), 0)
+    state.join("Ann", hash_token("a"), 1)
+    state.join("Bob", hash_token("b"), 2, key_hash="k" * 64)
+    assert state.join("Bob", hash_token("b2"), 3, key_hash="k" * 64) == 1
+    _, events = state.take_unsaved()
+    assert events[-1] == {"type": "rejoin", "seat": 1, "token_hash": hash_token("b2")}
+    assert [encode(decode(event)) for event in events] == events
+    again = RoomState.replay(state.code, state.initial_settings, 0, events)
+    assert [seat.token_hash for seat in again.seats] == [hash_token("a"), hash_token("b2")]
+    assert again.seat_of(hash_token("b")) is None

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from tests import fetch
 from tests.databases import postgres_database, set_connections_allowed
 from tests.faults.table import HELD, Table, new_server, ready, told_held, until
+from tests.rooms.client import Client
 from tests.server import Server
 
 
@@ -66,18 +67,23 @@ async def test_a_move_waits_for_the_database_and_is_shown_when_it_returns() -> N
 async def test_a_join_the_database_cannot_take_gets_no_seat() -> None:
     """A join while writes fail is refused (503, not_saved), like a new room, and the seat it
     made is given up again: no token for a seat that may not be kept, and no seat left empty
-    once the writes are done."""
+    once the writes are done. A join taking a seat again (its player key's) keeps the seat's
+    old token then."""
     with serving() as (url, server):
         table = Table(server, players=2, rounds=2)
         await table.connect()
         join = f"{server.url}/api/rooms/{table.code}/join"
+        dee = {"name": "Dee", "key": "d" * 64}
+        first = fetch.post(join, json=dee)
+        assert first.status_code == 201, first.text
         set_connections_allowed(url, False)
         try:
-            refused = fetch.post(join, json={"name": "Cid"}, timeout=60)
-            assert refused.status_code == 503, refused.text
-            assert refused.json()["code"] == HELD
-            assert refused.headers["Retry-After"] == "5"
-            assert "token" not in refused.json()
+            for body in (dee, {"name": "Cid"}):
+                refused = fetch.post(join, json=body, timeout=60)
+                assert refused.status_code == 503, refused.text
+                assert refused.json()["code"] == HELD
+                assert refused.headers["Retry-After"] == "5"
+                assert "token" not in refused.json()
             unread = fetch.get(f"{server.url}/api/matches", timeout=60)
             assert unread.status_code == 503, unread.text
             assert unread.json()["code"] == "database_unavailable"
@@ -88,12 +94,16 @@ async def test_a_join_the_database_cannot_take_gets_no_seat() -> None:
         for client in table.clients:
             before, fresh = await client.resync()
             assert before == fresh
-            assert [player["name"] for player in fresh["players"]] == ["Ann", "Bob"]
+            assert [player["name"] for player in fresh["players"]] == ["Ann", "Bob", "Dee"]
         await table.close()
         server.stop()
         server.start()  # what was written says the same
         lobby = fetch.get(f"{server.url}/api/rooms/{table.code}").json()
-        assert [player["name"] for player in lobby["players"]] == ["Ann", "Bob"]
+        assert [player["name"] for player in lobby["players"]] == ["Ann", "Bob", "Dee"]
+        dee_client = Client(server, table.code, first.json()["token"])
+        await dee_client.connect()  # the old token still holds the seat
+        assert dee_client.seat == 2
+        await dee_client.close()
         joined = fetch.post(join, json={"name": "Cid"})
         assert joined.status_code == 201, joined.text
-        assert joined.json()["seat"] == 2
+        assert joined.json()["seat"] == 3
