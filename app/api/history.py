@@ -7,6 +7,7 @@ import binascii
 import csv
 import io
 import re
+from datetime import datetime
 from typing import Annotated, Any, Literal
 from urllib.parse import unquote_to_bytes
 
@@ -14,7 +15,7 @@ from fastapi import APIRouter, Depends, Path, Query, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
-from pydantic import BeforeValidator
+from pydantic import BeforeValidator, TypeAdapter
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from app.api.deps import ServicesDep, SessionDep
@@ -318,6 +319,7 @@ async def export_match(
     if format == "json":
         return Response(detail.model_dump_json(), media_type="application/json", headers=headers)
     out = io.StringIO()
+    started = INSTANT.dump_python(detail.started_at, mode="json")  # as the JSON writes it
     # Text quoted, numbers not: a spreadsheet reads the numbers as numbers.
     writer = csv.writer(out, quoting=csv.QUOTE_NONNUMERIC)
     writer.writerow(
@@ -349,7 +351,7 @@ async def export_match(
                 [
                     detail.id,
                     detail.room_code or "",
-                    detail.started_at.isoformat(),
+                    started,
                     played.number,
                     played.dealer,
                     "" if played.knocker is None else played.knocker,
@@ -365,6 +367,8 @@ async def export_match(
     return Response(out.getvalue(), media_type="text/csv", headers=headers)
 
 
+# A time, written as every JSON answer writes it ("2026-12-06T08:00:00Z").
+INSTANT = TypeAdapter(datetime)
 # What a spreadsheet opening a CSV file takes for the start of a formula.
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # A ";" where a cell would start like a formula (after any spaces or quotes): spreadsheets in

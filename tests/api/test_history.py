@@ -213,6 +213,7 @@ def test_exports(history: tuple[Server, Played]) -> None:
     assert len(rows) == len(match.results) * match.players
     first = rows[0]
     assert first["match_id"] == match_id
+    assert {row["started_at"] for row in rows} == {detail["started_at"]}  # written alike
     assert first["round"] == "1"
     assert first["cards"].split() == card_ids(match.results[0].hands[0])
     assert int(first["points"]) == match.results[0].points[0]
