@@ -18,12 +18,17 @@ each, until the process had none left). A head must end within ``head_seconds``
 answered 408 and the connection closed. Between requests uvicorn's keep-alive timeout (5 s)
 closes an idle connection first. A body is held to the same time, counted from the end of its
 head: uvicorn waits for a body without end too, and a body declared and never sent (or sent a
-byte now and then) held its connection as a head did.
+byte now and then) held its connection as a head did. And an answer the client does not read
+may keep the socket's buffer full for no longer than that: closing waits for what is buffered
+to be written, so such a connection is reset (it was held without end, its answers with it).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
+import struct
 from typing import Any
 
 from uvicorn.config import Config
@@ -58,6 +63,8 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         # message has not).
         self.body_due = False
         self.head_timer: asyncio.TimerHandle | None = None
+        # Rings while the client leaves an answer unread (the transport's buffer full).
+        self.write_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
@@ -65,7 +72,31 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._untime_head()
+        if self.write_timer is not None:
+            self.write_timer.cancel()
+            self.write_timer = None
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self.write_timer is None:
+            self.write_timer = self.loop.call_later(self.head_seconds, self._unread)
+
+    def resume_writing(self) -> None:
+        if self.write_timer is not None:
+            self.write_timer.cancel()
+            self.write_timer = None
+        super().resume_writing()
+
+    def _unread(self) -> None:
+        """The client has left its answers unread for ``head_seconds``: reset the connection
+        (closed, it would wait for them to be written)."""
+        self.write_timer = None
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
         while data:
