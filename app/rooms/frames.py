@@ -112,12 +112,14 @@ class Frames:
         sender: Connection | None,
         ack: object,
         scope: Scope,
+        everyone: bool = False,
     ) -> None:
         """Send every connection at the table what changed since the last publish.
 
         ``scope`` "round": only the round's public face can have changed (a move that left the
         round going), so only it is rebuilt and compared: the most frequent change, at a
         fraction of the cost of the whole view. "chat": only the chat can have changed.
+        ``everyone``: each connection gets a patch, an empty one if nothing changed for it.
         """
         if scope == "round":
             ops = self.round_changed(state, timers.turn.deadline)
@@ -125,7 +127,7 @@ class Frames:
             ops = self.chat_changed(state)
         else:
             ops = self.public_changed(self.public_view(state, table, timers))
-        self.send_patches(state, table.connections, ops, sender, ack)
+        self.send_patches(state, table.connections, ops, sender, ack, everyone)
 
     def round_changed(self, state: RoomState, deadline: int | None) -> list[dict[str, Any]]:
         """Rebuild only the round's public face; the ops that bring it up to date."""
@@ -158,10 +160,12 @@ class Frames:
         ops: list[dict[str, Any]],
         sender: Connection | None,
         ack: object,
+        everyone: bool = False,
     ) -> None:
         """Send each connection the shared ``ops`` and its own ``you`` changes; the sender's
-        patch carries ``ack`` (even when nothing changed). The shared ops are serialised once
-        per encoding, when a connection first needs them."""
+        patch carries ``ack`` (even when nothing changed). With ``everyone`` each connection
+        gets a patch, empty if nothing changed for it. The shared ops are serialised once per
+        encoding, when a connection first needs them."""
         shared: bytes | None = None
         encoded: list[Any] | None = None
         short: bytes | None = None
@@ -173,7 +177,7 @@ class Frames:
             private = diff(connection.you, you, "/you") if connection.you is not you else []
             connection.you = you
             acknowledged = connection is sender and ack is not None
-            if not ops and not private and not acknowledged:
+            if not ops and not private and not acknowledged and not everyone:
                 continue
             connection.version += 1
             kind = type(connection)
