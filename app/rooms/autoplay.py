@@ -99,6 +99,10 @@ class Autoplay:
     async def answer_hint(self, connection: Connection, message_id: object) -> None:
         """Send the asker the strong bot's suggestion, worked out once per position."""
         async with self.room.lock:
+            if self.room.holding:
+                # Its state holds a change nobody was shown yet: no advice is drawn from it.
+                self.room.refuse_held(connection, message_id)
+                return
             try:
                 seat, key, current = hints.position(self.room.state, connection.seat)
             except IllegalAction as error:

@@ -108,3 +108,38 @@ async def test_a_join_the_database_could_not_take_ends_every_warning_once_it_is_
         await table.close()
         for watcher in watchers:
             await watcher.close()
+
+
+async def test_no_hint_is_given_for_a_position_held_from_the_table() -> None:
+    """A take held while the database refuses is a position nobody was shown (the card it
+    takes, the one it uncovers): a hint asked meanwhile is refused (``not_saved``), not worked
+    out from it; once the take is shown, the hint is for the position shown."""
+    with serving() as (url, server):
+        table = Table(server, players=2, rounds=1)
+        await table.connect()
+        await table.start()
+        mover = next(client for client in table.clients if client.my_turn())
+        assert mover.state is not None
+        shown = orjson.loads(orjson.dumps(mover.state))
+        set_connections_allowed(url, False)
+        try:
+            await mover.send({"type": "take", "piles": [0], "id": "held"})
+            await until(lambda: "held" in mover.answers, 30, "an answer to the take")
+            assert mover.answers["held"]["code"] == HELD
+            await mover.send({"type": "hint", "id": "asked"})
+            await until(lambda: "asked" in mover.answers, 30, "an answer to the hint")
+            answer = mover.answers.pop("asked")
+            assert answer["type"] == "error", f"a hint from a position not shown: {answer}"
+            assert answer["code"] == HELD
+            assert mover.state == shown
+        finally:
+            set_connections_allowed(url, True)
+
+        await until(lambda: mover.answers["held"]["type"] == "patch", 60, "the held take shown")
+        assert mover.state["round"]["turn"]["pending"] > 0
+        await mover.send({"type": "hint", "id": "again"})
+        await until(lambda: "again" in mover.answers, 60, "an answer to the hint")
+        hint = mover.answers.pop("again")
+        assert hint["type"] == "hint", hint
+        assert [action["type"] for action in hint["actions"]] == ["discard"]
+        await table.close()
