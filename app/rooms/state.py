@@ -114,8 +114,10 @@ class RoomState(RoomCommands):
                     self.host -= 1
                 elif self.host >= len(self.seats):
                     self.host = 0
+                self._unmute_host()
             case HostPassed(seat=seat):
                 self.host = seat
+                self._unmute_host()
             case SettingsChanged(settings=settings):
                 self.settings = settings
             case MatchStarted(match_id=match_id, seed=seed, at=at, dealer=dealer):  # and Rematch…
@@ -134,6 +136,13 @@ class RoomState(RoomCommands):
                 self.chat.mutes_changed()
             case SpectatorChat(allowed=allowed):
                 self.chat.let_spectators(allowed)
+
+    def _unmute_host(self) -> None:
+        """The host is never muted: a muted player who becomes host (the host left, or was
+        away) speaks again, as nobody else could unmute them."""
+        if self.seats and self.seats[self.host].muted:
+            self.seats[self.host].muted = False
+            self.chat.mutes_changed()
 
     def _start_match(self, match_id: str, seed: str, at: int, dealer: int) -> None:
         if self.match is not None:

@@ -317,6 +317,31 @@ async def test_a_muted_seat_and_its_lines_follow_a_seat_that_leaves(rooms: Host)
     await cy.close()
 
 
+async def test_a_muted_player_who_becomes_host_is_unmuted(rooms: Host) -> None:
+    """The role passes to a muted seat when the host leaves the lobby (or stays away): that
+    host could not unmute themselves and nobody else may, so they were muted for good."""
+    table = await open_table(rooms, 3, turn_seconds=0)
+    ann, bob, cy = table.players
+    await ann.act("mute", seat=1)
+    await ann.act("leave")  # the role passes to Bob, muted
+    await bob.wait_for(lambda s: len(s["players"]) == 2)
+    assert bob.view["players"][0]["host"] is True
+    assert bob.view["chat"]["muted"] == []
+    await bob.act("chat", text="I can speak as host")
+    await bob.act("mute", seat=1)  # and mute others, as any host
+    await cy.wait_for(lambda s: s["chat"]["muted"] == [1])
+    with pytest.raises(Refused) as refusal:
+        await cy.act("chat", text="no")
+    assert refusal.value.code == "muted"
+    room = bob.room
+    restored = RoomState.replay(
+        room.state.code, room.state.initial_settings, 0, journal(rooms, table.code)
+    )
+    assert [seat.muted for seat in restored.seats] == [False, True]
+    await bob.close()
+    await cy.close()
+
+
 async def test_the_chat_is_restored_from_the_journal_and_holds_no_hand(rooms: Host) -> None:
     table = await open_table(rooms, 2, spectators=1, turn_seconds=0)
     ann, bob = table.players
