@@ -3,7 +3,7 @@
 import { html, raw } from './dom.js';
 import { refusal, t } from './i18n.js';
 
-const FILL = { violet: '#8b5cf6', cyan: '#22b8cf', yellow: '#f7cd1e', orange: '#fb8a2e', red: '#e8474c' };
+export const FILL = { violet: '#8b5cf6', cyan: '#22b8cf', yellow: '#f7cd1e', orange: '#fb8a2e', red: '#e8474c' };
 
 const starPoints = Array.from({ length: 10 }, (_, i) => {
   const radius = i % 2 ? 6 : 14.5;

@@ -3,7 +3,7 @@
 import { Chat } from './chat.js';
 import { FINAL_CLOSES, RoomConnection } from './conn.js';
 import { delegate, html, render, setText, store, toast } from './dom.js';
-import { ApiError, NAME_KEY, api, cardFace, cardName, normalCode, pointsWords, seatToken, shareLink } from './cards.js';
+import { ApiError, FILL, NAME_KEY, api, cardFace, cardName, normalCode, pointsWords, seatToken, shareLink } from './cards.js';
 import { lang, refusal, t, th } from './i18n.js';
 import { fieldValue, roundsOk } from './settings.js';
 import { clock, lobbyView, pileWords, predict, resultsView, sameTurn, tableView, toggle, turnOf } from './views.js';
@@ -627,7 +627,7 @@ function alertTurn(mine) {
   canvas.width = canvas.height = 32;
   const pen = canvas.getContext('2d');
   if (!pen) return;
-  ['#8b5cf6', '#22b8cf', '#f7cd1e', '#fb8a2e', '#e8474c'].forEach((colour, index) => {
+  Object.values(FILL).forEach((colour, index) => {
     pen.fillStyle = colour;
     pen.fillRect(4 + index * 5, 7, 4, 18);
   });
