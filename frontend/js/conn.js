@@ -25,7 +25,6 @@ export class RoomConnection {
     this.onEvent = onEvent;
     this.state = null;
     this.version = 0;
-    // Binary patches unless the address asks for compact or standard ones.
     const asked = new URLSearchParams(location.search).get('encoding');
     this.encoding = ENCODINGS.includes(asked) ? asked : 'binary';
     this.tables = null;
@@ -97,7 +96,6 @@ export class RoomConnection {
       this.heard = Date.now();
       let frame;
       try {
-        // Text frames are JSON; binary ones, patches.
         frame = typeof event.data === 'string' ? JSON.parse(event.data) : unpack(event.data);
       } catch {
         return;

@@ -472,8 +472,7 @@ class RoomPage {
   async showRules() {
     if (!this.dialog) {
       const { rulesHTML } = await import('./rules.js');
-      this.dialog = document.createElement('dialog');
-      this.dialog.setAttribute('aria-label', t('rules'));
+      this.dialog = el('dialog', { 'aria-label': t('rules') });
       this.dialog.innerHTML = `<form method="dialog" class="close"><button class="btn">${t('close')}</button></form><div class="prose">${await rulesHTML()}</div>`;
       document.body.append(this.dialog);
     }
@@ -701,13 +700,7 @@ function showNotSaved(type, detail) {
   const waiting = type === 'error' && detail.code === 'not_saved';
   const shown = document.getElementById('not-saved');
   if (waiting && !shown) {
-    const banner = document.createElement('div');
-    banner.id = 'not-saved';
-    banner.className = 'banner';
-    banner.setAttribute('role', 'alert');
-    banner.style.cssText = 'position: sticky; top: 0; z-index: 10;';
-    banner.textContent = t('e_not_saved');
-    document.body.prepend(banner);
+    document.body.prepend(el('div', { id: 'not-saved', class: 'banner', role: 'alert', style: 'position: sticky; top: 0; z-index: 10;' }, t('e_not_saved')));
   } else if (shown && (type === 'state' || type === 'patch')) {
     shown.remove();
   }
@@ -848,9 +841,7 @@ function glide(root, before, moves) {
 }
 
 function fly(card, face, seat, toSeat) {
-  const ghost = document.createElement('span');
-  ghost.className = 'card ghost';
-  ghost.setAttribute('aria-hidden', 'true');
+  const ghost = el('span', { class: 'card ghost', 'aria-hidden': 'true' });
   ghost.innerHTML = String(cardFace(card));
   Object.assign(ghost.style, { left: `${face.left}px`, top: `${face.top}px`, width: `${face.width}px` });
   document.body.append(ghost);
