@@ -107,6 +107,23 @@ def test_the_hint_reads_at_aa_contrast_in_both_themes(pages: Pages) -> None:
         assert found == [], [node["failureSummary"] for rule in found for node in rule["nodes"]]
 
 
+def test_the_lobbys_remove_buttons_are_red_and_read_at_aa_in_both_themes(pages: Pages) -> None:
+    """The host's Remove buttons are drawn in the warning colour (a quiet button's grey used to
+    win over it), legible on the page in either theme."""
+    for dark, red in ((False, "rgb(184, 50, 43)"), (True, "rgb(240, 131, 124)")):
+        ann = pages.open("/", dark=dark)
+        create_room(ann, "Ann")
+        ann.click("[data-act=add-bot][data-level=easy]")
+        remove = ann.get_by_role("button", name=re.compile("^Remove "))
+        expect(remove).to_have_css("color", red)
+        ann.evaluate(axe_script())
+        found = ann.evaluate(
+            "() => axe.run('.seatlist', { runOnly: ['color-contrast'], "
+            "resultTypes: ['violations'] })"
+        )["violations"]
+        assert found == [], [node["failureSummary"] for rule in found for node in rule["nodes"]]
+
+
 def test_the_calculators_focus_goes_on_to_a_card_when_its_button_goes(pages: Pages) -> None:
     """A chosen card removed, or all of them cleared, by keyboard: the focus is on a card, not
     fallen back to the top of the page."""
