@@ -350,7 +350,7 @@ winsH Wins
 matchesH Matches
 perRound Points per round
 avg Avg
-byWins By wins, then points per round.
+byWins By wins, then points per round (Avg).
 notAccounts Names are not accounts: people of one name are told apart by a private key their browser keeps. Computer players are not ranked.
 finishToAppear Finish a match to appear here.
 bestCards Cards in their best order

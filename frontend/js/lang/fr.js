@@ -350,7 +350,7 @@ winsH Victoires
 matchesH Parties
 perRound Points par manche
 avg Moy.
-byWins Par victoires, puis points par manche.
+byWins Par victoires, puis points par manche (Moy.).
 notAccounts Les noms ne sont pas des comptes : des homonymes se distinguent par une clé privée que garde leur navigateur. Les ordinateurs ne sont pas classés.
 finishToAppear Finissez une partie pour apparaître ici.
 bestCards Cartes dans leur meilleur ordre
