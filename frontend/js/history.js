@@ -148,9 +148,9 @@ function historyView(ui) {
     <div class="split">
       <div class="panel"><h2>${t('recent')}</h2>${matchList(ui, t('noMatch'))}</div>
       <div class="panel"><h2>${t('leaderboard')}</h2>${board.length
-        ? html`<div class="table-wrap"><table class="standings"><thead><tr><th>#</th><th>${t('player')}</th><th class="num">${t('winsH')}</th>
+        ? html`<div class="table-wrap"><table class="standings"><thead><tr><th class="num">#</th><th>${t('player')}</th><th class="num">${t('winsH')}</th>
             <th class="num">${t('matchesH')}</th><th class="num" title="${t('perRound')}">${t('avg')}</th></tr></thead><tbody>${board.map(
-              (player, index) => html`<tr><td>${index + 1}</td><td>${playerLink(player.name, player.tag)}${
+              (player, index) => html`<tr><td class="num">${index + 1}</td><td>${playerLink(player.name, player.tag)}${
                 board.some((other) => other !== player && other.name.toLowerCase() === player.name.toLowerCase())
                   ? html` <span class="muted small">${someone(player.tag)}</span>`
                   : ''

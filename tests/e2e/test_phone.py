@@ -164,11 +164,15 @@ def test_the_leaderboard_shows_every_column_on_a_360_px_phone(
 ) -> None:
     """The leaderboard's last column, the points per round, is on screen at 360 px: a
     player's key tag breaks like a name, and cells are set a little tighter (the table was
-    351 px wide in English, 377 in French, its last column scrolled out of its 298)."""
+    351 px wide in English, 377 in French, its last column scrolled out of its 298). No
+    number breaks, a place of two digits included (10 was drawn as 1 over 0)."""
     rules = {"rounds": 1, "turn_seconds": 0}
     # Two people named Tess (each told by their key's tag), and a long name.
     for seed, other in [(30, "Bérénice-Marguerite"), (31, "Uma")]:
         in_thread(play_match, own_pages.server, ["Tess", other], rules, [], [new_key(seed), None])
+    # Ten lines: a place of two digits.
+    for names in (["Vic", "Wes"], ["Xia", "Yan"], ["Zed", "Abe"]):
+        in_thread(play_match, own_pages.server, names, rules, [], [None, None])
     page = own_pages.open("/history", phone=True, locale=locale)
     board = page.locator(".table-wrap")
     expect(board.locator("tbody tr").first).to_be_visible()
@@ -181,7 +185,11 @@ def test_the_leaderboard_shows_every_column_on_a_360_px_phone(
     lines = "cell => { const r = document.createRange(); r.selectNodeContents(cell); "
     lines += "return r.getClientRects().length; }"
     assert board.locator("a", has_text="Bérénice").evaluate(lines) == 2
+    assert board.locator("tbody tr").count() == 10
     assert {cell.evaluate(lines) for cell in board.locator("td.num").all()} == {1}
+    places = board.locator("tbody td:first-child")
+    assert places.last.inner_text() == "10"
+    assert {place.evaluate(lines) for place in places.all()} == {1}
     # The last heading is short; what it stands for is said under the table, not only in a
     # tooltip that no touch brings up.
     heading = board.locator("th").last.inner_text()
