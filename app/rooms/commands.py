@@ -59,7 +59,7 @@ class RoomCommands:
     def _keep(self, event: RoomEvent) -> None:
         raise NotImplementedError
 
-    def _play(self, action: Action) -> RoundResult | None:
+    def _play(self, action: Action, auto: bool = False) -> RoundResult | None:
         raise NotImplementedError
 
     def is_bot(self, seat: int) -> bool:
@@ -157,7 +157,7 @@ class RoomCommands:
         if seat is None:
             raise IllegalAction("not_a_player", "spectators cannot play")
         self.check_round_in_play()
-        self._play(action)  # raises, changing nothing, if the rules refuse it
+        self._play(action, auto)  # raises, changing nothing, if the rules refuse it
         self._keep(Played(action, auto, at))
 
     def mark_ready(self, seat: int | None) -> None:

@@ -89,6 +89,7 @@ KEYS: dict[str, str] = {
     "commitment": "cw",
     "ending": "en",
     "log": "l",
+    "auto": "a",
     "seed": "sd",
     "totals": "ts",
     "name": "na",

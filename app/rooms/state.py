@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from app.engine.actions import Action
 from app.engine.match import Match, RoundResult
+from app.engine.round import Round
 from app.rooms.chat import RoomChat
 from app.rooms.commands import RoomCommands, Status
 from app.rooms.events import (
@@ -37,6 +38,8 @@ __all__ = ["Event", "RoomState", "Status"]
 
 # What storage keeps of an event: its journal dict (see ``events``).
 Event = JournalEvent
+# A round's moves the room played, while it has played none (never changed in place).
+NONE_PLAYED: list[int] = []
 
 
 class RoomState(RoomCommands):
@@ -56,6 +59,10 @@ class RoomState(RoomCommands):
         self.matches = 0
         self.series_base: list[int] = []
         self.chat = RoomChat()
+        # The round whose moves these are, and the moves of it (by their number in the round)
+        # the room played for a seat: the turn timer's, a stand-in's, a bot's own. A new list
+        # at each one, so that a view holding the last is told the change by its identity.
+        self._autoplayed: tuple[Round | None, list[int]] = (None, NONE_PLAYED)
         # Events not yet handed to storage, and how many events the room has had in all.
         self.unsaved: list[RoomEvent] = []
         self.event_count = 0
@@ -68,6 +75,12 @@ class RoomState(RoomCommands):
             if seat.bot is None and seat.token_hash == token_hash:
                 return index
         return None
+
+    def autoplayed(self, current: Round) -> list[int]:
+        """The numbers of ``current``'s moves the room played for a seat (none: the same
+        empty list each time)."""
+        played, moves = self._autoplayed
+        return moves if played is current else NONE_PLAYED
 
     def totals(self) -> list[int]:
         """Each seat's total in the current match (zeros before one starts)."""
@@ -99,8 +112,8 @@ class RoomState(RoomCommands):
     def apply(self, event: RoomEvent) -> None:
         """Change the state as ``event`` says; events are applied in the order recorded."""
         match event:
-            case Played(action=action):
-                self._play(action)
+            case Played(action=action, auto=auto):
+                self._play(action, auto)
             case Joined(name=name, token_hash=token_hash, key_hash=key_hash):
                 self.seats.append(Seat(name, token_hash, key_hash=key_hash))
             case Rejoined(seat=seat, token_hash=token_hash):
@@ -154,9 +167,13 @@ class RoomState(RoomCommands):
         self.match.start_round()
         self._set_status(Status.PLAYING)
 
-    def _play(self, action: Action) -> RoundResult | None:
+    def _play(self, action: Action, auto: bool = False) -> RoundResult | None:
         assert self.match is not None
+        current = self.match.round
         result = self.match.apply(action)
+        if auto and current is not None:
+            move = len(current.actions) - 1
+            self._autoplayed = (current, [*self.autoplayed(current), move])
         if result is not None:
             self._set_status(Status.FINISHED if self.match.finished else Status.ROUND_OVER)
         return result

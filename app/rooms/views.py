@@ -26,7 +26,7 @@ def _top(cards: list[Card]) -> str | None:
 
 
 _FIELDS = ("number", "dealer", "turn", "piles", "discard", "knocker", "final_turns", "commitment",
-           "ending", "log")  # fmt: skip
+           "ending", "log", "auto")  # fmt: skip
 
 
 def _pile(cards: list[Card], cache: dict[tuple[int, int], View]) -> View:
@@ -88,9 +88,10 @@ def round_view(
     deadline: int | None,
     piles: dict[tuple[int, int], View],
     log: MoveLog | None = None,
+    auto: list[int] | None = None,
 ) -> View:
-    """The public face of a round: piles by top card and count, whose turn, the knock, and
-    every move so far."""
+    """The public face of a round: piles by top card and count, whose turn, the knock, every
+    move so far, and which of them (``auto``, by their number) the room played for a seat."""
     return dict(
         zip(
             _FIELDS,
@@ -105,6 +106,7 @@ def round_view(
                 current.commitment,
                 current.ending.value if current.ending else None,
                 (log or MoveLog()).of(current),
+                [] if auto is None else auto,
             ),
             strict=True,
         )
@@ -240,7 +242,9 @@ class ViewBuilder:
         """The public face of the round being played or last played, if any."""
         match = state.match
         current = match.round if match else None
-        return round_view(current, deadline, self._piles, self._log) if current else None
+        if current is None:
+            return None
+        return round_view(current, deadline, self._piles, self._log, state.autoplayed(current))
 
     def _standings(self, state: RoomState) -> tuple[list[int], list[int], list[int | None]]:
         """Each seat's match total, total across matches and place; worked out again only when

@@ -168,7 +168,7 @@ class RoomPage {
     }
     const log = round.log ?? [];
     if ((this.away || !this.mark) && mark?.match === state.match_id && mark.round === round.number) {
-      const missed = log.slice(mark.seen).filter((move) => move.seat === me);
+      const missed = log.filter((move, i) => i >= mark.seen && move.seat === me && round.auto?.includes(i));
       if (missed.length) this.recap = missed;
     }
     this.away = false;

@@ -182,6 +182,34 @@ def test_an_unknown_room_and_a_second_tab_are_explained(pages: Pages) -> None:
     expect(second.locator("h1")).to_have_text("You are playing in another tab")
 
 
+def test_moves_made_on_another_device_are_not_said_to_be_played_for_you(pages: Pages) -> None:
+    """Ann plays a turn on her phone, then takes her seat back on her laptop: that turn was
+    hers, not played for her while she was away (the laptop, which had not seen it, said so;
+    the server now says which moves the room played)."""
+    laptop = pages.open("/")
+    code = create_room(laptop, "Ann")
+    bob = pages.open("/")
+    join_from_home(bob, "Bob", code)
+    seat_online(laptop, "Bob")
+    laptop.click("text=Start the match")
+    my_turn(bob)
+    key = f"spectrum.token.{code}"
+    token = laptop.evaluate("key => localStorage.getItem(key)", key)
+    phone = pages.open("/", phone=True)
+    phone.evaluate("([key, token]) => localStorage.setItem(key, token)", [key, token])
+    phone.goto(f"{pages.server.url}/r/{code}")
+    expect(laptop.locator("h1")).to_have_text("You are playing in another tab")
+    take(bob, 2)
+    discard(bob, 0)
+    take(phone, 1)
+    discard(phone, 0)
+    laptop.click("text=Play here")
+    expect(laptop.locator(".log li")).to_have_count(4)
+    expect(laptop.locator(".log li").first).to_contain_text("You discarded")
+    expect(laptop.locator(".recap")).to_have_count(0)
+    assert pages.errors == []
+
+
 def test_a_version_gap_asks_for_a_fresh_state(pages: Pages) -> None:
     ann = pages.open("/")
     code = create_room(ann, "Ann")

@@ -37,9 +37,16 @@ def test_a_recorded_journal_replays_into_the_same_room() -> None:
     )
     builder = ViewBuilder()
     public = builder.public(state, [True, True, True], set(), 0, None, None)
-    # The round's move log came later than the recording: it is the replayed round's moves.
-    log = public["round"]["log"]
-    public = {**public, "round": {k: v for k, v in public["round"].items() if k != "log"}}
+    # The round's move log came later than the recording: it is the replayed round's moves, and
+    # those the room played for a seat are the plays journaled as auto.
+    log, auto = public["round"]["log"], public["round"]["auto"]
+    public = {
+        **public,
+        "round": {k: v for k, v in public["round"].items() if k not in ("log", "auto")},
+    }
+    begun = max(n for n, event in enumerate(data["events"]) if event["type"] in ("start", "deal"))
+    plays = [event for event in data["events"][begun:] if event["type"] == "play"]
+    assert auto == [n for n, play in enumerate(plays) if play["auto"]]
     # So did the chat: a journal from before it restores with none, nobody muted.
     assert public.pop("chat") == {"lines": [], "muted": [], "spectators": False}
     assert public == expected["public"]

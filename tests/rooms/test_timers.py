@@ -83,6 +83,9 @@ async def test_the_turn_timer_discards_for_a_player_who_took(rooms: Host) -> Non
     assert set(hand) < set(held)
     (dropped,) = set(held) - set(hand)
     assert state["round"]["discard"]["top"] == dropped
+    # The take was the player's, the discard the timer's: only that one is the room's.
+    assert [move["type"] for move in state["round"]["log"]] == ["take", "discard"]
+    assert state["round"]["auto"] == [1]
     await table.settle(mover)
     await all_agree(table)
     await table.close()
