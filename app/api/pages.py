@@ -6,6 +6,7 @@ import base64
 import hashlib
 import io
 import json
+import os
 import re
 from functools import cache
 from http import HTTPStatus
@@ -17,6 +18,7 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.utils import is_body_allowed_for_status_code
 from starlette.exceptions import HTTPException
+from starlette.types import Scope
 
 from app.api.deps import BaseUrlDep, RoomDep, count_room_miss
 from app.api.errors import ErrorOut
@@ -184,8 +186,26 @@ async def not_found(request: Request, error: Exception) -> Response:
     )
 
 
+class ClientFiles(StaticFiles):
+    """The client's files, each asked for again before a browser uses its copy (``no-cache``:
+    an unchanged one is a 304). Without it a browser guesses how long a file stays fresh from
+    its age, and after an upgrade runs its old copies of the files it has, beside the new
+    files it did not have (its service worker keeping the old ones as the new version's)."""
+
+    def file_response(
+        self,
+        full_path: str | os.PathLike[str],
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers["Cache-Control"] = "no-cache"
+        return response
+
+
 def mount_client(application: FastAPI) -> None:
     """Serve the client's files under /static, its pages at their paths, and its 404 page."""
-    application.mount("/static", StaticFiles(directory=FRONTEND), name="static")
+    application.mount("/static", ClientFiles(directory=FRONTEND), name="static")
     application.include_router(router)
     application.add_exception_handler(HTTPException, not_found)
