@@ -9,11 +9,12 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import PHONE, Pages, scroll_width
+from tests.e2e.conftest import E2E_SETTINGS, PHONE, Pages, scroll_width
 from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
 from tests.e2e.ui import create_room, expect, my_turn, wait_for
 from tests.replays import new_key, play_match
+from tests.server import running_server
 
 NARROWEST = {"width": 320, "height": 568}
 SIDEWAYS = {"width": 667, "height": 375}
@@ -159,43 +160,47 @@ def test_a_notched_phone_held_sideways_keeps_the_table_clear_of_the_notch(pages:
 
 
 @pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
-def test_the_leaderboard_shows_every_column_on_a_360_px_phone(
-    own_pages: Pages, locale: str
-) -> None:
+def test_the_leaderboard_shows_every_column_on_a_360_px_phone(browser: Any, locale: str) -> None:
     """The leaderboard's last column, the points per round, is on screen at 360 px: a
     player's key tag breaks like a name, and cells are set a little tighter (the table was
     351 px wide in English, 377 in French, its last column scrolled out of its 298). No
-    number breaks, a place of two digits included (10 was drawn as 1 over 0)."""
+    number breaks, a place of two digits included (10 was drawn as 1 over 0). A server of
+    its own: the board shows ten people, these."""
     rules = {"rounds": 1, "turn_seconds": 0}
-    # Two people named Tess (each told by their key's tag), and a long name.
-    for seed, other in [(30, "Bérénice-Marguerite"), (31, "Uma")]:
-        in_thread(play_match, own_pages.server, ["Tess", other], rules, [], [new_key(seed), None])
-    # Ten lines: a place of two digits.
-    for names in (["Vic", "Wes"], ["Xia", "Yan"], ["Zed", "Abe"]):
-        in_thread(play_match, own_pages.server, names, rules, [], [None, None])
-    page = own_pages.open("/history", phone=True, locale=locale)
-    board = page.locator(".table-wrap")
-    expect(board.locator("tbody tr").first).to_be_visible()
-    width = board.evaluate("wrap => [wrap.scrollWidth, wrap.clientWidth]")
-    assert width[0] <= width[1], width
-    edge = board.evaluate("wrap => wrap.getBoundingClientRect().right")
-    last = board.locator("th").last.evaluate("th => th.getBoundingClientRect().right")
-    assert last <= edge, (last, edge)
-    # Room for the names: the long one breaks at its hyphen only, and no number is broken.
-    lines = "cell => { const r = document.createRange(); r.selectNodeContents(cell); "
-    lines += "return r.getClientRects().length; }"
-    assert board.locator("a", has_text="Bérénice").evaluate(lines) == 2
-    assert board.locator("tbody tr").count() == 10
-    assert {cell.evaluate(lines) for cell in board.locator("td.num").all()} == {1}
-    places = board.locator("tbody td:first-child")
-    assert places.last.inner_text() == "10"
-    assert {place.evaluate(lines) for place in places.all()} == {1}
-    # The last heading is short; what it stands for is said under the table, not only in a
-    # tooltip that no touch brings up.
-    heading = board.locator("th").last.inner_text()
-    expect(page.locator(".table-wrap + p")).to_contain_text(
-        f"per round ({heading})" if locale == "en-US" else f"par manche ({heading})"
-    )
+    with running_server(**E2E_SETTINGS) as server:
+        pages = Pages(browser, server)
+        try:
+            # Two people named Tess (each told by their key's tag), and a long name.
+            for seed, other in [(30, "Bérénice-Marguerite"), (31, "Uma")]:
+                in_thread(play_match, server, ["Tess", other], rules, [], [new_key(seed), None])
+            # Ten lines: a place of two digits.
+            for names in (["Vic", "Wes"], ["Xia", "Yan"], ["Zed", "Abe"]):
+                in_thread(play_match, server, names, rules, [], [None, None])
+            page = pages.open("/history", phone=True, locale=locale)
+            board = page.locator(".table-wrap")
+            expect(board.locator("tbody tr")).to_have_count(10)
+            width = board.evaluate("wrap => [wrap.scrollWidth, wrap.clientWidth]")
+            assert width[0] <= width[1], width
+            edge = board.evaluate("wrap => wrap.getBoundingClientRect().right")
+            last = board.locator("th").last.evaluate("th => th.getBoundingClientRect().right")
+            assert last <= edge, (last, edge)
+            # Room for the names: the long one breaks at its hyphen only; no number breaks.
+            lines = "cell => { const r = document.createRange(); r.selectNodeContents(cell); "
+            lines += "return r.getClientRects().length; }"
+            assert board.locator("a", has_text="Bérénice").evaluate(lines) == 2
+            assert {cell.evaluate(lines) for cell in board.locator("td.num").all()} == {1}
+            places = board.locator("tbody td:first-child")
+            assert places.last.inner_text() == "10"
+            assert {place.evaluate(lines) for place in places.all()} == {1}
+            # The last heading is short; what it stands for is said under the table, not only
+            # in a tooltip that no touch brings up.
+            heading = board.locator("th").last.inner_text()
+            expect(page.locator(".table-wrap + p")).to_contain_text(
+                f"per round ({heading})" if locale == "en-US" else f"par manche ({heading})"
+            )
+        finally:
+            pages.close()
+        assert pages.errors == []
 
 
 @pytest.mark.parametrize(

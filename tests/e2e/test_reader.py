@@ -6,9 +6,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.e2e.conftest import Pages
+from tests.e2e.conftest import E2E_SETTINGS, Pages
 from tests.e2e.test_access import axe_script
 from tests.e2e.ui import create_room, discard, expect, join_from_home, my_turn, seat_online, take
+from tests.server import running_server
 
 # How a screen reader is told of changes inside an element: the politeness of the nearest live
 # region around it ("off" inside a timer, or where the page says so; null outside any).
@@ -234,32 +235,32 @@ def test_an_empty_piles_word_reads_at_aa_contrast(pages: Pages) -> None:
         assert slot.evaluate(CONTRAST, "::before") >= 4.5
 
 
-def test_what_was_played_for_a_returning_player_is_read_out(pages: Pages) -> None:
+def test_what_was_played_for_a_returning_player_is_read_out(browser: Any) -> None:
     """The words saying what was played for a player while away come with the table drawn
     again: a status drawn with its words is not read out by every screen reader, an alert is."""
-    ann = pages.open("/")
-    code = create_room(ann, "Ann")
-    bob = pages.open("/")
-    join_from_home(bob, "Bob", code)
-    seat_online(ann, "Bob")
-    ann.click("[data-act=start]")
-    take(bob, 0)
-    discard(bob, 0)
-    took = take(ann, 0)
-    discard(ann, 0)
-    my_turn(bob)  # nothing changes now until Bob plays
-    # As after a link lost: this browser saw the round last before Ann's own moves.
-    ann.evaluate(
-        """code => {
-          const key = `spectrum.seen.${code}`;
-          const mark = JSON.parse(localStorage.getItem(key));
-          localStorage.setItem(key, JSON.stringify({ ...mark, seen: 2 }));
-        }""",
-        code,
-    )
-    ann.reload()
-    recap = ann.get_by_role("alert").filter(has_text="While you were away")
-    expect(recap).to_contain_text(f"you took {took} from pile 1")
+    with running_server(**{**E2E_SETTINGS, "STANDIN_SECONDS": "1"}) as server:
+        pages = Pages(browser, server)
+        try:
+            ann = pages.open("/")
+            code = create_room(ann, "Ann")
+            bob = pages.open("/")
+            join_from_home(bob, "Bob", code)
+            seat_online(ann, "Bob")
+            ann.click("[data-act=start]")
+            take(bob, 0)
+            discard(bob, 0)
+            my_turn(ann)
+            room = ann.url
+            ann.goto("about:blank")  # her link goes on her turn: a bot plays it for her
+            my_turn(bob)  # nothing changes now until Bob plays
+            played = bob.locator(".log li").first.inner_text()  # "Ann discarded …", or knocked
+            assert played.startswith("Ann "), played
+            ann.goto(room)
+            recap = ann.get_by_role("alert").filter(has_text="While you were away")
+            expect(recap).to_contain_text("you " + played.removeprefix("Ann "))
+        finally:
+            pages.close()
+        assert pages.errors == []
 
 
 def test_a_hint_asked_by_keyboard_takes_the_focus(pages: Pages) -> None:
