@@ -1,6 +1,7 @@
 // Network, else SHELL (set by the server).
 const CACHE = `shell-${VERSION}`;
-addEventListener('install', (event) => event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL))));
+// Kept, it takes over at once: what pages are given is what is kept offline.
+addEventListener('install', (event) => event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => skipWaiting())));
 addEventListener('activate', (event) =>
   event.waitUntil(
     caches

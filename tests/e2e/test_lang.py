@@ -5,7 +5,6 @@ in French, in the light and the dark theme."""
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -227,39 +226,9 @@ KEPT = """() => caches.keys().then((names) => Promise.all(names.map((name) =>
   caches.open(name).then((cache) => cache.keys()).then((requests) =>
     [name, requests.map((r) => new URL(r.url).pathname).filter((p) => p.includes('/lang/'))])))
 )"""
-# The active and the waiting worker's scripts, once one waits (null if none has in 20 s).
-WORKERS = """async () => {
-  for (const until = Date.now() + 20000; Date.now() < until; ) {
-    const found = await navigator.serviceWorker.getRegistration();
-    if (found?.waiting) return [found.active.scriptURL, found.waiting.scriptURL];
-    await new Promise((done) => setTimeout(done, 50));
-  }
-  return null;
-}"""
 
 
-def wait_for_worker(page: Any, ending: str, status: str, seconds: float = 20) -> None:
-    """Wait until a service worker whose script ends with ``ending`` has ``status``, as
-    Chromium's DevTools protocol reports the workers' versions to ``page``."""
-    statuses: dict[str, str] = {}
-    session = page.context.new_cdp_session(page)
-    session.on(
-        "ServiceWorker.workerVersionUpdated",
-        lambda event: statuses.update(
-            {version["scriptURL"]: version["status"] for version in event["versions"]}
-        ),
-    )
-    session.send("ServiceWorker.enable")
-    deadline = time.monotonic() + seconds
-    while not any(url.endswith(ending) and s == status for url, s in statuses.items()):
-        assert time.monotonic() < deadline, f"no worker {ending} {status}: {statuses}"
-        page.wait_for_timeout(50)  # Playwright hands the session its events meanwhile
-    session.detach()
-
-
-def test_after_a_switch_the_offline_copy_changes_language_once_no_page_uses_it(
-    pages: Pages,
-) -> None:
+def test_after_a_switch_the_offline_copy_changes_language_at_once(pages: Pages) -> None:
     page = pages.open("/", locale="fr-FR", worker=True)
     wait_for(page, "navigator.serviceWorker.controller !== null")
     assert page.evaluate("navigator.serviceWorker.controller.scriptURL").endswith("?lang=fr")
@@ -267,29 +236,21 @@ def test_after_a_switch_the_offline_copy_changes_language_once_no_page_uses_it(
     assert words == ["/static/js/lang/fr.js"]
     page.click("#lang")
     expect(page.locator("h2").first).to_have_text("New room")
-    # The English worker waits while this page is open; the page still works, in English.
-    workers = page.evaluate(WORKERS)
-    assert workers is not None, "no English worker came to wait"
-    assert workers[0].endswith("?lang=fr")
-    assert workers[1].endswith("?lang=en")
-    page.reload()
-    expect(page.locator("h2").first).to_have_text("New room")
-    context = page.context
-    page.close()
-    # With no page left, the English copy takes over and the French one is dropped. The closed
-    # page leaves its worker's clients a moment after close() returns: a page opened before
-    # that would keep the French worker, so a blank page (no client of the site) first watches
-    # the workers until the English one is active.
-    page = context.new_page()
-    wait_for_worker(page, "?lang=en", "activated")
-    page.goto(pages.server.url + "/")
+    # The English copy takes over while the page is open, and the French one is dropped.
     wait_for(
         page, "navigator.serviceWorker.controller?.scriptURL.endsWith('?lang=en')", timeout=20.0
     )
+    wait_for(page, "caches.keys().then((names) => names.length === 1)")
     [(english, words)] = page.evaluate(KEPT)
     assert english != french
     assert words == ["/static/js/lang/en.js"]
-    expect(page.locator("h2").first).to_have_text("New room")
+    # So the page opens offline in the reader's language: its words are kept.
+    page.context.set_offline(True)
+    try:
+        page.reload()
+        expect(page.locator("h2").first).to_have_text("New room")
+    finally:
+        page.context.set_offline(False)
 
 
 def test_the_lesson_teaches_in_french(pages: Pages, shot: Shot) -> None:
