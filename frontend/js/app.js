@@ -40,10 +40,28 @@ async function route() {
       <p class="row"><a class="btn primary" href="/">${t('playSpectrum')}</a><a class="btn" href="/history">${t('finished')}</a><a class="btn quiet" href="/rules">${t('rules')}</a></p></div></section>`);
     return;
   }
-  const module = await import(`./${MODULES[name] ?? name}.js`);
+  const module = await load(MODULES[name] ?? name);
   if (mine !== generation) return;
   main.replaceChildren();
   unmount = module.mount(main, { page: name, param }) ?? null;
+}
+
+// A module not run yet: a page of an older version (its worker replaced) loads afresh instead.
+let shell;
+let stale = false;
+let had = !!navigator.serviceWorker?.controller;
+navigator.serviceWorker?.addEventListener('controllerchange', () => {
+  stale = had;
+  had = true;
+});
+const run = new Set();
+export async function load(name) {
+  if (!run.has(name) && (stale || (await shell?.update().then(() => shell.installing ?? shell.waiting, () => 0)))) {
+    location.reload();
+    await new Promise(() => {});
+  }
+  run.add(name);
+  return import(`./${name}.js`);
 }
 
 export function navigate(path, { replace = false } = {}) {
@@ -88,7 +106,7 @@ themeButton.addEventListener('click', () => {
 darkSystem.addEventListener('change', showTheme);
 showTheme();
 // A worker per language keeps its shell.
-const keepShell = () => navigator.serviceWorker?.register(`/sw.js?lang=${lang}`).catch(() => {});
-document.getElementById('lang').addEventListener('click', () => switchLang().then(route).then(keepShell));
+const keepShell = () => navigator.serviceWorker?.register(`/sw.js?lang=${lang}`).then((found) => (shell = found), () => {});
+document.getElementById('lang').addEventListener('click', () => switchLang(load).then(route).then(keepShell));
 keepShell();
 route();

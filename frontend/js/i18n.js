@@ -10,8 +10,8 @@ export let lang;
 let table;
 let plurals;
 
-export async function setLang(next) {
-  const text = (await import(`./lang/${next}.js`)).default;
+export async function setLang(next, load = (name) => import(`./${name}.js`)) {
+  const text = (await load(`lang/${next}`)).default;
   table = Object.fromEntries(text.trim().split('\n').map((line) => line.split(/ (.*)/)));
   lang = next;
   plurals = new Intl.PluralRules(next);
@@ -25,10 +25,10 @@ export async function setLang(next) {
   document.getElementById('lang').lang = LANGS.find((other) => other !== next);
 }
 
-export function switchLang() {
+export function switchLang(load) {
   const next = LANGS.find((other) => other !== lang);
   store.set(KEY, next === browser() ? null : next);
-  return setLang(next);
+  return setLang(next, load);
 }
 
 // "{n} card|{n} cards": by params.n.

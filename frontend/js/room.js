@@ -1,5 +1,6 @@
 // A room: lobby, table, results; its chat, sounds, turn alert and cards seen travelling.
 
+import { load } from './app.js';
 import { FINAL_CLOSES, RoomConnection } from './conn.js';
 import { delegate, html, render, setText, store, toast } from './dom.js';
 import { ApiError, FILL, NAME_KEY, api, cardFace, cardName, normalCode, pointsWords, seatToken, shareLink } from './cards.js';
@@ -49,7 +50,7 @@ class RoomPage {
     document.addEventListener('visibilitychange', this.seenAgain);
     this.connect();
     if (store.get(`spectrum.learn.${code}`)) {
-      import('./learn.js').then(({ coach }) => {
+      load('learn').then(({ coach }) => {
         if (this.conn.stopped) return;
         this.coach = coach(this);
         this.update();
@@ -471,7 +472,7 @@ class RoomPage {
 
   async showRules() {
     if (!this.dialog) {
-      const { rulesHTML } = await import('./rules.js');
+      const { rulesHTML } = await load('rules');
       this.dialog = el('dialog', { 'aria-label': t('rules') });
       this.dialog.innerHTML = `<form method="dialog" class="close"><button class="btn">${t('close')}</button></form><div class="prose">${await rulesHTML()}</div>`;
       document.body.append(this.dialog);

@@ -21,7 +21,7 @@ import pytest
 
 from tests import server as servers
 from tests.e2e.conftest import E2E_SETTINGS, Pages, pages_on
-from tests.e2e.ui import expect, wait_for
+from tests.e2e.ui import create_room, expect, hand, my_turn, wait_for
 from tests.server import ROOT, Server, migrate, server_env, start_server
 
 TEN_DAYS = 10 * 24 * 3600
@@ -42,11 +42,15 @@ class Copy:
             shutil.copytree(
                 ROOT / part, folder / part, ignore=shutil.ignore_patterns("__pycache__")
             )
-        for path in (folder / "frontend" / "js").rglob("*.js"):
-            self.change(path.relative_to(folder / "frontend" / "js").as_posix(), "old")
+        self.release("old")
         then = time.time() - TEN_DAYS
         for path in (folder / "frontend").rglob("*"):
             os.utime(path, (then, then))
+
+    def release(self, build: str) -> None:
+        """Make every module say that it is of ``build``."""
+        for path in (self.folder / "frontend" / "js").rglob("*.js"):
+            self.change(path.relative_to(self.folder / "frontend" / "js").as_posix(), build)
 
     def change(self, module: str, build: str) -> None:
         """Make ``js/<module>`` say, when it runs, that it is of ``build`` (dated now)."""
@@ -90,10 +94,14 @@ def players(browser: Any, host: Server) -> Iterator[Pages]:
     yield from pages_on(browser, host)
 
 
-def upgrade(host: Server, copy: Copy, module: str, build: str) -> None:
-    """Stop the server, change a client module, start it again at the same address."""
+def upgrade(host: Server, copy: Copy, module: str | None = None) -> None:
+    """Stop the server, change a client module (or all of them) to the build "new", start it
+    again at the same address."""
     host.stop()
-    copy.change(module, build)
+    if module:
+        copy.change(module, "new")
+    else:
+        copy.release("new")
     host.start()
 
 
@@ -104,29 +112,106 @@ KEPT = """async (path) => {
 }"""
 
 
+HOME = {"en-US": "New room", "fr-FR": "Nouvelle salle"}
+
+
+@pytest.mark.parametrize("locale", HOME)
 def test_after_an_upgrade_the_next_page_runs_the_new_files_and_keeps_them_offline(
+    players: Pages, host: Server, copy: Copy, locale: str
+) -> None:
+    page = players.open("/", worker=True, locale=locale)
+    page.reload()  # now through the worker, which has kept the shell
+    wait_for(page, "navigator.serviceWorker.controller !== null")
+    expect(page.locator("h2").first).to_have_text(HOME[locale])
+    assert page.evaluate("globalThis.ran['home.js']") == "old"
+    upgrade(host, copy, "home.js")  # the other files as they were, ten days old
+    page.reload()
+    expect(page.locator("h2").first).to_have_text(HOME[locale])
+    assert page.evaluate("globalThis.ran['home.js']") == "new"
+    # The new version's copy, in the reader's language, is the one kept offline.
+    wait_for(
+        page,
+        "navigator.serviceWorker.getRegistration().then((r) => !r.waiting && !r.installing"
+        " && r.active.state === 'activated').then((done) => done && caches.keys())"
+        ".then((names) => names?.length === 1)",
+        timeout=20,
+    )
+    [(_, kept)] = page.evaluate(KEPT, "/static/js/home.js")
+    assert "'new'" in kept
+    [(_, words)] = page.evaluate(KEPT, f"/static/js/lang/{locale[:2]}.js")
+    assert words
+    page.context.set_offline(True)
+    try:
+        page.reload()
+        expect(page.locator("h2").first).to_have_text(HOME[locale])
+        assert page.evaluate("globalThis.ran['home.js']") == "new"
+    finally:
+        page.context.set_offline(False)
+
+
+def builds(page: Any) -> dict[str, str]:
+    """Which build each module the page has run is of."""
+    ran: dict[str, str] = wait_for(page, "globalThis.ran")
+    return ran
+
+
+def test_an_open_page_runs_no_new_module_beside_its_old_ones_and_keeps_its_seat(
     players: Pages, host: Server, copy: Copy
 ) -> None:
     page = players.open("/", worker=True)
-    page.reload()  # now through the worker, which has kept the shell
-    wait_for(page, "navigator.serviceWorker.controller !== null")
-    expect(page.locator("#name")).to_be_visible()
-    assert page.evaluate("globalThis.ran['home.js']") == "old"
-    upgrade(host, copy, "home.js", "new")
     page.reload()
-    expect(page.locator("#name")).to_be_visible()
-    assert page.evaluate("globalThis.ran['home.js']") == "new"
-    # The new worker keeps the new files: closed and opened again, offline, the page is new.
-    context = page.context
-    page.close()
-    page = players.open(None, context=context)
-    page.goto(host.url + "/")
+    wait_for(page, "navigator.serviceWorker.controller !== null")
+    create_room(page, "Ann", rounds=1)
+    room = page.url
+    page.click("[data-act=add-bot][data-level=normal]")
+    page.click("[data-act=start]")
+    my_turn(page)  # the bot plays at once
+    cards = hand(page)
+    assert set(builds(page).values()) == {"old"}
+    upgrade(host, copy)
+    # The room comes back by itself, the seat and the turn with it, on the page's old code.
+    expect(page.locator(".banner")).to_have_count(0, timeout=20_000)
+    my_turn(page)
+    assert hand(page) == cards
+    # The history is a module this page has not run: it comes with all the new ones.
+    page.click("a[data-nav=history]")
+    expect(page.locator("main h1")).to_have_text("History")  # drawn by history.js
+    assert set(builds(page).values()) == {"new"}, builds(page)
+    page.go_back()
+    expect(page).to_have_url(room)
+    my_turn(page)
+    assert hand(page) == cards
+    assert set(builds(page).values()) == {"new"}, builds(page)
+    # The new version's worker has taken over, with only the new files kept.
     wait_for(
         page,
-        "navigator.serviceWorker.getRegistration().then((r) => !!r?.active && !r.waiting"
-        " && !r.installing && r.active.state === 'activated')",
+        "navigator.serviceWorker.getRegistration().then((r) => !r.waiting && !r.installing"
+        " && r.active.state === 'activated').then((done) => done && caches.keys())"
+        ".then((names) => names?.length === 1)",
         timeout=20,
     )
-    kept = dict(page.evaluate(KEPT, "/static/js/home.js"))
-    assert len(kept) == 1, kept
-    assert "'new'" in next(iter(kept.values()))
+    [(_, kept)] = page.evaluate(KEPT, "/static/js/history.js")
+    assert "'new'" in kept
+    # Offline, a module the page has not run comes from the new version too.
+    page.context.set_offline(True)
+    try:
+        page.click("a[data-nav=rules]")
+        expect(page.locator(".shown").first).to_be_visible()  # drawn by rules.js
+        assert set(builds(page).values()) == {"new"}, builds(page)
+    finally:
+        page.context.set_offline(False)
+
+
+def test_an_open_page_switches_language_in_the_new_version_after_an_upgrade(
+    players: Pages, host: Server, copy: Copy
+) -> None:
+    page = players.open("/", worker=True, locale="fr-FR")
+    page.reload()
+    wait_for(page, "navigator.serviceWorker.controller !== null")
+    expect(page.locator("h2").first).to_have_text("Nouvelle salle")
+    upgrade(host, copy)
+    # The English words are a module the page has not run: they come with the new code.
+    page.click("#lang")
+    expect(page.locator("h2").first).to_have_text("New room")
+    assert set(builds(page).values()) == {"new"}, builds(page)
+    assert builds(page)["lang/en.js"] == "new"
