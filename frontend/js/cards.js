@@ -1,6 +1,6 @@
 // Card names, faces in SVG, and the JSON API.
 
-import { html, raw } from './dom.js';
+import { html, raw, store } from './dom.js';
 import { refusal, t } from './i18n.js';
 
 export const FILL = { violet: '#8b5cf6', cyan: '#22b8cf', yellow: '#f7cd1e', orange: '#fb8a2e', red: '#e8474c' };
@@ -143,8 +143,14 @@ const TOKEN = 'spectrum.token.';
 
 export const seatToken = {
   key: (code) => TOKEN + code,
-  isKey: (key) => key.startsWith(TOKEN),
-  codeOf: (key) => key.slice(TOKEN.length),
+  // Rooms held a seat in, newest first; past the 20th a room is forgotten, every key of it.
+  rooms: () => [...new Set([...(store.get('spectrum.rooms') ?? '').split(' '), ...store.keys().map((key) => key.startsWith(TOKEN) && key.slice(15))])].filter(Boolean),
+  keep(code, token) {
+    store.set(TOKEN + code, token);
+    const rooms = [...new Set([code, ...seatToken.rooms()])];
+    for (const gone of rooms.splice(20)) for (const key of store.keys()) if (key.endsWith(gone)) store.set(key, null);
+    store.set('spectrum.rooms', rooms.join(' '));
+  },
 };
 
 export const shareLink = { key: (code) => `spectrum.link.${code}` };

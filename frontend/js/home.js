@@ -12,7 +12,7 @@ const LESSON = { rounds: 1, turn_seconds: 0, max_players: 2, hints: true };
 
 export async function newRoom(name, settings) {
   const { code, token, url } = await api('/api/rooms', { method: 'POST', body: { name, settings } });
-  store.set(seatToken.key(code), token);
+  seatToken.keep(code, token);
   store.set(shareLink.key(code), url);
   return code;
 }
@@ -20,11 +20,9 @@ export async function newRoom(name, settings) {
 export function mount(root) {
   document.title = 'Spectrum Online';
   const ui = { settings: { ...DEFAULT_SETTINGS }, busy: '', createError: '', joinError: '' };
-  const myRooms = store
-    .keys()
-    .filter(seatToken.isKey)
-    .map(seatToken.codeOf)
-    .sort()
+  const myRooms = seatToken
+    .rooms()
+    .filter((code) => store.get(seatToken.key(code)))
     .slice(0, 6);
 
   const view = () => html`<section class="page">
@@ -121,7 +119,7 @@ export function mount(root) {
     update();
     try {
       const seat = await api(`/api/rooms/${code}/join`, { method: 'POST', body: { name } });
-      store.set(seatToken.key(code), seat.token);
+      seatToken.keep(code, seat.token);
       navigate(`/r/${code}`);
     } catch (error) {
       ui.busy = '';

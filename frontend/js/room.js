@@ -444,7 +444,7 @@ class RoomPage {
     try {
       const seat = await api(`/api/rooms/${this.code}/join`, { method: 'POST', body: { name } });
       store.set(NAME_KEY, name);
-      store.set(seatToken.key(this.code), seat.token);
+      seatToken.keep(this.code, seat.token);
       this.token = seat.token;
       this.connect();
     } catch (error) {

@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.e2e.conftest import E2E_SETTINGS, Pages, pages_on, scroll_width
 from tests.e2e.matches import in_thread, play_matches
-from tests.e2e.ui import MINUS, card_name, expect
+from tests.e2e.ui import MINUS, card_name, create_room, expect
 from tests.rooms.client import api
 from tests.server import running_server
 
@@ -202,3 +202,28 @@ def test_the_pages_policy_runs_the_page_and_refuses_a_script_put_into_it(pages: 
     )
     assert ran is False
     pages.errors.clear()  # the refusal is reported to the console: what is checked here
+
+
+def test_the_home_page_lists_the_newest_rooms_and_forgets_past_twenty(pages: Pages) -> None:
+    """The rooms to go back to are the newest first (they were the first six by code), and a
+    browser keeps what it knows of twenty rooms at most: it kept every room's keys for ever."""
+    page = pages.open("/")
+    older = [f"2222-22{n:02d}" for n in range(20)]  # newest first; by code, before any real one
+    page.evaluate(
+        """codes => {
+          localStorage.setItem('spectrum.rooms', codes.join(' '));
+          for (const code of codes) {
+            localStorage.setItem(`spectrum.token.${code}`, 'x');
+            localStorage.setItem(`spectrum.link.${code}`, 'x');
+          }
+        }""",
+        older,
+    )
+    code = create_room(page, "Ann")
+    page.goto(pages.server.url + "/")
+    expect(page.locator(".mine a")).to_have_text([code, *older[:5]])
+    kept = page.evaluate("Object.keys(localStorage)")
+    assert not [key for key in kept if key.endswith(older[-1])], kept
+    assert all(f"spectrum.token.{room}" in kept for room in older[:-1])
+    rooms = page.evaluate("localStorage.getItem('spectrum.rooms')").split()
+    assert rooms == [code, *older[:-1]]
