@@ -10,10 +10,14 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from app.rooms.patch import diff
 from tests import fetch
+from tests.databases import postgres_database
 from tests.rooms.client import Client, Refused, create_room, join_room
 from tests.server import FAST, Server, free_port, migrate, server_env
 
@@ -85,6 +89,18 @@ def new_server(database_url: str, **settings: str) -> Server:
     return Server(
         server_env(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=database_url, **env), port
     )
+
+
+@contextmanager
+def serving() -> Iterator[tuple[str, Server]]:
+    """A server started on a fresh PostgreSQL database (its URL too), stopped afterwards."""
+    with postgres_database() as url, tempfile.TemporaryDirectory() as folder:
+        server = new_server(url, OUTBOX_PATH=f"{folder}/outbox")
+        server.start()
+        try:
+            yield url, server
+        finally:
+            server.stop()
 
 
 def ready(server: Server) -> bool:

@@ -3,33 +3,17 @@ connection: each one warned ``not_saved`` is later given a patch or a state, whi
 warning (the browser's banner), even when the held change came to nothing for it."""
 
 import asyncio
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from itertools import count
 from typing import Any
 
 import orjson
 
 from tests import fetch
-from tests.databases import postgres_database, set_connections_allowed
-from tests.faults.table import HELD, Table, new_server, ready, told_held, until
+from tests.databases import set_connections_allowed
+from tests.faults.table import HELD, Table, ready, serving, told_held, until
 from tests.rooms.client import Client
-from tests.server import Server
 
 _probes = count()
-
-
-@contextmanager
-def serving() -> Iterator[tuple[str, Server]]:
-    """A server started on a fresh PostgreSQL database (its URL too), stopped afterwards."""
-    with postgres_database() as url, tempfile.TemporaryDirectory() as folder:
-        server = new_server(url, OUTBOX_PATH=f"{folder}/outbox")
-        server.start()
-        try:
-            yield url, server
-        finally:
-            server.stop()
 
 
 def kinds(client: Client) -> list[tuple[str, Any]]:

@@ -2,27 +2,10 @@
 table are told (``not_saved``), /readyz says why, and once the database is back the move is
 acknowledged and play goes on; every round shown is stored once, with the totals shown."""
 
-import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 from tests import fetch
-from tests.databases import postgres_database, set_connections_allowed
-from tests.faults.table import HELD, Table, new_server, ready, told_held, until
+from tests.databases import set_connections_allowed
+from tests.faults.table import HELD, Table, ready, serving, told_held, until
 from tests.rooms.client import Client
-from tests.server import Server
-
-
-@contextmanager
-def serving() -> Iterator[tuple[str, Server]]:
-    """A server started on a fresh PostgreSQL database (its URL too), stopped afterwards."""
-    with postgres_database() as url, tempfile.TemporaryDirectory() as folder:
-        server = new_server(url, OUTBOX_PATH=f"{folder}/outbox")
-        server.start()
-        try:
-            yield url, server
-        finally:
-            server.stop()
 
 
 async def test_a_move_waits_for_the_database_and_is_shown_when_it_returns() -> None:
