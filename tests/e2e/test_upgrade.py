@@ -115,6 +115,17 @@ KEPT = """async (path) => {
 HOME = {"en-US": "New room", "fr-FR": "Nouvelle salle"}
 
 
+def settled(page: Any) -> None:
+    """Wait until one worker is in charge, activated, and one copy of the client is kept."""
+    wait_for(
+        page,
+        "navigator.serviceWorker.getRegistration().then((r) => !r.waiting && !r.installing"
+        " && r.active.state === 'activated').then((done) => done && caches.keys())"
+        ".then((names) => names?.length === 1)",
+        timeout=20,
+    )
+
+
 @pytest.mark.parametrize("locale", HOME)
 def test_after_an_upgrade_the_next_page_runs_the_new_files_and_keeps_them_offline(
     players: Pages, host: Server, copy: Copy, locale: str
@@ -129,13 +140,7 @@ def test_after_an_upgrade_the_next_page_runs_the_new_files_and_keeps_them_offlin
     expect(page.locator("h2").first).to_have_text(HOME[locale])
     assert page.evaluate("globalThis.ran['home.js']") == "new"
     # The new version's copy, in the reader's language, is the one kept offline.
-    wait_for(
-        page,
-        "navigator.serviceWorker.getRegistration().then((r) => !r.waiting && !r.installing"
-        " && r.active.state === 'activated').then((done) => done && caches.keys())"
-        ".then((names) => names?.length === 1)",
-        timeout=20,
-    )
+    settled(page)
     [(_, kept)] = page.evaluate(KEPT, "/static/js/home.js")
     assert "'new'" in kept
     [(_, words)] = page.evaluate(KEPT, f"/static/js/lang/{locale[:2]}.js")
@@ -183,13 +188,7 @@ def test_an_open_page_runs_no_new_module_beside_its_old_ones_and_keeps_its_seat(
     assert hand(page) == cards
     assert set(builds(page).values()) == {"new"}, builds(page)
     # The new version's worker has taken over, with only the new files kept.
-    wait_for(
-        page,
-        "navigator.serviceWorker.getRegistration().then((r) => !r.waiting && !r.installing"
-        " && r.active.state === 'activated').then((done) => done && caches.keys())"
-        ".then((names) => names?.length === 1)",
-        timeout=20,
-    )
+    settled(page)
     [(_, kept)] = page.evaluate(KEPT, "/static/js/history.js")
     assert "'new'" in kept
     # Offline, a module the page has not run comes from the new version too.
