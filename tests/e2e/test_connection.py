@@ -299,6 +299,17 @@ def test_a_move_shows_at_once_and_is_pending_until_acknowledged(pages: Pages) ->
     expect(bob.locator(".status.mine")).to_be_visible()
 
 
+def multi_pickup_against_a_bot(ann: Any) -> None:
+    """Ann makes a room with multiple pickups, seats an easy bot and starts: her turn comes
+    after the bot's first."""
+    create_room(ann, "Ann", rounds=1, timer="0")
+    ann.check("input[name=multi_pickup]")
+    expect(ann.locator("input[name=multi_pickup]")).to_be_checked()
+    ann.click("[data-act=add-bot][data-level=easy]")
+    ann.click("[data-act=start]")
+    my_turn(ann)
+
+
 def cards_of(page: Any, selector: str) -> list[str]:
     """The card ids of the cards ``selector`` finds, in order."""
     cards: list[str] = page.locator(selector).evaluate_all(
@@ -315,12 +326,7 @@ def test_picks_go_with_a_move_lost_or_refused(pages: Pages) -> None:
     ann = pages.open(None)
     ann.context.route_web_socket(ROOM_SOCKET, relay)
     ann.goto(f"{pages.server.url}/")
-    create_room(ann, "Ann", rounds=1, timer="0")
-    ann.check("input[name=multi_pickup]")
-    expect(ann.locator("input[name=multi_pickup]")).to_be_checked()
-    ann.click("[data-act=add-bot][data-level=easy]")
-    ann.click("[data-act=start]")
-    my_turn(ann)  # after the bot's first turn
+    multi_pickup_against_a_bot(ann)
     take_button = ann.locator("[data-act=take]")
     picked_piles = ann.locator(".pile[aria-pressed=true]")
     picked_cards = ann.locator(".hand .card[aria-pressed=true]")
@@ -488,12 +494,7 @@ def test_the_cards_just_taken_are_marked_after_a_reload(pages: Pages) -> None:
     """A player who reloads, or opens the room on another device, between a multiple pickup
     and its discard is shown which cards were just taken, as before the reload."""
     ann = pages.open("/")
-    create_room(ann, "Ann", rounds=1, timer="0")
-    ann.check("input[name=multi_pickup]")
-    expect(ann.locator("input[name=multi_pickup]")).to_be_checked()
-    ann.click("[data-act=add-bot][data-level=easy]")
-    ann.click("[data-act=start]")
-    my_turn(ann)  # after the bot's first turn
+    multi_pickup_against_a_bot(ann)
     ann.click('.pile[data-pile="0"]')
     ann.click('.pile[data-pile="2"]')
     ann.click("[data-act=take]")
