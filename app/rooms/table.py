@@ -46,10 +46,7 @@ class Table:
     def arrive(self, connection: Connection) -> None:
         """Add a connection; an older one for the same seat is closed, and its player is back."""
         if connection.seat is not None:
-            for older in self.connections:
-                if older.seat == connection.seat:
-                    older.close(CLOSE_REPLACED, "this seat was opened in another tab or device")
-            self.connections = [c for c in self.connections if c.seat != connection.seat]
+            self._replace(connection.seat, "this seat was opened in another tab or device")
             self.came_back(connection.seat)
         self.connections.append(connection)
 
@@ -57,13 +54,17 @@ class Table:
         """A seat was taken again with a new token: whatever holds it with the old one is
         closed, as when it is opened in another tab, and its player is away until the new
         token comes. True if a connection was closed."""
-        held = [connection for connection in self.connections if connection.seat == seat]
-        for connection in held:
-            connection.close(CLOSE_REPLACED, "this seat was taken again with a new token")
-        self.connections = [c for c in self.connections if c.seat != seat]
         host, since = self.host_away
         if host == old:
             self.host_away = (new, since)
+        return self._replace(seat, "this seat was taken again with a new token")
+
+    def _replace(self, seat: int, reason: str) -> bool:
+        """Close and let go of the seat's connections (4009, with ``reason``); True if any."""
+        held = [connection for connection in self.connections if connection.seat == seat]
+        for connection in held:
+            connection.close(CLOSE_REPLACED, reason)
+        self.connections = [c for c in self.connections if c.seat != seat]
         return bool(held)
 
     def leave(self, connection: Connection) -> bool:
