@@ -67,8 +67,29 @@ PAGE_HEADERS = {
 }
 
 
-def _index() -> FileResponse:
-    return FileResponse(FRONTEND / "index.html", headers=PAGE_HEADERS)
+@cache
+def client_version() -> str:
+    """A version that changes with any client file."""
+    digest = hashlib.sha256()
+    for path in sorted(path for path in FRONTEND.rglob("*") if path.is_file()):
+        digest.update(path.relative_to(FRONTEND).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+@cache
+def page() -> bytes:
+    """The client's page, which says which version of the client it is (``data-v``): a page
+    open across an upgrade compares it with the server's before running a module it has not
+    run yet, and loads afresh rather than mix new modules into its old ones."""
+    text = (FRONTEND / "index.html").read_text()
+    tag = '<html lang="en">'
+    if tag not in text:
+        raise RuntimeError(f"frontend/index.html does not begin with {tag}")
+    return text.replace(tag, f'<html lang="en" data-v="{client_version()}">', 1).encode()
+
+
+def _index() -> Response:
+    return Response(page(), media_type="text/html", headers=PAGE_HEADERS)
 
 
 for path in CLIENT_PATHS:
@@ -100,9 +121,6 @@ def service_worker(language: str) -> bytes:
     languages' words, and a version that changes with any client file and with the language
     (so a new client, or another language, replaces the old copy once no page uses it)."""
     files = sorted(path for path in FRONTEND.rglob("*") if path.is_file())
-    digest = hashlib.sha256()
-    for path in files:
-        digest.update(path.relative_to(FRONTEND).as_posix().encode() + b"\0" + path.read_bytes())
     kept = [
         path
         for path in files
@@ -111,7 +129,7 @@ def service_worker(language: str) -> bytes:
     ]
     shell = ["/", "/manifest.webmanifest"]
     shell += [f"/static/{path.relative_to(FRONTEND).as_posix()}" for path in kept]
-    version = f"{digest.hexdigest()[:16]}-{language}"
+    version = f"{client_version()}-{language}"
     head = f"const SHELL = {json.dumps(shell)};\nconst VERSION = '{version}';\n"
     return head.encode() + (FRONTEND / "sw.js").read_bytes()
 
@@ -175,7 +193,7 @@ async def not_found(request: Request, error: Exception) -> Response:
     ``method_not_allowed``), so that a program reads every refusal the same way."""
     assert isinstance(error, HTTPException)
     if error.status_code == 404 and not request.url.path.startswith(MACHINE_PREFIXES):
-        return FileResponse(FRONTEND / "index.html", status_code=404, headers=PAGE_HEADERS)
+        return Response(page(), 404, PAGE_HEADERS, "text/html")
     if not is_body_allowed_for_status_code(error.status_code):
         return await http_exception_handler(request, error)
     code = HTTPStatus(error.status_code).phrase.lower().replace(" ", "_").replace("-", "_")

@@ -46,17 +46,12 @@ async function route() {
   unmount = module.mount(main, { page: name, param }) ?? null;
 }
 
-// A module not run yet: a page of an older version (its worker replaced) loads afresh instead.
-let shell;
-let stale = false;
-let had = !!navigator.serviceWorker?.controller;
-navigator.serviceWorker?.addEventListener('controllerchange', () => {
-  stale = had;
-  had = true;
-});
+// A module not run yet, on a page older than the server's client: the page loads afresh instead.
+const version = (page) => page.match(/data-v="(\w*)/)?.[1];
+const mine = document.documentElement.dataset.v;
 const run = new Set();
 export async function load(name) {
-  if (!run.has(name) && (stale || (await shell?.update().then(() => shell.installing ?? shell.waiting, () => 0)))) {
+  if (run.size && !run.has(name) && (await fetch('/').then((answer) => answer.text()).then((page) => version(page) != mine, () => 0))) {
     location.reload();
     await new Promise(() => {});
   }
@@ -106,7 +101,7 @@ themeButton.addEventListener('click', () => {
 darkSystem.addEventListener('change', showTheme);
 showTheme();
 // A worker per language keeps its shell.
-const keepShell = () => navigator.serviceWorker?.register(`/sw.js?lang=${lang}`).then((found) => (shell = found), () => {});
+const keepShell = () => navigator.serviceWorker?.register(`/sw.js?lang=${lang}`).catch(() => {});
 document.getElementById('lang').addEventListener('click', () => switchLang(load).then(route).then(keepShell));
 keepShell();
 route();

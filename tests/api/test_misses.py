@@ -4,16 +4,14 @@ room's page, its QR code and the WebSocket."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 
 from tests import fetch
+from tests.api.test_pages import the_page
 from tests.rooms.client import closed_with
 from tests.server import FAST, Server, running_server
-
-FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +43,7 @@ async def test_every_lookup_counts_unknown_codes_and_refuses_past_the_limit(
     # A room that exists is found as ever: only unknown codes are counted and refused.
     known = fetch.get(f"{url}/r/{room['code']}")
     assert known.status_code == 200
-    assert known.text == (FRONTEND / "index.html").read_text()
+    assert known.text == the_page(url)
     assert fetch.get(f"{url}/api/rooms/{room['code']}/qr.svg").status_code == 200
     assert fetch.get(f"{url}/api/rooms/{room['code']}").status_code == 200
 

@@ -16,6 +16,19 @@ from tests import fetch
 from tests.server import Server
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
+
+
+def the_page(url: str) -> str:
+    """index.html as the server at ``url`` serves it: saying which version of the client it is,
+    the version its service worker keeps."""
+    worker = fetch.get(url + "/sw.js").text
+    version = re.search(r"const VERSION = '([0-9a-f]{16})-en';", worker)
+    assert version is not None
+    page = (FRONTEND / "index.html").read_text()
+    assert page.startswith('<!doctype html>\n<html lang="en">\n')
+    return page.replace('<html lang="en">', f'<html lang="en" data-v="{version[1]}">', 1)
+
+
 CLIENT_BUDGET_BYTES = 60 * 1024
 
 
@@ -78,7 +91,7 @@ def test_every_client_path_serves_the_page(server: Server, path: str) -> None:
     response = fetch.get(server.url + path)
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/html")
-    assert response.text == (FRONTEND / "index.html").read_text()
+    assert response.text == the_page(server.url)
 
 
 def test_client_files_are_served_with_their_types(server: Server) -> None:
@@ -138,7 +151,7 @@ def test_an_unknown_page_is_the_clients_not_found_page(server: Server) -> None:
     page = fetch.get(server.url + "/no/such/page", headers={"Accept": "text/html"})
     assert page.status_code == 404
     assert page.headers["content-type"].startswith("text/html")
-    assert page.text == (FRONTEND / "index.html").read_text()
+    assert page.text == the_page(server.url)
     for path in ("/api/no-such-thing", "/static/js/nothing.js"):
         missing = fetch.get(server.url + path, headers={"Accept": "text/html"})
         assert missing.status_code == 404
@@ -159,7 +172,7 @@ def test_a_player_page_and_its_api_take_any_name(server: Server, name: str) -> N
     path = quote(name, safe="")
     page = fetch.get(f"{server.url}/players/{path}")
     assert page.status_code == 200
-    assert page.text == (FRONTEND / "index.html").read_text()
+    assert page.text == the_page(server.url)
     player = fetch.get(f"{server.url}/api/players/{path}")
     assert player.status_code == 404
     assert player.json()["code"] == "no_player"

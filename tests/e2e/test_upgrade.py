@@ -9,6 +9,7 @@ file of the copy, dated now, and restarts the server."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests import fetch
 from tests import server as servers
 from tests.e2e.conftest import E2E_SETTINGS, Pages, pages_on
 from tests.e2e.ui import create_room, expect, hand, my_turn, wait_for
@@ -115,13 +117,16 @@ KEPT = """async (path) => {
 HOME = {"en-US": "New room", "fr-FR": "Nouvelle salle"}
 
 
-def settled(page: Any) -> None:
-    """Wait until one worker is in charge, activated, and one copy of the client is kept."""
+def settled(page: Any, host: Server) -> None:
+    """Wait until one worker is in charge, activated, and one copy of the client is kept: the
+    copy of the client ``host`` serves."""
+    version = re.search(r'data-v="(\w+)"', fetch.get(host.url + "/").text)
+    assert version is not None
     wait_for(
         page,
         "navigator.serviceWorker.getRegistration().then((r) => !r.waiting && !r.installing"
         " && r.active.state === 'activated').then((done) => done && caches.keys())"
-        ".then((names) => names?.length === 1)",
+        f".then((names) => names?.length === 1 && names[0].startsWith('shell-{version[1]}-'))",
         timeout=20,
     )
 
@@ -140,7 +145,7 @@ def test_after_an_upgrade_the_next_page_runs_the_new_files_and_keeps_them_offlin
     expect(page.locator("h2").first).to_have_text(HOME[locale])
     assert page.evaluate("globalThis.ran['home.js']") == "new"
     # The new version's copy, in the reader's language, is the one kept offline.
-    settled(page)
+    settled(page, host)
     [(_, kept)] = page.evaluate(KEPT, "/static/js/home.js")
     assert "'new'" in kept
     [(_, words)] = page.evaluate(KEPT, f"/static/js/lang/{locale[:2]}.js")
@@ -188,7 +193,7 @@ def test_an_open_page_runs_no_new_module_beside_its_old_ones_and_keeps_its_seat(
     assert hand(page) == cards
     assert set(builds(page).values()) == {"new"}, builds(page)
     # The new version's worker has taken over, with only the new files kept.
-    settled(page)
+    settled(page, host)
     [(_, kept)] = page.evaluate(KEPT, "/static/js/history.js")
     assert "'new'" in kept
     # Offline, a module the page has not run comes from the new version too.
@@ -196,7 +201,7 @@ def test_an_open_page_runs_no_new_module_beside_its_old_ones_and_keeps_its_seat(
     try:
         page.click("a[data-nav=rules]")
         expect(page.locator(".shown").first).to_be_visible()  # drawn by rules.js
-        assert set(builds(page).values()) == {"new"}, builds(page)
+        assert set(builds(page).values()) == {"new"}, str(builds(page))
     finally:
         page.context.set_offline(False)
 
@@ -214,3 +219,28 @@ def test_an_open_page_switches_language_in_the_new_version_after_an_upgrade(
     expect(page.locator("h2").first).to_have_text("New room")
     assert set(builds(page).values()) == {"new"}, builds(page)
     assert builds(page)["lang/en.js"] == "new"
+
+
+def test_a_page_of_the_new_version_goes_on_while_the_new_worker_cannot_take_over(
+    players: Pages, host: Server, copy: Copy
+) -> None:
+    """A page loaded after an upgrade runs the new client, whether or not the new version's
+    worker has taken over yet: it goes to a page it has not shown without loading afresh, even
+    when that worker fails to install and is tried again and again."""
+    page = players.open("/", worker=True)
+    page.reload()
+    wait_for(page, "navigator.serviceWorker.controller !== null")
+    upgrade(host, copy)
+    # The new version's worker cannot keep its shell: one of its files is gone.
+    assert "/static/js/learn.js" in fetch.get(host.url + "/sw.js?lang=en").text
+    (copy.folder / "frontend" / "js" / "learn.js").unlink()
+    page.reload()
+    expect(page.locator("h2").first).to_have_text("New room")
+    assert set(builds(page).values()) == {"new"}, builds(page)
+    page.evaluate("window.same = true")
+    page.click("a[data-nav=history]")
+    expect(page.locator("main h1")).to_have_text("History")
+    page.click("a[data-nav=rules]")
+    expect(page.locator(".shown").first).to_be_visible()
+    assert page.evaluate("window.same") is True
+    assert set(builds(page).values()) == {"new"}, builds(page)
