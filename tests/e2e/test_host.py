@@ -15,13 +15,15 @@ from tests.server import Server, running_server
 
 Shot = Callable[[Any, str], None]
 APOSTROPHE = "\N{RIGHT SINGLE QUOTATION MARK}"
-# The page's sockets, kept in window.sockets; while window.hold is true, new ones go nowhere.
+# The page's sockets, kept in window.sockets; while window.hold is true, new ones are refused
+# (by the server, at an address of no room: the page's policy would block another server's,
+# and a socket blocked so is closed without a close event).
 SOCKETS = """{
   const Socket = WebSocket;
   window.sockets = [];
   window.WebSocket = class extends Socket {
     constructor(url, protocols) {
-      super(window.hold ? 'ws://127.0.0.1:9/' : url, protocols);
+      super(window.hold ? url.replace('/ws/rooms/', '/ws/held/') : url, protocols);
       window.sockets.push(this);
     }
   };

@@ -201,7 +201,7 @@ def test_an_open_page_runs_no_new_module_beside_its_old_ones_and_keeps_its_seat(
     try:
         page.click("a[data-nav=rules]")
         expect(page.locator(".shown").first).to_be_visible()  # drawn by rules.js
-        assert set(builds(page).values()) == {"new"}, str(builds(page))
+        assert set(builds(page).values()) == {"new"}, builds(page)
     finally:
         page.context.set_offline(False)
 
