@@ -46,12 +46,14 @@ async function route() {
   unmount = module.mount(main, { page: name, param }) ?? null;
 }
 
-// A module not run yet, on a page older than the server's client: the page loads afresh instead.
-const version = (page) => page.match(/data-v="(\w*)/)?.[1];
+// A module not run yet, on a page of another version than the server's: load afresh, once a
+// version (in an upgrade, nodes of two versions may take turns).
 const mine = document.documentElement.dataset.v;
 const run = new Set();
 export async function load(name) {
-  if (run.size && !run.has(name) && (await fetch('/').then((answer) => answer.text()).then((page) => version(page) != mine, () => 0))) {
+  const found = run.size && !run.has(name) && (await fetch('/').then((answer) => answer.text()).then((page) => page.match(/data-v="(\w*)/)?.[1], () => 0));
+  if (found && found != mine && history.state?.v != found) {
+    history.replaceState({ v: found }, '');
     location.reload();
     await new Promise(() => {});
   }

@@ -244,3 +244,47 @@ def test_a_page_of_the_new_version_goes_on_while_the_new_worker_cannot_take_over
     expect(page.locator(".shown").first).to_be_visible()
     assert page.evaluate("window.same") is True
     assert set(builds(page).values()) == {"new"}, builds(page)
+
+
+def test_a_lesson_loads_afresh_once_while_nodes_of_two_versions_take_turns(
+    players: Pages, host: Server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In an upgrade under way, a page may come from a node of the old version and the page it
+    compares itself with from one of the new: it loads afresh once for that version, then runs
+    the module (a lesson's coach, which a lesson's room loads as it opens, loaded afresh without
+    end before)."""
+    newer = Copy(tmp_path / "newer")
+    newer.release("new")
+    url = f"sqlite+aiosqlite:///{tmp_path}/newer.db"
+    migrate(url)
+    with monkeypatch.context() as patch:
+        patch.setattr(servers, "spawn_server", newer.spawn)
+        other = start_server(server_env(HOST="127.0.0.1", DATABASE_URL=url, **E2E_SETTINGS))
+    try:
+        page = players.open("/")
+        page.fill("#name", "Newcomer")
+        page.click("button:has-text('Learn to play')")
+        coach = page.locator(".coach")
+        expect(coach).to_contain_text("Numbers")
+        # From now on the page's own node serves the page, the other node what it compares.
+        page.route(
+            host.url + "/",
+            lambda route: (
+                route.continue_()
+                if route.request.is_navigation_request()
+                else route.fulfill(response=route.fetch(url=other.url + "/"))
+            ),
+        )
+        loads: list[str] = []
+        page.on("load", lambda loaded: loads.append(loaded.url))
+        page.reload()
+        expect(coach).to_contain_text("Numbers")
+        page.evaluate("window.same = true")
+        # Another module, the rules: the version was found already, so no more loads afresh.
+        page.click(".roombar [data-act=rules]")
+        expect(page.locator("dialog .prose")).to_be_visible()
+        assert page.evaluate("window.same") is True
+        assert len(loads) == 2, loads  # the reload, and once afresh
+        assert set(builds(page).values()) == {"old"}, builds(page)
+    finally:
+        other.stop()
