@@ -84,7 +84,7 @@ def page() -> bytes:
     text = (FRONTEND / "index.html").read_text()
     tag = '<html lang="en">'
     if tag not in text:
-        raise RuntimeError(f"frontend/index.html does not begin with {tag}")
+        raise RuntimeError(f"frontend/index.html has no {tag}")
     return text.replace(tag, f'<html lang="en" data-v="{client_version()}">', 1).encode()
 
 
