@@ -88,8 +88,16 @@ def page() -> bytes:
     return text.replace(tag, f'<html lang="en" data-v="{client_version()}">', 1).encode()
 
 
-def _index() -> Response:
-    return Response(page(), media_type="text/html", headers=PAGE_HEADERS)
+def _index(request: Request) -> Response:
+    """The page; ``304 Not Modified`` to a browser whose copy is of this version."""
+    tag = f'"{client_version()}"'
+    asked = request.headers.get("if-none-match", "")
+    headers = {**PAGE_HEADERS, "ETag": tag}
+    if asked.strip() == "*" or tag in (
+        part.strip().removeprefix("W/") for part in asked.split(",")
+    ):
+        return Response(status_code=304, headers=headers)
+    return Response(page(), media_type="text/html", headers=headers)
 
 
 for path in CLIENT_PATHS:
