@@ -17,7 +17,7 @@ from typing import Any
 
 import uvicorn
 
-from app.config import Settings, load_settings
+from app.config import Settings, load_settings, warn_of_misspelt_settings
 from app.logs import configure_logging
 
 log = logging.getLogger("app.start")
@@ -130,6 +130,7 @@ def main() -> None:
     configure_logging(
         settings.log_level, settings.log_json, settings.node_id if settings.cluster else ""
     )
+    warn_of_misspelt_settings()
     serve(settings)
 
 

@@ -464,6 +464,37 @@ def load_settings() -> Settings:
     sys.exit(2)
 
 
+def misspelt_settings(environ: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """Variables of the environment or of the .env file that this server does not read but
+    whose names are so close to a setting's that they are likely meant for it, each with that
+    setting's name (``HEARTBEAT_SECOND``, ``HEARTBEAT_SECONDS``): a setting misspelt is
+    otherwise left at its default without a word."""
+    import difflib
+
+    names = [name.upper() for name in Settings.model_fields]
+    given = set(os.environ if environ is None else environ)
+    if environ is None and Path(ENV_FILE).is_file() and env_file_problem(Path(ENV_FILE)) is None:
+        from dotenv import dotenv_values
+
+        given |= set(dotenv_values(ENV_FILE, encoding="utf-8"))
+    found = []
+    for name in sorted(given):
+        if name.upper() in names:
+            continue
+        close = difflib.get_close_matches(name.upper(), names, n=1, cutoff=0.85)
+        if close:
+            found.append((name, close[0]))
+    return found
+
+
+def warn_of_misspelt_settings() -> None:
+    """Log a warning for each variable :func:`misspelt_settings` finds."""
+    for name, meant in misspelt_settings():
+        logging.getLogger("app.start").warning(
+            "%s is not a setting of this server and is ignored; did you mean %s?", name, meant
+        )
+
+
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The settings of this process, read once."""

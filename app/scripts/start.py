@@ -32,7 +32,7 @@ from types import FrameType
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from app.config import Settings, load_settings
+from app.config import Settings, load_settings, warn_of_misspelt_settings
 from app.logs import configure_logging
 from app.storage.db import SQLITE_JOURNALS, is_sqlite, make_engine
 from app.storage.eventlog import EventLog, folder_for
@@ -462,6 +462,7 @@ def main() -> None:
     configure_logging(
         settings.log_level, settings.log_json, settings.node_id if settings.cluster else ""
     )
+    warn_of_misspelt_settings()
     # As the container's first process nothing would stop it before the server's own handlers.
     previous = {sig: signal.signal(sig, _stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:

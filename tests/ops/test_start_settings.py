@@ -383,3 +383,35 @@ def test_a_database_that_is_no_file_is_refused(tmp_path: Path, made: str, kind: 
         "database's file, as in sqlite+aiosqlite:///./spectrum.db"
     )
     assert sorted(path.name for path in tmp_path.iterdir()) == ["data", "spectrum.db"]
+
+
+def test_a_misspelt_setting_is_warned_of_and_the_server_starts(tmp_path: Path) -> None:
+    """A variable this server does not read, named so close to a setting that it is surely
+    meant for it, is logged as a warning naming that setting (from the environment and from
+    .env alike); other variables, compose's own among them, are no concern of the server's."""
+    (tmp_path / ".env").write_text(
+        (ROOT / ".env.example").read_text() + "\nHEARTBEAT_SECOND=5\nPOSTGRES_PASSWORD=pw\n"
+    )
+    port = free_port()
+    log = tmp_path / "start.log"
+    process = start(
+        f"sqlite+aiosqlite:///{tmp_path}/spectrum.db",
+        port,
+        log,
+        cwd=tmp_path,
+        PYTHONPATH=str(ROOT),
+        LOG_LEVELS="debug",
+        NODE_ENV="production",
+    )
+    wait_until_ready(process, port, log)
+    stop(process)
+    warned = [
+        json.loads(line)["message"]
+        for line in log.read_text().splitlines()
+        if line.startswith("{") and json.loads(line)["level"] == "warning"
+    ]
+    assert warned == [
+        "HEARTBEAT_SECOND is not a setting of this server and is ignored; did you mean "
+        "HEARTBEAT_SECONDS?",
+        "LOG_LEVELS is not a setting of this server and is ignored; did you mean LOG_LEVEL?",
+    ]
