@@ -464,16 +464,17 @@ def load_settings() -> Settings:
     sys.exit(2)
 
 
-def misspelt_settings(environ: dict[str, str] | None = None) -> list[tuple[str, str]]:
-    """Variables of the environment or of the .env file that this server does not read but
-    whose names are so close to a setting's that they are likely meant for it, each with that
-    setting's name (``HEARTBEAT_SECOND``, ``HEARTBEAT_SECONDS``): a setting misspelt is
-    otherwise left at its default without a word."""
+def misspelt_settings() -> list[tuple[str, str]]:
+    """Variables of the environment or of the .env file (read once :func:`load_settings` has
+    found it readable) that this server does not read but whose names are so close to a
+    setting's that they are likely meant for it, each with that setting's name
+    (``HEARTBEAT_SECOND``, ``HEARTBEAT_SECONDS``): a setting misspelt is otherwise left at its
+    default without a word."""
     import difflib
 
     names = [name.upper() for name in Settings.model_fields]
-    given = set(os.environ if environ is None else environ)
-    if environ is None and Path(ENV_FILE).is_file() and env_file_problem(Path(ENV_FILE)) is None:
+    given = set(os.environ)
+    if Path(ENV_FILE).is_file():
         from dotenv import dotenv_values
 
         given |= set(dotenv_values(ENV_FILE, encoding="utf-8"))
