@@ -13,7 +13,7 @@ import pytest
 from tests.api.test_words import PARAM, table
 from tests.e2e.conftest import DESKTOP, PHONE, Pages, scroll_width
 from tests.e2e.test_access import resize
-from tests.e2e.ui import expect, wait_for
+from tests.e2e.ui import controlled, expect, wait_for
 
 Shot = Callable[[Any, str], None]
 APOSTROPHE = "\N{RIGHT SINGLE QUOTATION MARK}"  # French text writes its apostrophes so
@@ -230,7 +230,7 @@ KEPT = """() => caches.keys().then((names) => Promise.all(names.map((name) =>
 
 def test_after_a_switch_the_offline_copy_changes_language_at_once(pages: Pages) -> None:
     page = pages.open("/", locale="fr-FR", worker=True)
-    wait_for(page, "navigator.serviceWorker.controller !== null")
+    controlled(page)
     assert page.evaluate("navigator.serviceWorker.controller.scriptURL").endswith("?lang=fr")
     [(french, words)] = page.evaluate(KEPT)
     assert words == ["/static/js/lang/fr.js"]

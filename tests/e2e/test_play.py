@@ -10,6 +10,7 @@ from tests.e2e.conftest import DESKTOP, PHONE, Pages, scroll_width
 from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
 from tests.e2e.ui import (
+    controlled,
     create_room,
     discard,
     discard_top_is,
@@ -64,7 +65,7 @@ def test_two_players_play_a_round_and_see_the_results(pages: Pages, shot: Shot) 
     code = create_room(ann, "Ann", rounds=1, timer="0")
     bob = pages.open("/", phone=True, worker=True)
     for page in (ann, bob):
-        wait_for(page, "navigator.serviceWorker.controller !== null")
+        controlled(page)
     fits_phone(bob)
     shot(bob, "home-360")
     join_from_home(bob, "Bob", code.lower().replace("-", ""))  # as someone might type it

@@ -10,7 +10,14 @@ from typing import Any
 from tests.e2e.conftest import PICTURES, ROOM_URL, Pages
 from tests.e2e.test_access import axe_clean, resize
 from tests.e2e.test_play import SMALL_PHONE
-from tests.e2e.ui import create_room, expect, over_the_dock, play_to_the_results, wait_for
+from tests.e2e.ui import (
+    controlled,
+    create_room,
+    expect,
+    over_the_dock,
+    play_to_the_results,
+    wait_for,
+)
 
 Shot = Callable[[Any, str], None]
 
@@ -115,7 +122,7 @@ def test_the_app_installs_and_its_shell_opens_offline(pages: Pages, shot: Shot) 
     scope = page.evaluate("navigator.serviceWorker.ready.then((r) => r.scope)")
     assert scope == pages.server.url + "/"
     page.reload()
-    wait_for(page, "navigator.serviceWorker.controller !== null")
+    controlled(page)
     kept = page.evaluate(
         "caches.keys().then((names) => caches.open(names[0])).then((c) => c.keys())"
         ".then((requests) => requests.map((r) => new URL(r.url).pathname))"

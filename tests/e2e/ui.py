@@ -139,6 +139,12 @@ def wait_for(page: Any, expression: str, arg: Any = None, timeout: float = 8.0) 
     return value
 
 
+def controlled(page: Any) -> None:
+    """Wait until the page is in its service worker's hands: the worker keeps its whole shell
+    first, which on a busy machine takes longer than any page's wait."""
+    wait_for(page, "navigator.serviceWorker.controller !== null", timeout=30)
+
+
 def over_the_dock(page: Any, selector: str) -> None:
     """Wait until what ``selector`` finds is whole on screen, above the table's sticky dock."""
     wait_for(page, OVER_THE_DOCK, selector)
