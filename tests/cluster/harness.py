@@ -83,10 +83,17 @@ class Front:
         self.ws_url = f"ws://127.0.0.1:{port}"
 
     def api(self, method: str, path: str, body: Any = None) -> httpx.Response:
-        """One request through nginx, following redirects to the node that answers it."""
-        return fetch.request(
-            method, f"{self.url}{path}", json=body, follow_redirects=True, timeout=30
-        )
+        """One request through nginx, following redirects to the node that answers it.
+
+        A redirect is followed on the same connection. When nginx is reloaded, its old workers
+        close their idle connections, and one may close or be reset as the next request goes
+        out on it: nothing was answered. A browser sends a GET again on a new connection then,
+        and so does this (never a POST, which may have been done)."""
+        url = f"{self.url}{path}"
+        for _ in range(2 if method == "GET" else 0):
+            with contextlib.suppress(httpx.RemoteProtocolError, httpx.ReadError):
+                return fetch.request(method, url, json=body, follow_redirects=True, timeout=30)
+        return fetch.request(method, url, json=body, follow_redirects=True, timeout=30)
 
 
 class Cluster:
