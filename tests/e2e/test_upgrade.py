@@ -23,7 +23,14 @@ import pytest
 from tests import fetch
 from tests import server as servers
 from tests.e2e.conftest import E2E_SETTINGS, Pages, pages_on
-from tests.e2e.ui import controlled, create_room, expect, hand, my_turn, wait_for
+from tests.e2e.ui import (
+    create_room,
+    expect,
+    hand,
+    my_turn,
+    reload_through_worker,
+    wait_for,
+)
 from tests.server import ROOT, Server, migrate, server_env, start_server
 
 TEN_DAYS = 10 * 24 * 3600
@@ -136,8 +143,7 @@ def test_after_an_upgrade_the_next_page_runs_the_new_files_and_keeps_them_offlin
     players: Pages, host: Server, copy: Copy, locale: str
 ) -> None:
     page = players.open("/", worker=True, locale=locale)
-    page.reload()  # now through the worker, which has kept the shell
-    controlled(page)
+    reload_through_worker(page)  # the worker has kept the shell
     expect(page.locator("h2").first).to_have_text(HOME[locale])
     assert page.evaluate("globalThis.ran['home.js']") == "old"
     upgrade(host, copy, "home.js")  # the other files as they were, ten days old
@@ -169,8 +175,7 @@ def test_an_open_page_runs_no_new_module_beside_its_old_ones_and_keeps_its_seat(
     players: Pages, host: Server, copy: Copy
 ) -> None:
     page = players.open("/", worker=True)
-    page.reload()
-    controlled(page)
+    reload_through_worker(page)
     create_room(page, "Ann", rounds=1)
     room = page.url
     page.click("[data-act=add-bot][data-level=normal]")
@@ -210,8 +215,7 @@ def test_an_open_page_switches_language_in_the_new_version_after_an_upgrade(
     players: Pages, host: Server, copy: Copy
 ) -> None:
     page = players.open("/", worker=True, locale="fr-FR")
-    page.reload()
-    controlled(page)
+    reload_through_worker(page)
     expect(page.locator("h2").first).to_have_text("Nouvelle salle")
     upgrade(host, copy)
     # The English words are a module the page has not run: they come with the new code.
@@ -228,8 +232,7 @@ def test_a_page_of_the_new_version_goes_on_while_the_new_worker_cannot_take_over
     worker has taken over yet: it goes to a page it has not shown without loading afresh, even
     when that worker fails to install and is tried again and again."""
     page = players.open("/", worker=True)
-    page.reload()
-    controlled(page)
+    reload_through_worker(page)
     upgrade(host, copy)
     # The new version's worker cannot keep its shell: one of its files is gone.
     assert "/static/js/learn.js" in fetch.get(host.url + "/sw.js?lang=en").text

@@ -145,6 +145,17 @@ def controlled(page: Any) -> None:
     wait_for(page, "navigator.serviceWorker.controller !== null", timeout=30)
 
 
+def reload_through_worker(page: Any) -> None:
+    """Load the page again through its service worker, once the worker is active, and wait
+    until the page is in its hands. A reload while the worker still installs may never be: the
+    worker claims the pages open as it activates, and a page between its answer and its first
+    script is none of them (seen on a busy machine, the worker activated, the page not in its
+    hands 30 s later)."""
+    page.evaluate("navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    controlled(page)
+
+
 def over_the_dock(page: Any, selector: str) -> None:
     """Wait until what ``selector`` finds is whole on screen, above the table's sticky dock."""
     wait_for(page, OVER_THE_DOCK, selector)
