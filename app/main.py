@@ -14,7 +14,7 @@ from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.api import health, history, pages, rooms, score, sockets
+from app.api import docs, health, history, pages, rooms, score, sockets
 from app.api.deps import Services
 from app.api.errors import (
     ApiError,
@@ -163,6 +163,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         summary="Play the TIC card game Spectrum with friends, in real time.",
         version="0.1.0",
         lifespan=lifespan,
+        docs_url=None,  # served by app.api.docs, with their files from this server
+        redoc_url=None,
     )
     if settings.cluster:  # only a cluster's node loads the cluster's modules and Redis
         from redis.exceptions import RedisError
@@ -195,6 +197,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         application.include_router(module.router)
     if settings.metrics:
         application.include_router(health.metrics_router)
+    docs.mount_docs(application)
     pages.mount_client(application)
     install_middleware(application, settings, registry.sockets)
     return application

@@ -191,7 +191,7 @@ async def room_qr(room: RoomDep, base: BaseUrlDep) -> Response:
 
 
 # Paths whose answers are for programs: a miss there stays JSON.
-MACHINE_PREFIXES = ("/api/", "/static/", "/ws/")
+MACHINE_PREFIXES = ("/api/", "/static/", "/ws/", "/docs/static/")
 
 
 async def not_found(request: Request, error: Exception) -> Response:

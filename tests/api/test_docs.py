@@ -1,0 +1,63 @@
+"""The API's documentation pages, /docs and /redoc: everything they load comes from this server."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests import fetch
+from tests.server import Server
+
+ASSET = re.compile(r"""(?:src|href)=["']?([^"'\s>]+)""")
+
+
+def policy(answer_headers: dict[str, str]) -> dict[str, list[str]]:
+    directives = answer_headers["content-security-policy"].split(";")
+    return {name: rest for name, *rest in (part.split() for part in directives)}
+
+
+@pytest.mark.parametrize("path", ["/docs", "/redoc"])
+def test_the_docs_load_nothing_from_another_site(server: Server, path: str) -> None:
+    answer = fetch.get(server.url + path)
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("text/html")
+    assert "//" not in " ".join(ASSET.findall(answer.text)), answer.text
+    rules = policy(dict(answer.headers))
+    assert rules["default-src"] == ["'self'"]
+    assert [source for source in rules["script-src"] if not source.startswith("'sha256-")] == [
+        "'self'"
+    ]
+    assert rules["connect-src"] == ["'self'"]
+    assert rules["img-src"] == ["'self'", "data:"]
+    assert rules["frame-ancestors"] == ["'none'"]
+    # Each of its scripts, styles and icon is served, as what it is.
+    kinds = {".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml"}
+    assets = ASSET.findall(answer.text)
+    assert any(asset.endswith(".js") for asset in assets), answer.text
+    for asset in assets:
+        served = fetch.get(server.url + asset)
+        assert served.status_code == 200, asset
+        assert served.headers["content-type"].startswith(kinds[asset[asset.rindex(".") :]])
+        assert served.headers["cache-control"] == "no-cache"
+        again = fetch.get(server.url + asset, headers={"If-None-Match": served.headers["etag"]})
+        assert again.status_code == 304, asset
+
+
+def test_a_file_the_docs_do_not_have_is_a_json_404(server: Server) -> None:
+    # The package's code is one folder up from its files: never served.
+    for path in (
+        "/docs/static/nothing.js",
+        "/docs/static/%2e%2e/core.py",
+        "/docs/static/..%2fcore.py",
+    ):
+        answer = fetch.get(server.url + path)
+        assert answer.status_code == 404, path
+        assert answer.json()["code"] == "not_found"
+
+
+def test_the_docs_describe_the_api_and_are_not_in_it(server: Server) -> None:
+    paths = fetch.get(server.url + "/openapi.json").json()["paths"]
+    assert "/api/leaderboard" in paths
+    assert not {"/docs", "/redoc", "/docs/oauth2-redirect"} & set(paths)
+    assert 'url: "/openapi.json"' in fetch.get(server.url + "/docs").text.replace("'", '"')
