@@ -101,6 +101,14 @@ def new_page(pages: Pages, **options: Any) -> Any:
 def test_the_app_installs_and_its_shell_opens_offline(pages: Pages, shot: Shot) -> None:
     page = new_page(pages, viewport={"width": 390, "height": 844})
     page.goto(pages.server.url + "/")
+    # Its files come gzipped: what came over the network is well under what the page runs.
+    sizes = page.evaluate(
+        "performance.getEntriesByType('resource').filter((e) => e.name.includes('/static/'))"
+        ".map((e) => [e.encodedBodySize, e.decodedBodySize])"
+    )
+    assert len(sizes) > 3, sizes
+    assert all(0 < sent < whole for sent, whole in sizes), sizes
+    assert sum(sent for sent, _ in sizes) < sum(whole for _, whole in sizes) / 2, sizes
     link = page.locator("link[rel=manifest]").get_attribute("href")
     assert link == "/manifest.webmanifest"
     answer = page.request.get(pages.server.url + link)
