@@ -32,14 +32,15 @@ def assets() -> Path:
 
 
 @cache
-def _policy(body: bytes) -> str:
-    """The client page's policy for this page's inline script; ReDoc searches in a worker it
-    makes from a blob."""
-    return f"{page_policy(body.decode())}; worker-src 'self' blob:"
+def _policy(body: bytes, workers: bool) -> str:
+    """The client page's policy, for this page's inline script; with ``workers``, a worker may
+    start from a blob (ReDoc searches in one)."""
+    policy = page_policy(body.decode())
+    return f"{policy}; worker-src 'self' blob:" if workers else policy
 
 
-def _answer(page: HTMLResponse) -> HTMLResponse:
-    page.headers["Content-Security-Policy"] = _policy(bytes(page.body))
+def _answer(page: HTMLResponse, workers: bool = False) -> HTMLResponse:
+    page.headers["Content-Security-Policy"] = _policy(bytes(page.body), workers)
     page.headers["Cache-Control"] = "no-cache"
     return page
 
@@ -70,7 +71,8 @@ def redoc(request: Request) -> HTMLResponse:
             redoc_js_url=f"{root}{ASSETS_PATH}/redoc.standalone.js",
             redoc_favicon_url=f"{root}/static/icon.svg",
             with_google_fonts=False,
-        )
+        ),
+        workers=True,
     )
 
 

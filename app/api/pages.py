@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import gzip
 import hashlib
@@ -219,16 +220,18 @@ COMPRESSIBLE = {".js", ".css", ".html", ".md", ".svg", ".webmanifest", ".json"}
 
 
 def takes_gzip(accept_encoding: str) -> bool:
-    """Whether an ``Accept-Encoding`` header takes gzip: named, or else ``*``, without ``q=0``."""
+    """Whether an ``Accept-Encoding`` header takes gzip: ``gzip`` (or ``x-gzip``) named, or else
+    ``*``, with a quality above 0."""
     qualities = {}
     for part in accept_encoding.lower().split(","):
-        name, _, params = part.partition(";")
-        quality = params.strip().removeprefix("q=") if params.strip().startswith("q=") else "1"
+        name, *params = (item.strip() for item in part.split(";"))
+        quality = next((param[2:] for param in params if param.startswith("q=")), "1")
         try:
-            qualities[name.strip()] = float(quality)
+            qualities[name] = float(quality)
         except ValueError:
-            qualities[name.strip()] = 0.0
-    return qualities.get("gzip", qualities.get("*", 0.0)) > 0
+            qualities[name] = 0.0
+    named = qualities.get("gzip", qualities.get("x-gzip"))
+    return (named if named is not None else qualities.get("*", 0.0)) > 0
 
 
 class ClientFiles(StaticFiles):
@@ -245,6 +248,7 @@ class ClientFiles(StaticFiles):
         super().__init__(directory=directory)
         # Full path -> (its modification time and size when compressed, the gzipped bytes).
         self._gzipped: dict[str, tuple[tuple[int, int], bytes]] = {}
+        self._compressing: dict[str, asyncio.Lock] = {}
 
     def file_response(
         self,
@@ -266,14 +270,16 @@ class ClientFiles(StaticFiles):
         if (
             not isinstance(response, FileResponse)
             or response.status_code != 200
-            or scope["method"] != "GET"
             or "vary" not in response.headers  # not a text file
             or _header(scope, b"range")
             or not takes_gzip(_header(scope, b"accept-encoding"))
         ):
             return response
-        assert response.stat_result is not None
-        body = await self._compressed(str(response.path), response.stat_result)
+        assert response.stat_result is not None  # always given by StaticFiles
+        try:
+            body = await self._compressed(str(response.path), response.stat_result)
+        except OSError:  # gone since it was looked up: as Starlette answers it
+            return response
         headers = {
             name: value
             for name, value in response.headers.items()
@@ -283,25 +289,32 @@ class ClientFiles(StaticFiles):
         headers["etag"] = "W/" + response.headers["etag"]
         return Response(body, headers=headers)
 
-    async def _compressed(self, full_path: str, stat_result: os.stat_result) -> bytes:
-        key = (stat_result.st_mtime_ns, stat_result.st_size)
-        kept = self._gzipped.get(full_path)
-        if kept is not None and kept[0] == key:
-            return kept[1]
-        body = await anyio.to_thread.run_sync(_gzip_file, full_path)
-        self._gzipped[full_path] = (key, body)
-        return body
+    async def _compressed(self, full_path: str, seen: os.stat_result) -> bytes:
+        """The file gzipped: compressed once for as long as its time and size stay the same,
+        however many ask for it at once (Swagger UI's bundle takes a few tenths of a second)."""
+        key = (seen.st_mtime_ns, seen.st_size)
+        async with self._compressing.setdefault(full_path, asyncio.Lock()):
+            kept = self._gzipped.get(full_path)
+            if kept is not None and kept[0] == key:
+                return kept[1]
+            read, body = await anyio.to_thread.run_sync(_gzip_file, full_path)
+            self._gzipped[full_path] = (read, body)
+            return body
 
 
-def _gzip_file(full_path: str) -> bytes:
-    return gzip.compress(Path(full_path).read_bytes(), 9, mtime=0)
+def _gzip_file(full_path: str) -> tuple[tuple[int, int], bytes]:
+    """The file's time and size, and its bytes gzipped, as read from one opening of it."""
+    with open(full_path, "rb") as file:
+        seen = os.fstat(file.fileno())
+        data = file.read()
+    return (seen.st_mtime_ns, seen.st_size), gzip.compress(data, 9, mtime=0)
 
 
 def _header(scope: Scope, name: bytes) -> str:
-    for key, value in scope["headers"]:
-        if key == name:
-            return bytes(value).decode("latin-1")
-    return ""
+    """Every line of a request header, joined as one list."""
+    return ",".join(
+        bytes(value).decode("latin-1") for key, value in scope["headers"] if key == name
+    )
 
 
 def mount_client(application: FastAPI) -> None:
