@@ -88,7 +88,7 @@ class Front:
         A redirect is followed on the same connection. When nginx is reloaded, its old workers
         close their idle connections, and one may close or be reset as the next request goes
         out on it: nothing was answered. A browser sends a GET again on a new connection then,
-        and so does this (never a POST, which may have been done)."""
+        and so does this, twice at most (never a POST, which may have been done)."""
         url = f"{self.url}{path}"
         for _ in range(2 if method == "GET" else 0):
             with contextlib.suppress(httpx.RemoteProtocolError, httpx.ReadError):

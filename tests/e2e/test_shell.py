@@ -11,11 +11,11 @@ from tests.e2e.conftest import PICTURES, ROOM_URL, Pages
 from tests.e2e.test_access import axe_clean, resize
 from tests.e2e.test_play import SMALL_PHONE
 from tests.e2e.ui import (
-    controlled,
     create_room,
     expect,
     over_the_dock,
     play_to_the_results,
+    reload_through_worker,
     wait_for,
 )
 
@@ -129,8 +129,7 @@ def test_the_app_installs_and_its_shell_opens_offline(pages: Pages, shot: Shot) 
     # The service worker takes the page in hand: its scope is the whole site.
     scope = page.evaluate("navigator.serviceWorker.ready.then((r) => r.scope)")
     assert scope == pages.server.url + "/"
-    page.reload()
-    controlled(page)
+    reload_through_worker(page)
     kept = page.evaluate(
         "caches.keys().then((names) => caches.open(names[0])).then((c) => c.keys())"
         ".then((requests) => requests.map((r) => new URL(r.url).pathname))"
