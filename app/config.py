@@ -134,7 +134,9 @@ class Settings(BaseSettings):
         ge=1,
         le=300,
         description="Seconds an HTTP request's line and headers may take to arrive (from the "
-        "connection, or the answer before); past it the request is answered 408 and closed.",
+        "connection, or the answer before), and its body after them; past it the request is "
+        "answered 408 and closed. A client that leaves answers unread as long (the "
+        "connection's buffer full) has its connection reset.",
     )
     max_message_bytes: int = Field(
         4096, ge=256, le=1_048_576, description="Largest WebSocket message accepted, in bytes."

@@ -16,12 +16,24 @@ a byte at a time, was held open for as long as its client liked (a socket and a 
 each, until the process had none left). A head must end within ``head_seconds``
 (``REQUEST_HEAD_SECONDS``) of the connection being made, or of the answer before it; else it is
 answered 408 and the connection closed. Between requests uvicorn's keep-alive timeout (5 s)
-closes an idle connection first.
+closes an idle connection first. A body is held to the same time, counted from the end of its
+head: uvicorn waits for a body without end too, and a body declared and never sent (or sent a
+byte now and then) held its connection as a head did. And an answer the client does not read
+may keep the socket's buffer full for no longer than that: closing waits for what is buffered
+to be written, so such a connection is reset (it was held without end, its answers with it).
+
+None of these times runs once a request upgrades its connection to a WebSocket, whose protocol
+reads it from then on with limits of its own. A proxy keeping its connections to the server
+(nginx's upstream ``keepalive``) opens WebSockets on connections that have served requests
+before; a time of theirs left running would answer 408 into the WebSocket later.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import socket
+import struct
 from typing import Any
 
 from uvicorn.config import Config
@@ -52,7 +64,15 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         # What the current request's head may still take, in bytes; None once it has ended
         # (its body, or a WebSocket, follows).
         self.head_room: int | None = MAX_HEAD_BYTES
+        # Whether the current request's body is still to come (its head has ended, the
+        # message has not).
+        self.body_due = False
+        # Whether the current request upgrades the connection to a WebSocket, whose protocol
+        # then reads it with limits of its own: no time of this protocol's runs on it.
+        self.upgrading = False
         self.head_timer: asyncio.TimerHandle | None = None
+        # Rings while the client leaves an answer unread (the transport's buffer full).
+        self.write_timer: asyncio.TimerHandle | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
@@ -60,7 +80,33 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._untime_head()
+        if self.write_timer is not None:
+            self.write_timer.cancel()
+            self.write_timer = None
         super().connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self.write_timer is None:
+            self.write_timer = self.loop.call_later(self.head_seconds, self._unread)
+
+    def resume_writing(self) -> None:
+        if self.write_timer is not None:
+            self.write_timer.cancel()
+            self.write_timer = None
+        super().resume_writing()
+
+    def _unread(self) -> None:
+        """The client has left its answers unread for ``head_seconds``: reset the connection
+        (closed, it would wait for them to be written)."""
+        self.write_timer = None
+        if self.transport.get_protocol() is not self:
+            return  # a WebSocket's now, which keeps its own time
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.transport.abort()
 
     def data_received(self, data: bytes) -> None:
         while data:
@@ -83,7 +129,12 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         self.head_room = None
-        self._untime_head()
+        self.upgrading = self.parser.should_upgrade() and self._should_upgrade()
+        if self.upgrading:
+            self._untime_head()  # a WebSocket follows, with limits of its own
+        else:
+            self.body_due = True
+            self._time_head()  # the body's time (a request without one is complete at once)
         super().on_headers_complete()
 
     def on_response_complete(self) -> None:
@@ -102,9 +153,20 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def _head_too_slow(self) -> None:
         self.head_timer = None
-        answering = self.pipeline or (self.cycle is not None and not self.cycle.response_complete)
-        if self.head_room is not None and not answering and not self.transport.is_closing():
-            seconds = f"{self.head_seconds:g}"
+        if self.transport.get_protocol() is not self:
+            return  # a WebSocket's now
+        if self.transport.is_closing() or self.pipeline:
+            return  # the time starts again once the requests before are answered
+        seconds = f"{self.head_seconds:g}"
+        cycle = self.cycle
+        if self.body_due:
+            if cycle is not None and cycle.response_started:
+                self.transport.close()  # answered without its body (429, say): no more to say
+            else:
+                self.refuse(TOO_SLOW, f"request body not sent within {seconds} s")
+            return
+        answering = cycle is not None and not cycle.response_complete
+        if self.head_room is not None and not answering:
             self.refuse(TOO_SLOW, f"request line and headers not sent within {seconds} s")
 
     def on_chunk_header(self) -> None:
@@ -118,6 +180,13 @@ class HeadLimitedProtocol(HttpToolsProtocol):
 
     def on_message_complete(self) -> None:
         super().on_message_complete()
+        self.body_due = False
+        if self.upgrading:
+            return  # the connection is a WebSocket's from here on (or, refused, closed)
+        if self.cycle is not None and self.cycle.response_complete:
+            self._time_head()  # answered before its body came: the next head's time runs now
+        else:
+            self._untime_head()  # the next head's time starts once this request is answered
         self.head_room = MAX_HEAD_BYTES  # what comes next is another request's head
 
     def refuse(self, status: int, reason: str) -> None:

@@ -30,6 +30,12 @@ pongs in memory without end; text messages are limited by the application, as th
 uvicorn's parser reads the connection, it answers every ping of one read before any is counted:
 the read that passes the allowance is answered in full, then the connection closed.)
 
+A connection the server is done with (the application ended it, or its keepalive ping went
+unanswered) is closed, and a transport being closed waits for what it has buffered to be
+written: a client that reads nothing never lets that happen, and held its socket for as long as
+its system answered, counted against no limit once the application had let it go. Such a
+connection is dropped (aborted) if it has not ended within uvicorn's close timeout.
+
 Whatever the client sends shows the link alive as a pong does: a keepalive ping falls due only
 once the connection has been quiet for most of a ping interval, so a player who plays is not
 pinged between moves. A dead link is still seen within two intervals (and up to two ticks of
@@ -39,10 +45,13 @@ the rings, ``RING_TICK``) of the last thing heard.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import enum
 import logging
 import math
 import random
+import socket
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -198,6 +207,40 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         # client's heartbeat) at once, even while messages wait in the queue: True if it did.
         self.heartbeat: Callable[[str], bool] | None = None
         self.controls = TokenBucket(CONTROLS_PER_SECOND, CONTROL_BURST)
+        # Drops the connection if it has not ended in time once the server is done with it.
+        self.drop_timer: asyncio.TimerHandle | None = None
+
+    async def run_asgi(self) -> None:
+        await super().run_asgi()
+        self.drop_later()  # the application is done with the connection
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self.drop_timer is not None:
+            self.drop_timer.cancel()
+            self.drop_timer = None
+        super().connection_lost(exc)
+
+    def drop_later(self) -> None:
+        """Abort the connection unless it ends within the close timeout: closing waits for
+        everything buffered to be written, which a client that reads nothing never allows."""
+        if self.drop_timer is None and not self.disconnected:
+            self.drop_timer = self.loop.call_later(self.close_timeout, self._drop)
+
+    def _drop(self) -> None:
+        self.drop_timer = None
+        if self.disconnected:
+            return
+        # Reset, not closed: a closed socket would still be kept by the system, with all the
+        # client has not read, for as long as the client keeps its window shut.
+        sock = self.transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.transport.abort()
+
+    def keepalive_timeout(self) -> None:
+        super().keepalive_timeout()
+        self.drop_later()  # its close waits behind what the client has not read
 
     def shutdown(self) -> None:
         """As uvicorn's at a stop (close 1012 to an open socket), with the close's reason
@@ -364,6 +407,7 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
             self.transport.write(b"".join(self.conn.data_to_send()))
             self.close_sent = True
         self.transport.close()
+        self.drop_later()
 
     def _received(self, text: str) -> None:
         """A whole text message, given to the application's reader at once if it set one and

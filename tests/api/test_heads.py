@@ -5,9 +5,12 @@ within them every request, body and all, is served as before."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import os
 import re
 import socket
+import time
 from collections.abc import Iterator
 
 import orjson
@@ -128,6 +131,39 @@ def test_a_head_not_sent_in_time_is_answered_408_and_closed(impatient: Server, s
     assert answer.endswith(b"request line and headers not sent within 1 s")
 
 
+@pytest.mark.parametrize(
+    "extra",
+    [
+        "Content-Type: application/json\r\nContent-Length: 40\r\n",
+        "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n",
+    ],
+)
+def test_a_body_not_sent_in_time_is_answered_408_and_closed(impatient: Server, extra: str) -> None:
+    # The head in time, then a body begun and never ended (of a declared length, or chunked):
+    # the connection is not held open without end once the head is in.
+    begun = b'{"name":' if "Content-Length" in extra else b'8\r\n{"name":'
+    answer = exchange(impatient, head("/api/rooms", 10, "POST", extra) + begun)
+    assert statuses(answer) == [408]
+    assert answer.endswith(b"request body not sent within 1 s")
+
+
+TCP_ESTABLISHED = 1  # tcpi_state, the first byte of TCP_INFO (Linux)
+
+
+def test_answers_a_client_does_not_read_end_its_connection(impatient: Server) -> None:
+    # Requests sent in one go, whose answers (megabytes) the client never reads: the server
+    # does not wait without end for room to write them.
+    with socket.socket() as client:
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        client.settimeout(GUARD_SECONDS)
+        client.connect(("127.0.0.1", impatient.port))
+        client.sendall(b"GET /openapi.json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n" * 300)
+        deadline = time.monotonic() + GUARD_SECONDS
+        while client.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] == TCP_ESTABLISHED:
+            assert time.monotonic() < deadline, "the server still holds the connection"
+            time.sleep(0.1)
+
+
 async def test_a_websocket_and_a_kept_connection_outlive_the_heads_time(impatient: Server) -> None:
     room = create_room(impatient, "Ann")
     ann = Client(impatient, room["code"], room["token"])
@@ -149,6 +185,44 @@ async def test_a_websocket_and_a_kept_connection_outlive_the_heads_time(impatien
         while chunk := client.recv(65536):
             rest += chunk
     assert statuses(first) + statuses(rest) == [200, 200]
+
+
+def masked(opcode: int, payload: bytes) -> bytes:
+    """A client's frame (masked with a zero key) of up to 125 bytes."""
+    return bytes((0x80 | opcode, 0x80 | len(payload))) + b"\0\0\0\0" + payload
+
+
+def test_a_websocket_on_a_connection_kept_from_a_request_outlives_the_heads_time(
+    impatient: Server,
+) -> None:
+    """A proxy keeping its connections to the server (nginx's upstream ``keepalive``) opens a
+    WebSocket on one that has served a request already: no time of that request's (its head,
+    its body, the next head) is left to end the WebSocket later."""
+    code = create_room(impatient, "Ann")["code"]
+    with socket.create_connection(("127.0.0.1", impatient.port), timeout=GUARD_SECONDS) as client:
+        client.sendall(head("/healthz", 10))
+        answer = b""
+        while not answer.endswith(b'{"status":"ok"}'):
+            answer += client.recv(65536)
+        assert statuses(answer) == [200]
+        key = base64.b64encode(os.urandom(16)).decode()
+        client.sendall(
+            f"GET /ws/rooms/{code} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += client.recv(1)
+        assert answer.startswith(b"HTTP/1.1 101 ")
+        time.sleep(2.5)  # past the head's time, and the body's
+        client.sendall(masked(0x9, b"still there?"))
+        frame = b""
+        while len(frame) < 2 + len(b"still there?"):
+            chunk = client.recv(65536)
+            assert chunk, f"closed by the server after {frame!r}"
+            frame += chunk
+    assert frame == bytes((0x8A, len(b"still there?"))) + b"still there?"  # its pong
 
 
 class Quick(HeadLimitedProtocol):

@@ -4,9 +4,13 @@ server's sockets."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
+import os
 import random
+import socket as tcp
+import time
 from collections.abc import Iterator
 
 import pytest
@@ -175,3 +179,45 @@ async def test_a_flooder_is_closed_while_another_room_plays_on() -> None:
         assert flooded.host.closed is None
         await close_all()
         assert "Traceback" not in server.logs()
+
+
+TCP_ESTABLISHED = 1  # tcpi_state, the first byte of TCP_INFO (Linux)
+
+
+def masked(opcode: int, payload: bytes) -> bytes:
+    """A client's frame (masked with a zero key) of up to 125 bytes."""
+    return bytes((0x80 | opcode, 0x80 | len(payload))) + b"\0\0\0\0" + payload
+
+
+async def test_a_client_that_reads_nothing_does_not_keep_its_socket_once_closed(
+    rooms_server: Server,
+) -> None:
+    """A client asks for states and reads none of them, then says goodbye: what the server
+    could not write is given up within a bounded time, and the socket with it (it was held
+    as long as the client's system answered, counted against no limit)."""
+    code = create_room(rooms_server)["code"]
+    client = tcp.socket()
+    client.setsockopt(tcp.SOL_SOCKET, tcp.SO_RCVBUF, 4096)
+    client.settimeout(30)
+    client.connect(("127.0.0.1", rooms_server.port))
+    try:
+        key = base64.b64encode(os.urandom(16)).decode()
+        client.sendall(
+            f"GET /ws/rooms/{code} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        answer = b""
+        while b"\r\n\r\n" not in answer:  # the handshake's answer, read before any frame
+            answer += client.recv(1)
+        assert answer.startswith(b"HTTP/1.1 101 ")
+        client.sendall(masked(0x1, b'{"type":"hello","spectate":true}'))
+        # Far more states than the buffers between the two hold: the server falls behind.
+        client.sendall(masked(0x1, b'{"type":"resync"}') * 20_000)
+        client.sendall(masked(0x8, (1000).to_bytes(2, "big")))
+        deadline = time.monotonic() + 60
+        while client.getsockopt(tcp.IPPROTO_TCP, tcp.TCP_INFO, 1)[0] == TCP_ESTABLISHED:
+            assert time.monotonic() < deadline, "the server still holds the socket"
+            await asyncio.sleep(0.2)
+    finally:
+        client.close()
