@@ -25,6 +25,7 @@ from starlette.types import Scope
 
 from app.api.deps import BaseUrlDep, RoomDep, count_room_miss
 from app.api.errors import ErrorOut
+from app.api.gzipped import request_header, takes_gzip
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 # Paths the client routes itself: each serves the same page.
@@ -219,21 +220,6 @@ async def not_found(request: Request, error: Exception) -> Response:
 COMPRESSIBLE = {".js", ".css", ".html", ".md", ".svg", ".webmanifest", ".json"}
 
 
-def takes_gzip(accept_encoding: str) -> bool:
-    """Whether an ``Accept-Encoding`` header takes gzip: ``gzip`` (or ``x-gzip``) named, or else
-    ``*``, with a quality above 0."""
-    qualities = {}
-    for part in accept_encoding.lower().split(","):
-        name, *params = (item.strip() for item in part.split(";"))
-        quality = next((param[2:] for param in params if param.startswith("q=")), "1")
-        try:
-            qualities[name] = float(quality)
-        except ValueError:
-            qualities[name] = 0.0
-    named = qualities.get("gzip", qualities.get("x-gzip"))
-    return (named if named is not None else qualities.get("*", 0.0)) > 0
-
-
 class ClientFiles(StaticFiles):
     """The client's files, each asked for again before a browser uses its copy (``no-cache``:
     an unchanged one is a 304). Without it a browser guesses how long a file stays fresh from
@@ -261,7 +247,8 @@ class ClientFiles(StaticFiles):
         response.headers["Cache-Control"] = "no-cache"
         if Path(full_path).suffix in COMPRESSIBLE:
             response.headers["Vary"] = "Accept-Encoding"
-            if response.status_code == 304 and takes_gzip(_header(scope, b"accept-encoding")):
+            gzipped = takes_gzip(request_header(scope, b"accept-encoding"))
+            if response.status_code == 304 and gzipped:
                 response.headers["ETag"] = "W/" + response.headers["ETag"]
         return response
 
@@ -271,8 +258,8 @@ class ClientFiles(StaticFiles):
             not isinstance(response, FileResponse)
             or response.status_code != 200
             or "vary" not in response.headers  # not a text file
-            or _header(scope, b"range")
-            or not takes_gzip(_header(scope, b"accept-encoding"))
+            or request_header(scope, b"range")
+            or not takes_gzip(request_header(scope, b"accept-encoding"))
         ):
             return response
         assert response.stat_result is not None  # always given by StaticFiles
@@ -308,13 +295,6 @@ def _gzip_file(full_path: str) -> tuple[tuple[int, int], bytes]:
         seen = os.fstat(file.fileno())
         data = file.read()
     return (seen.st_mtime_ns, seen.st_size), gzip.compress(data, 9, mtime=0)
-
-
-def _header(scope: Scope, name: bytes) -> str:
-    """Every line of a request header, joined as one list."""
-    return ",".join(
-        bytes(value).decode("latin-1") for key, value in scope["headers"] if key == name
-    )
 
 
 def mount_client(application: FastAPI) -> None:

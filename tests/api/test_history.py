@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import csv
+import gzip
 import io
 import random
 from collections.abc import Iterator
@@ -27,6 +28,7 @@ from app.storage.journal import Batch, open_backend
 from app.storage.statements import LISTING_LOCK
 from app.storage.store import DatabaseStore
 from tests import fetch
+from tests.api.test_compression import raw
 from tests.databases import BACKENDS, blocked_on_a_lock, connect, fresh_database
 from tests.e2e.matches import play_matches
 from tests.server import Server, migrate, running_server
@@ -585,8 +587,63 @@ def test_head_is_answered_as_get_without_the_body(history: tuple[Server, Played]
         head = fetch.request("HEAD", server.url + path)
         assert head.status_code == got.status_code, path
         assert head.content == b""
-        for header in ("content-type", "content-length", "content-disposition"):
+        for header in (
+            "content-type",
+            "content-length",
+            "content-disposition",
+            "content-encoding",
+            "vary",
+        ):
             assert head.headers.get(header) == got.headers.get(header), (path, header)
+
+
+def test_answers_of_a_kilobyte_or_more_go_gzipped_to_a_client_that_takes_it(
+    history: tuple[Server, Played],
+) -> None:
+    server, played = history
+    match_id = next(iter(played.matches))
+    sent = whole = 0
+    for path in (
+        "/api/matches?limit=100",
+        f"/api/matches/{match_id}",
+        f"/api/matches/{match_id}/export?format=csv",
+        f"/api/matches/{match_id}/export?format=json",
+        f"/api/matches/{match_id}/rounds/1/moves",
+        "/api/leaderboard",
+        f"/api/players/{played.names[match_id][0]}",
+        "/api/matches/" + "f" * 32,
+        "/openapi.json",
+    ):
+        plain, as_is = raw(server, path, **{"Accept-Encoding": "identity"})
+        assert "content-encoding" not in plain.headers, path
+        assert plain.headers["vary"] == "Accept-Encoding", path
+        answer, body = raw(server, path, **{"Accept-Encoding": "gzip, deflate"})
+        assert answer.status_code == plain.status_code, path
+        assert answer.headers["vary"] == "Accept-Encoding", path
+        assert int(answer.headers["content-length"]) == len(body), path
+        if len(as_is) < 1024:  # too small to gain: as it is
+            assert "content-encoding" not in answer.headers, path
+            assert body == as_is, path
+            continue
+        assert answer.headers["content-encoding"] == "gzip", path
+        assert gzip.decompress(body) == as_is, path
+        sent, whole = sent + len(body), whole + len(as_is)
+    assert whole > 50_000
+    assert sent < whole / 4, (sent, whole)
+
+
+def test_an_answer_holding_a_token_is_never_compressed(history: tuple[Server, Played]) -> None:
+    # What an attacker adds to an answer could otherwise tell its secret from its size.
+    server, _ = history
+    with httpx.Client(verify=fetch.TLS) as client:
+        answer = client.post(
+            server.url + "/api/rooms",
+            json={"name": "Zed " + "z" * 20},
+            headers={"Accept-Encoding": "gzip"},
+        )
+    assert answer.status_code == 201
+    assert "token" in answer.json()
+    assert "content-encoding" not in answer.headers
 
 
 def test_every_api_request_declares_its_rate_limit(history: tuple[Server, Played]) -> None:
