@@ -133,15 +133,27 @@ class Cluster:
             }
             self.envs[node] = server_env(**settings)
         self.folder = folder
-        self.front = Front(free_port())
+        self.front = Front(0)  # its port is chosen as nginx starts, once the nodes listen
         self.nginx: subprocess.Popen[bytes] | None = None
 
-    def start(self) -> None:
-        """Start every node, then nginx; wait until nginx answers."""
+    def start(self, tries: int = 5) -> None:
+        """Start every node, then nginx; wait until nginx answers. nginx listens on a port
+        chosen once the nodes listen on theirs (a port chosen before could be given to a node
+        meanwhile, which would then answer in nginx's place); on another one when the port was
+        taken between the probe and nginx, up to ``tries`` ports in all."""
         for node, env in self.envs.items():
             self.nodes[node] = start_server(env)
-        config = self.folder / "nginx.conf"
         ports = {node: server.port for node, server in self.nodes.items()}
+        for _ in range(tries):
+            self.front = Front(free_port())
+            if self._start_nginx(ports):
+                return
+        raise RuntimeError(f"nginx found no free port in {tries} tries: {self.nginx_log()}")
+
+    def _start_nginx(self, ports: dict[str, int]) -> bool:
+        """Start nginx on the front's port: True once it answers there, False if the port was
+        taken."""
+        config = self.folder / "nginx.conf"
         config.write_text(nginx_config(self.front.port, ports, self.folder))
         self.nginx = subprocess.Popen(
             [NGINX, "-g", "daemon off;", "-p", str(self.folder), "-c", str(config)],
@@ -152,10 +164,16 @@ class Cluster:
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             if self.nginx.poll() is not None:
+                if "Address already in use" in self.nginx_log():
+                    (self.folder / "error.log").unlink()
+                    return False
                 raise RuntimeError(f"nginx exited: {self.nginx_log()}")
             with contextlib.suppress(httpx.TransportError):
-                if fetch.get(f"{self.front.url}/healthz", timeout=2).status_code == 200:
-                    return
+                answer = fetch.get(f"{self.front.url}/healthz", timeout=2)
+                # nginx names itself: what answers there is not some other server.
+                named = answer.headers.get("server", "")
+                if answer.status_code == 200 and named.startswith("nginx"):
+                    return True
             time.sleep(0.1)
         raise RuntimeError(f"nginx did not answer: {self.nginx_log()}")
 
