@@ -34,7 +34,8 @@ A connection the server is done with (the application ended it, or its keepalive
 unanswered) is closed, and a transport being closed waits for what it has buffered to be
 written: a client that reads nothing never lets that happen, and held its socket for as long as
 its system answered, counted against no limit once the application had let it go. Such a
-connection is dropped (aborted) if it has not ended within uvicorn's close timeout.
+connection is dropped (aborted) if it has not ended within uvicorn's close timeout with frames
+still to write; with none left, it is closed as uvicorn closes it, with no reset.
 
 Whatever the client sends shows the link alive as a pong does: a keepalive ping falls due only
 once the connection has been quiet for most of a ping interval, so a player who plays is not
@@ -229,6 +230,11 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
     def _drop(self) -> None:
         self.drop_timer = None
         if self.disconnected:
+            return
+        if not self.transport.get_write_buffer_size():
+            # Nothing left to write (uvicorn's own close timer rang at the same time, or the
+            # close was written and not answered): closed at once, with no reset.
+            self.transport.close()
             return
         # Reset, not closed: a closed socket would still be kept by the system, with all the
         # client has not read, for as long as the client keeps its window shut.

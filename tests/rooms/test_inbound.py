@@ -10,8 +10,10 @@ codes.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import os
+import socket
 import struct
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -650,3 +652,46 @@ async def test_an_application_s_reader_takes_texts_at_once_and_queued_ones_first
         ("queued", "go on"),
         ("at once", "f"),
     ]
+
+
+class QuickToClose(FrameReadingProtocol):
+    """The server's protocol, waiting one second for a closed connection to end."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.close_timeout = 1.0
+
+
+async def closes_at_once(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] != "websocket":
+        return
+    await receive()
+    await send({"type": "websocket.accept"})
+    await send({"type": "websocket.close", "code": 1000})  # and the application is done
+
+
+def read_to_the_end(port: int) -> bytes:
+    """Open a WebSocket and read everything the server sends until it ends the connection,
+    never answering its close (ConnectionResetError if the server resets it)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=GUARD_SECONDS) as client:
+        key = base64.b64encode(os.urandom(16)).decode()
+        client.sendall(
+            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        received = b""
+        while chunk := client.recv(65536):
+            received += chunk
+        return received
+
+
+async def test_a_connection_with_nothing_left_to_write_is_closed_not_reset() -> None:
+    """A client that read everything but never answered the close: once the close timeout is
+    up, its connection ends as uvicorn ends it (a FIN after the close frame), not reset, which
+    would throw away whatever the client's system has not yet taken."""
+    async with serving(closes_at_once, QuickToClose) as port:
+        for _ in range(3):
+            received = await asyncio.to_thread(read_to_the_end, port)
+            assert received.startswith(b"HTTP/1.1 101 ")
+            assert received.endswith(b"\x88\x02\x03\xe8")  # the close frame, 1000
