@@ -18,9 +18,12 @@ each, until the process had none left). A head must end within ``head_seconds``
 answered 408 and the connection closed. Between requests uvicorn's keep-alive timeout (5 s)
 closes an idle connection first. A body is held to the same time, counted from the end of its
 head: uvicorn waits for a body without end too, and a body declared and never sent (or sent a
-byte now and then) held its connection as a head did. And an answer the client does not read
-may keep the socket's buffer full for no longer than that: closing waits for what is buffered
-to be written, so such a connection is reset (it was held without end, its answers with it).
+byte now and then) held its connection as a head did (a client that waits for ``100 Continue``
+is given that time from when it is sent, as the application asks for the body). And a client
+may leave the socket's buffer full, reading nothing of its answers, for no longer than that:
+closing waits for what is buffered to be written, so such a connection is reset (it was held
+without end, its answers with it). A client reading slowly (a phone downloading a large file)
+is not.
 
 None of these times runs once a request upgrades its connection to a WebSocket, whose protocol
 reads it from then on with limits of its own. A proxy keeping its connections to the server
@@ -36,6 +39,7 @@ import socket
 import struct
 from typing import Any
 
+from uvicorn._types import ASGIReceiveEvent
 from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
@@ -71,8 +75,10 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         # then reads it with limits of its own: no time of this protocol's runs on it.
         self.upgrading = False
         self.head_timer: asyncio.TimerHandle | None = None
-        # Rings while the client leaves an answer unread (the transport's buffer full).
+        # Rings while the client leaves an answer unread (the transport's buffer full), and
+        # what the buffer held when it was set.
         self.write_timer: asyncio.TimerHandle | None = None
+        self.unwritten = 0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         super().connection_made(transport)  # type: ignore[arg-type]
@@ -88,7 +94,11 @@ class HeadLimitedProtocol(HttpToolsProtocol):
     def pause_writing(self) -> None:
         super().pause_writing()
         if self.write_timer is None:
-            self.write_timer = self.loop.call_later(self.head_seconds, self._unread)
+            self._time_writes()
+
+    def _time_writes(self) -> None:
+        self.unwritten = self.transport.get_write_buffer_size()
+        self.write_timer = self.loop.call_later(self.head_seconds, self._unread)
 
     def resume_writing(self) -> None:
         if self.write_timer is not None:
@@ -97,11 +107,15 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         super().resume_writing()
 
     def _unread(self) -> None:
-        """The client has left its answers unread for ``head_seconds``: reset the connection
-        (closed, it would wait for them to be written)."""
+        """Unless the client has read some of its answers in the last ``head_seconds`` (a slow
+        link: a phone downloading a large file), reset the connection (closed, it would wait
+        for them to be written)."""
         self.write_timer = None
         if self.transport.get_protocol() is not self:
             return  # a WebSocket's now, which keeps its own time
+        if self.transport.get_write_buffer_size() < self.unwritten:
+            self._time_writes()  # read from since (nothing is added while writing is paused)
+            return
         sock = self.transport.get_extra_info("socket")
         if sock is not None:
             with contextlib.suppress(OSError):
@@ -136,6 +150,19 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             self.body_due = True
             self._time_head()  # the body's time (a request without one is complete at once)
         super().on_headers_complete()
+        cycle = self.cycle
+        if self.body_due and cycle is not None and cycle.waiting_for_100_continue:
+            # The client waits for "100 Continue" before it sends the body, and uvicorn sends
+            # it once the application asks for the body: the body's time runs from then.
+            self._untime_head()
+            asked = cycle.receive
+
+            async def receive() -> ASGIReceiveEvent:
+                if cycle.waiting_for_100_continue and self.body_due:
+                    self._time_head()
+                return await asked()
+
+            cycle.receive = receive  # type: ignore[method-assign]
 
     def on_response_complete(self) -> None:
         super().on_response_complete()

@@ -252,3 +252,93 @@ async def test_a_pipelined_request_answered_slowly_is_not_taken_for_a_slow_head(
             writer.close()
     assert statuses(answer) == [200, 200]
     assert b"\r\n/slow\r\n" in answer
+
+
+LARGE = 600_000  # bytes: about the largest file a page loads (Swagger UI's bundle, gzipped)
+
+
+class SlowLink(HeadLimitedProtocol):
+    """The server's protocol with 1.5 s for a head, and little room in the system's buffer
+    for what it sends (as on a slow link: on loopback the system takes megabytes at once)."""
+
+    head_seconds = 1.5
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        sock = transport.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 32 * 1024)
+        super().connection_made(transport)
+
+
+async def large_answer(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] != "http":
+        return
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 200,
+            "headers": [(b"content-length", str(LARGE).encode())],
+        }
+    )
+    await send({"type": "http.response.body", "body": b"x" * LARGE})  # in one write
+
+
+def read_slowly(port: int) -> bytes:
+    """Ask for the large answer and read it 4 KB at a time, 20 ms apart: some 3 s in all."""
+    with socket.socket() as client:
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 * 1024)
+        client.settimeout(GUARD_SECONDS)
+        client.connect(("127.0.0.1", port))
+        client.sendall(head("/large", 10, extra="Connection: close\r\n"))
+        answer = b""
+        while chunk := client.recv(4096):
+            answer += chunk
+            time.sleep(0.02)
+        return answer
+
+
+async def test_a_client_reading_slowly_gets_the_whole_answer() -> None:
+    """Answers unread for longer than a head may take reset the connection; answers read
+    slowly, for longer than that in all, do not."""
+    async with serving(large_answer, "websockets-sansio", http=SlowLink) as port:
+        answer = await asyncio.to_thread(read_slowly, port)
+    assert statuses(answer) == [200]
+    assert answer.endswith(b"\r\n\r\n" + b"x" * LARGE)
+
+
+async def reads_its_body_late(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] != "http":
+        return
+    await asyncio.sleep(2.5)  # longer than a head, or a body, may take
+    message = await receive()
+    said = b"read " + message.get("body", b"")
+    length = (b"content-length", str(len(said)).encode())
+    await send({"type": "http.response.start", "status": 200, "headers": [length]})
+    await send({"type": "http.response.body", "body": said})
+
+
+def expecting(port: int, send_body: bool) -> bytes:
+    """A request that waits for "100 Continue" before its body, as HTTP lets a client do; the
+    body sent once it comes (if ``send_body``); whatever the server answers, to its close."""
+    with socket.create_connection(("127.0.0.1", port), timeout=GUARD_SECONDS) as client:
+        extra = "Content-Length: 2\r\nExpect: 100-continue\r\nConnection: close\r\n"
+        client.sendall(head("/late", 10, "POST", extra))
+        answer = b""
+        while not answer.endswith(b"\r\n\r\n"):
+            answer += client.recv(1)
+        if send_body and answer.startswith(b"HTTP/1.1 100 "):
+            client.sendall(b"{}")
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := client.recv(65536):
+                answer += chunk
+        return answer
+
+
+async def test_a_body_waited_for_100_continue_is_timed_from_it() -> None:
+    async with serving(reads_its_body_late, "websockets-sansio", http=Quick) as port:
+        sent = await asyncio.to_thread(expecting, port, True)
+        never = await asyncio.to_thread(expecting, port, False)
+    assert statuses(sent) == [100, 200]
+    assert sent.endswith(b"\r\n\r\nread {}")
+    # And a body never sent after it is still not waited for without end.
+    assert statuses(never) == [100, 408]
+    assert never.endswith(b"request body not sent within 1 s")
