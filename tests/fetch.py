@@ -34,6 +34,15 @@ def post(url: str, **options: Any) -> httpx.Response:
     return request("POST", url, **options)
 
 
+def raw(url: str, **headers: str) -> tuple[httpx.Response, bytes]:
+    """A GET's answer and its body exactly as sent, not decoded."""
+    with (
+        httpx.Client(verify=TLS) as client,
+        client.stream("GET", url, headers=headers) as answer,
+    ):
+        return answer, b"".join(answer.iter_raw())
+
+
 def handshake_status(port: int, path: str, headers: dict[str, str]) -> int:
     """The HTTP status a WebSocket handshake for ``path`` on 127.0.0.1:``port`` is answered with,
     sent with exactly these ``headers`` (Host among them) besides the handshake's own."""

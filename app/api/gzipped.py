@@ -12,6 +12,7 @@ cannot be used to guess another's secret from its compressed size.
 from __future__ import annotations
 
 import gzip
+from collections.abc import Iterable
 
 import anyio
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -66,11 +67,12 @@ class GzipJson:
         if not compressed_here(scope):
             await self.app(scope, receive, send)
             return
-        if not takes_gzip(request_header(scope, b"accept-encoding")):
+        gzipped = takes_gzip(request_header(scope, b"accept-encoding"))
+        if not gzipped:
 
             async def varying(message: Message) -> None:
                 if message["type"] == "http.response.start":
-                    message["headers"] = [*message.get("headers", ()), VARY]
+                    message["headers"] = varied(message.get("headers", ()), gzipped=False)
                 await send(message)
 
             await self.app(scope, receive, varying)
@@ -91,7 +93,7 @@ class GzipJson:
             headers = list(begun.get("headers", ()))
             names = {bytes(name).lower() for name, _ in headers}
             if message.get("more_body", False) or b"content-encoding" in names:
-                await send({**begun, "headers": [*headers, VARY]})
+                await send({**begun, "headers": varied(headers, gzipped=True)})
                 await send(message)
                 return
             if len(body) >= SMALLEST:
@@ -99,22 +101,39 @@ class GzipJson:
                     body = await anyio.to_thread.run_sync(_gzip, body)
                 else:
                     body = _gzip(body)
-                headers = [
-                    (name, weak(value) if bytes(name).lower() == b"etag" else value)
-                    for name, value in headers
-                    if bytes(name).lower() != b"content-length"
-                ]
+                headers = [pair for pair in headers if bytes(pair[0]).lower() != b"content-length"]
                 headers += [
                     (b"content-encoding", b"gzip"),
                     (b"content-length", str(len(body)).encode()),
                 ]
-            await send({**begun, "headers": [*headers, VARY]})
+            await send({**begun, "headers": varied(headers, gzipped=True)})
             await send({"type": "http.response.body", "body": body})
 
         await self.app(scope, receive, gzipping)
 
 
-VARY = (b"vary", b"Accept-Encoding")
+Headers = Iterable[tuple[bytes, bytes]]
+
+
+def varied(headers: Headers, gzipped: bool) -> list[tuple[bytes, bytes]]:
+    """``headers`` with ``Accept-Encoding`` among what the answer varies by (added to a ``Vary``
+    the answer has, or as one), and for a client that takes gzip its ``ETag`` weak: whether or
+    not this answer was compressed, a larger one of the same resource is."""
+    out: list[tuple[bytes, bytes]] = []
+    named = False
+    for name, value in headers:
+        lower = bytes(name).lower()
+        if lower == b"vary":
+            named = True
+            listed = {item.strip() for item in bytes(value).lower().split(b",")}
+            if not listed & {b"accept-encoding", b"*"}:
+                value = bytes(value) + b", Accept-Encoding"
+        elif lower == b"etag" and gzipped:
+            value = weak(bytes(value))
+        out.append((name, value))
+    if not named:
+        out.append((b"vary", b"Accept-Encoding"))
+    return out
 
 
 def weak(tag: bytes) -> bytes:

@@ -8,10 +8,11 @@ from pathlib import Path
 import httpx
 import pytest
 
+from app.api.gzipped import varied
+from tests import fetch
 from tests import server as servers
 from tests.api.test_pages import FRONTEND, client_files
 from tests.e2e.test_upgrade import Copy
-from tests.fetch import TLS
 from tests.server import Server, running_server
 
 TEXT = {".js", ".css", ".html", ".md", ".svg", ".webmanifest", ".json"}
@@ -19,11 +20,7 @@ TEXT = {".js", ".css", ".html", ".md", ".svg", ".webmanifest", ".json"}
 
 def raw(server: Server, path: str, **headers: str) -> tuple[httpx.Response, bytes]:
     """The answer and its body exactly as sent, not decoded."""
-    with (
-        httpx.Client(verify=TLS) as client,
-        client.stream("GET", server.url + path, headers=headers) as answer,
-    ):
-        return answer, b"".join(answer.iter_raw())
+    return fetch.raw(server.url + path, **headers)
 
 
 def test_every_text_file_of_the_client_goes_gzipped_and_revalidates(server: Server) -> None:
@@ -95,7 +92,7 @@ def test_gzip_is_taken_however_the_header_says_it(server: Server) -> None:
         assert answer.headers["content-encoding"] == "gzip", accept
         assert gzip.decompress(body) == app_js
     # Two lines of the header are one list: gzip is in the second.
-    with httpx.Client(verify=TLS) as client:
+    with httpx.Client(verify=fetch.TLS) as client:
         request = client.build_request("GET", server.url + "/static/js/app.js")
         del request.headers["Accept-Encoding"]
         request.headers.update(
@@ -127,3 +124,16 @@ def test_the_api_docs_scripts_go_gzipped(server: Server) -> None:
     answer, body = raw(server, "/docs/static/swagger-ui-bundle.js", **{"Accept-Encoding": "gzip"})
     assert answer.headers["content-encoding"] == "gzip"
     assert len(body) < len(gzip.decompress(body)) / 2
+
+
+def test_what_an_answer_varies_by_and_its_tag() -> None:
+    origin = [(b"vary", b"Origin"), (b"etag", b'"v1"')]
+    both = (b"vary", b"Origin, Accept-Encoding")
+    assert varied(origin, gzipped=True) == [both, (b"etag", b'W/"v1"')]
+    assert varied(origin, gzipped=False) == [both, (b"etag", b'"v1"')]
+    for said in (b"accept-encoding", b"Origin, Accept-Encoding", b"*"):
+        assert varied([(b"vary", said)], gzipped=True) == [(b"vary", said)]
+    assert varied([(b"etag", b'W/"v1"')], gzipped=True) == [
+        (b"etag", b'W/"v1"'),
+        (b"vary", b"Accept-Encoding"),
+    ]
