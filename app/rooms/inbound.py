@@ -34,8 +34,9 @@ A connection the server is done with (the application ended it, or its keepalive
 unanswered) is closed, and a transport being closed waits for what it has buffered to be
 written: a client that reads nothing never lets that happen, and held its socket for as long as
 its system answered, counted against no limit once the application had let it go. Such a
-connection is dropped (aborted) if it has not ended within uvicorn's close timeout with frames
-still to write; with none left, it is closed as uvicorn closes it, with no reset.
+connection is dropped (aborted) if it has not ended within uvicorn's close timeout with
+anything still to write or not yet taken by the client's system; with nothing, it is closed,
+with no reset.
 
 Whatever the client sends shows the link alive as a pong does: a keepalive ping falls due only
 once the connection has been quiet for most of a ping interval, so a player who plays is not
@@ -48,14 +49,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import enum
+import fcntl
 import logging
 import math
 import random
 import socket
 import struct
+import termios
 from collections.abc import Callable
 from typing import Any
 
+from uvicorn._types import ASGISendEvent
 from uvicorn.config import Config
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
@@ -185,6 +189,17 @@ class Reading(enum.Enum):
     PARSER = "everything, by uvicorn's parser"
 
 
+def unsent(sock: Any) -> int:
+    """How many bytes the system holds to send on ``sock``, not yet acknowledged by the other
+    side (Linux's ``SIOCOUTQ``); -1 where the system does not tell."""
+    try:
+        held = fcntl.ioctl(sock.fileno(), termios.TIOCOUTQ, b"\0\0\0\0")
+    except (OSError, AttributeError, ValueError):
+        return -1
+    count: int = struct.unpack("i", held)[0]
+    return count
+
+
 class FrameReadingProtocol(WebSocketsSansIOProtocol):
     """uvicorn's websockets-sansio protocol, with text, ping and pong frames read here."""
 
@@ -215,6 +230,17 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         await super().run_asgi()
         self.drop_later()  # the application is done with the connection
 
+    async def send(self, message: ASGISendEvent) -> None:
+        await super().send(message)
+        timer = self.close_timer
+        if message["type"] == "websocket.close" and timer is not None:
+            # uvicorn closes the transport once the client has not answered the close in
+            # time, and a transport closed with nothing of its own left to write lets its
+            # socket go to the system, which keeps it as long as the client keeps its window
+            # shut. It ends here instead, when uvicorn would, reset if anything is unread.
+            timer.cancel()
+            self.close_timer = self.loop.call_at(timer.when(), self._drop)
+
     def connection_lost(self, exc: Exception | None) -> None:
         if self.drop_timer is not None:
             self.drop_timer.cancel()
@@ -231,14 +257,14 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         self.drop_timer = None
         if self.disconnected:
             return
-        if not self.transport.get_write_buffer_size():
-            # Nothing left to write (uvicorn's own close timer rang at the same time, or the
-            # close was written and not answered): closed at once, with no reset.
+        sock = self.transport.get_extra_info("socket")
+        if not self.transport.get_write_buffer_size() and sock is not None and not unsent(sock):
+            # Everything written and taken by the client's system (the close was read and not
+            # answered, say): closed, with no reset.
             self.transport.close()
             return
         # Reset, not closed: a closed socket would still be kept by the system, with all the
         # client has not read, for as long as the client keeps its window shut.
-        sock = self.transport.get_extra_info("socket")
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))

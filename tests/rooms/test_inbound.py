@@ -15,6 +15,7 @@ import contextlib
 import os
 import socket
 import struct
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -695,3 +696,57 @@ async def test_a_connection_with_nothing_left_to_write_is_closed_not_reset() -> 
             received = await asyncio.to_thread(read_to_the_end, port)
             assert received.startswith(b"HTTP/1.1 101 ")
             assert received.endswith(b"\x88\x02\x03\xe8")  # the close frame, 1000
+
+
+class RoomyToClose(QuickToClose):
+    """``QuickToClose`` with room in the system's buffer for all it sends: the transport has
+    written everything, and the system holds what the client has not read."""
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        sock = transport.get_extra_info("socket")
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
+        super().connection_made(transport)
+
+
+async def sends_a_state_and_closes(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] != "websocket":
+        return
+    await receive()
+    await send({"type": "websocket.accept"})
+    await send({"type": "websocket.send", "text": "x" * 200_000})
+    await send({"type": "websocket.close", "code": 1000})
+
+
+TCP_ESTABLISHED = 1  # tcpi_state, the first byte of TCP_INFO (Linux)
+
+
+def read_nothing(port: int) -> float:
+    """Open a WebSocket and read nothing after the handshake's answer: the seconds until the
+    server let the connection go (it is no longer established on the client's side)."""
+    with socket.socket() as client:
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        client.settimeout(GUARD_SECONDS)
+        client.connect(("127.0.0.1", port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        client.sendall(
+            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            answer += client.recv(1)
+        assert answer.startswith(b"HTTP/1.1 101 ")
+        start = time.monotonic()
+        while client.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] == TCP_ESTABLISHED:
+            assert time.monotonic() < start + GUARD_SECONDS, "the server still holds the socket"
+            time.sleep(0.1)
+        return time.monotonic() - start
+
+
+async def test_a_closed_connection_whose_client_reads_nothing_is_let_go() -> None:
+    """The server wrote a state and its close, all of it taken by its system, and the client
+    reads none of it: once the close timeout is up the connection is reset, not left to the
+    system, which would keep it, and what it holds, as long as the client's window stays shut."""
+    async with serving(sends_a_state_and_closes, RoomyToClose) as port:
+        await asyncio.to_thread(read_nothing, port)
