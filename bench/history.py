@@ -3,8 +3,9 @@
 Fills a new SQLite database (in a temporary folder) with ``--matches`` finished 3-round matches
 of 4 people drawn from ``--people``, written by the server's own store, then starts the server
 on it the way `make run` does and times each request ``--repeats`` times: the leaderboard (its
-first reading, then as kept between requests), a page of matches, a page of one player's
-matches, a player's page and a match.
+first reading, then as kept between requests), a page of matches (of 20, and of 100), a page of
+one player's matches, a player's page and a match, each as it is (``Accept-Encoding:
+identity``) and gzipped, with the bytes of its body as sent.
 
 Run: .venv/bin/python -m bench.history [--matches 10000] [--people 3000] [--repeats 5]
 """
@@ -76,13 +77,14 @@ async def fill(url: str, matches: int, people: int) -> None:
         await store.engine.dispose()
 
 
-def timed(http: httpx.Client, path: str) -> float:
-    """Milliseconds for one answer to ``path``, which must be 200."""
+def timed(http: httpx.Client, path: str, encoding: str = "gzip") -> tuple[float, int]:
+    """Milliseconds for one answer to ``path``, which must be 200, asked for with this
+    ``Accept-Encoding``; and the bytes of its body as sent."""
     start = time.perf_counter()
-    answer = http.get(path)
+    answer = http.get(path, headers={"Accept-Encoding": encoding})
     took = (time.perf_counter() - start) * 1000
     assert answer.status_code == 200, answer.text
-    return took
+    return took, answer.num_bytes_downloaded
 
 
 def main() -> None:
@@ -121,18 +123,26 @@ def main() -> None:
                         break
                 except httpx.TransportError:
                     time.sleep(0.05)
-            first = timed(http, "/api/leaderboard?limit=10")
+            first, _ = timed(http, "/api/leaderboard?limit=10")
             print(f"leaderboard, first reading: {first:.1f} ms")
             paths = {
                 "leaderboard, kept": "/api/leaderboard?limit=10",
                 "a page of matches": "/api/matches?limit=20",
+                "a page of 100 matches": "/api/matches?limit=100",
                 "one player's matches": "/api/matches?player=Player%201&limit=20",
                 "a player's page": "/api/players/Player%201",
                 "a match": f"/api/matches/{0:032x}",
             }
             for label, path in paths.items():
-                times = [timed(http, path) for _ in range(arguments.repeats)]
-                print(f"{label}: median {statistics.median(times):.1f} ms, most {max(times):.1f}")
+                said = []
+                for encoding in ("identity", "gzip"):  # as it is, then gzipped
+                    runs = [timed(http, path, encoding) for _ in range(arguments.repeats)]
+                    times = [took for took, _ in runs]
+                    said.append(
+                        f"{encoding} median {statistics.median(times):.1f} ms, "
+                        f"most {max(times):.1f}, {runs[-1][1]:,} B"
+                    )
+                print(f"{label}: {'; '.join(said)}")
     finally:
         server.terminate()
         server.wait(30)
