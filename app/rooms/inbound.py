@@ -239,7 +239,7 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
             # socket go to the system, which keeps it as long as the client keeps its window
             # shut. It ends here instead, when uvicorn would, reset if anything is unread.
             timer.cancel()
-            self.close_timer = self.loop.call_at(timer.when(), self._drop)
+            self.close_timer = self.loop.call_at(timer.when(), self._end)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if self.drop_timer is not None:
@@ -255,6 +255,11 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
 
     def _drop(self) -> None:
         self.drop_timer = None
+        self._end()
+
+    def _end(self) -> None:
+        """End the connection now: closed if everything is written and taken by the client's
+        system, else reset."""
         if self.disconnected:
             return
         sock = self.transport.get_extra_info("socket")
