@@ -30,13 +30,15 @@ pongs in memory without end; text messages are limited by the application, as th
 uvicorn's parser reads the connection, it answers every ping of one read before any is counted:
 the read that passes the allowance is answered in full, then the connection closed.)
 
-A connection the server is done with (the application ended it, or its keepalive ping went
-unanswered) is closed, and a transport being closed waits for what it has buffered to be
-written: a client that reads nothing never lets that happen, and held its socket for as long as
-its system answered, counted against no limit once the application had let it go. Such a
-connection is dropped (aborted) if it has not ended within uvicorn's close timeout with
-anything still to write or not yet taken by the client's system; with nothing, it is closed,
-with no reset.
+A connection the server is done with (the application ended it, its keepalive ping went
+unanswered, the closing handshake is done) is not closed at once, as uvicorn closes it: a
+transport being closed waits for what it has buffered to be written, which a client that reads
+nothing never allows, and one with nothing of its own left lets its socket go to the system,
+which keeps it, with what the client has not read, for as long as the client keeps its window
+shut. Either way the socket was held for as long as the client liked, counted against no limit
+once the application had let it go. Such a connection is let go instead (``let_go``): closed
+once the client's system has taken everything written (``SIOCOUTQ``), reset if that has not
+happened within uvicorn's close timeout (10 s).
 
 Whatever the client sends shows the link alive as a pong does: a keepalive ping falls due only
 once the connection has been quiet for most of a ping interval, so a player who plays is not
@@ -61,6 +63,7 @@ from typing import Any
 
 from uvicorn._types import ASGISendEvent
 from uvicorn.config import Config
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from uvicorn.server import ServerState
 from websockets.frames import Frame, Opcode
@@ -88,6 +91,9 @@ PING_HEADER = bytes((FIN | PING, 4))  # a ping frame from the server: unmasked, 
 # every connection due in that tick (a ring up to this late is no matter at a ping interval of
 # seconds); a timer of its own for each connection woke the process for each ping.
 RING_TICK = 0.05
+# How often a connection being let go looks again whether the client's system has taken all
+# that was written, so that it can be closed (an acknowledgement takes a round trip).
+TAKEN_LOOK_SECONDS = 0.05
 # A browser only answers the server's pings (one an interval), and a client library pings every
 # several seconds: far below this.
 CONTROL_BURST = 16
@@ -223,65 +229,128 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         # client's heartbeat) at once, even while messages wait in the queue: True if it did.
         self.heartbeat: Callable[[str], bool] | None = None
         self.controls = TokenBucket(CONTROLS_PER_SECOND, CONTROL_BURST)
-        # Drops the connection if it has not ended in time once the server is done with it.
-        self.drop_timer: asyncio.TimerHandle | None = None
+        # While the connection is let go (``let_go``): the loop's time by which it must have
+        # ended, and the timer of the next look at whether it can be closed.
+        self.let_go_by: float | None = None
+        self.taken_timer: asyncio.TimerHandle | None = None
 
     async def run_asgi(self) -> None:
-        await super().run_asgi()
-        self.drop_later()  # the application is done with the connection
+        """As uvicorn's, but the connection is let go rather than closed at once."""
+        try:
+            result = await self.app(self.scope, self.receive, self.send)
+        except ClientDisconnected:
+            pass
+        except BaseException:
+            self.logger.exception("Exception in ASGI application\n")
+            self.send_500_response()
+        else:
+            if not self.handshake_complete:
+                self.logger.error("ASGI callable returned without completing handshake.")
+                self.send_500_response()
+            elif result is not None:
+                self.logger.error("ASGI callable should return None, but returned '%s'.", result)
+        if self.close_timer is None:
+            self.let_go()
 
     async def send(self, message: ASGISendEvent) -> None:
         await super().send(message)
         timer = self.close_timer
         if message["type"] == "websocket.close" and timer is not None:
             # uvicorn closes the transport once the client has not answered the close in
-            # time, and a transport closed with nothing of its own left to write lets its
-            # socket go to the system, which keeps it as long as the client keeps its window
-            # shut. It ends here instead, when uvicorn would, reset if anything is unread.
+            # time; it ends here instead, when uvicorn would: closed if the client's system
+            # has taken everything, else reset.
             timer.cancel()
             self.close_timer = self.loop.call_at(timer.when(), self._end)
 
     def connection_lost(self, exc: Exception | None) -> None:
-        if self.drop_timer is not None:
-            self.drop_timer.cancel()
-            self.drop_timer = None
+        if self.taken_timer is not None:
+            self.taken_timer.cancel()
+            self.taken_timer = None
         super().connection_lost(exc)
 
-    def drop_later(self) -> None:
-        """Abort the connection unless it ends within the close timeout: closing waits for
-        everything buffered to be written, which a client that reads nothing never allows."""
-        if self.drop_timer is None and not self.disconnected:
-            self.drop_timer = self.loop.call_later(self.close_timeout, self._drop)
+    def let_go(self) -> None:
+        """Close the connection once the client's system has taken everything written to it;
+        reset it if that has not happened within the close timeout. (A transport closed with
+        nothing of its own left to write lets its socket go to the system at once, which keeps
+        it, and what the client has not read, as long as the client keeps its window shut; one
+        closed with frames still to write waits for them as long.)"""
+        if self.let_go_by is None and not self.disconnected:
+            self.let_go_by = self.loop.time() + self.close_timeout
+            self._close_if_taken()
 
-    def _drop(self) -> None:
-        self.drop_timer = None
-        self._end()
+    def _close_if_taken(self) -> None:
+        self.taken_timer = None
+        if self.disconnected or self.let_go_by is None:
+            return
+        if self._all_taken():
+            self.transport.close()
+        elif self.loop.time() >= self.let_go_by:
+            self._end()
+        else:
+            self.taken_timer = self.loop.call_later(TAKEN_LOOK_SECONDS, self._close_if_taken)
+
+    def _all_taken(self) -> bool:
+        """Whether nothing is left to write here, and the client's system has acknowledged
+        everything written (where the system does not tell, nothing left here is enough)."""
+        if self.transport.get_write_buffer_size():
+            return False
+        sock = self.transport.get_extra_info("socket")
+        return sock is None or unsent(sock) <= 0
 
     def _end(self) -> None:
-        """End the connection now: closed if everything is written and taken by the client's
-        system, else reset."""
+        """End the connection now: closed if the client's system has taken everything, else
+        reset."""
         if self.disconnected:
             return
-        sock = self.transport.get_extra_info("socket")
-        if not self.transport.get_write_buffer_size() and sock is not None and not unsent(sock):
-            # Everything written and taken by the client's system (the close was read and not
-            # answered, say): closed, with no reset.
+        if self._all_taken():
             self.transport.close()
             return
         # Reset, not closed: a closed socket would still be kept by the system, with all the
         # client has not read, for as long as the client keeps its window shut.
+        sock = self.transport.get_extra_info("socket")
         if sock is not None:
             with contextlib.suppress(OSError):
                 sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        # Closed first: an abort alone leaves uvloop's transport waiting for its buffer to be
+        # written, since uvicorn's connection_lost closes it: its socket stayed open.
+        self.transport.close()
         self.transport.abort()
 
     def keepalive_timeout(self) -> None:
-        super().keepalive_timeout()
-        self.drop_later()  # its close waits behind what the client has not read
+        """As uvicorn's (close 1011), the connection let go rather than closed at once."""
+        self.pong_timer = None
+        self.pending_ping_payload = None
+        if self.close_sent or self.transport.is_closing():
+            return
+        self.conn.fail(1011, "keepalive ping timeout")
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.close_sent = True
+        self.let_go()
+
+    def handle_close(self, event: Frame) -> None:
+        """As uvicorn's, the connection let go rather than closed at once once the closing
+        handshake is done (the client may have sent its close without reading anything)."""
+        if self.close_sent:
+            if self.close_timer is not None:  # our close, answered
+                self.close_timer.cancel()
+                self.close_timer = None
+                self.let_go()
+            return
+        if not self.transport.is_closing() and self.let_go_by is None:
+            assert self.conn.close_rcvd is not None
+            code = self.conn.close_rcvd.code
+            reason = self.conn.close_rcvd.reason
+            self.queue.put_nowait({"type": "websocket.disconnect", "code": code, "reason": reason})
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            self.let_go()
 
     def shutdown(self) -> None:
         """As uvicorn's at a stop (close 1012 to an open socket), with the close's reason
         said: uvicorn sends it before the application's own shutdown could."""
+        if self.let_go_by is not None:  # closing already: it ends now
+            self.stop_keepalive()
+            self.transport.close()
+            return
         if self.close_sent or not self.handshake_complete:
             super().shutdown()
             return
@@ -443,8 +512,8 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
             self.conn.fail(1008, "too many pings")
             self.transport.write(b"".join(self.conn.data_to_send()))
             self.close_sent = True
-        self.transport.close()
-        self.drop_later()
+        self.transport.pause_reading()  # nothing more of it is read
+        self.let_go()
 
     def _received(self, text: str) -> None:
         """A whole text message, given to the application's reader at once if it set one and

@@ -1,0 +1,40 @@
+"""What the system holds of a TCP connection at the server's end (Linux's /proc/net/tcp)."""
+
+from __future__ import annotations
+
+import socket
+import time
+from pathlib import Path
+
+TABLES = (Path("/proc/net/tcp"), Path("/proc/net/tcp6"))
+TIME_WAIT = 0x06  # the state a socket closed by its side ends in, holding nothing
+
+
+def server_end(server_port: int, client_port: int) -> int | None:
+    """The TCP state of the server's end of the connection between these ports, or None if the
+    system holds no such socket any more (the server reset it, or it has ended)."""
+    ends = (f":{server_port:04X}", f":{client_port:04X}")
+    for table in TABLES:
+        for line in table.read_text().splitlines()[1:]:
+            local, remote, state = line.split()[1:4]
+            if (local[-5:], remote[-5:]) == ends:
+                return int(state, 16)
+    return None
+
+
+def wait_until_let_go(client: socket.socket, seconds: float) -> float:
+    """Wait until the system holds nothing of the server's end of ``client``'s connection (no
+    socket, or one that has ended): the seconds that took. Fails past ``seconds``.
+
+    The client's own end is no sign of it: a reset sent to a client that reads nothing may be
+    dropped by its system (its window shut, the reset's sequence number beyond what it took),
+    which then keeps its end established."""
+    start = time.monotonic()
+    try:
+        ports = (client.getpeername()[1], client.getsockname()[1])
+    except OSError:  # reset already, and taken
+        return 0.0
+    while server_end(*ports) not in (None, TIME_WAIT):
+        assert time.monotonic() < start + seconds, "the server still holds the socket"
+        time.sleep(0.1)
+    return time.monotonic() - start
