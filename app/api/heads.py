@@ -34,15 +34,14 @@ before; a time of theirs left running would answer 408 into the WebSocket later.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import socket
-import struct
 from typing import Any
 
 from uvicorn._types import ASGIReceiveEvent
 from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
+
+from app.rooms.inbound import reset
 
 # Browsers send a few kilobytes; nginx's default allows 4 buffers of 8 KB for the headers.
 MAX_HEAD_BYTES = 32 * 1024
@@ -116,11 +115,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         if self.transport.get_write_buffer_size() < self.unwritten:
             self._time_writes()  # read from since (nothing is added while writing is paused)
             return
-        sock = self.transport.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        self.transport.abort()
+        reset(self.transport)
 
     def data_received(self, data: bytes) -> None:
         while data:

@@ -206,6 +206,19 @@ def unsent(sock: Any) -> int:
     return count
 
 
+def reset(transport: asyncio.Transport) -> None:
+    """Reset the connection (``SO_LINGER`` 0): the system keeps nothing of it, not even what
+    the other side has not read. Closed first: an abort alone leaves uvloop's transport waiting
+    for its buffer to be written when the protocol's ``connection_lost`` closes it (uvicorn's
+    WebSocket protocol does), and its socket open."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        with contextlib.suppress(OSError):
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    transport.close()
+    transport.abort()
+
+
 class FrameReadingProtocol(WebSocketsSansIOProtocol):
     """uvicorn's websockets-sansio protocol, with text, ping and pong frames read here."""
 
@@ -307,14 +320,7 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
             return
         # Reset, not closed: a closed socket would still be kept by the system, with all the
         # client has not read, for as long as the client keeps its window shut.
-        sock = self.transport.get_extra_info("socket")
-        if sock is not None:
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        # Closed first: an abort alone leaves uvloop's transport waiting for its buffer to be
-        # written, since uvicorn's connection_lost closes it: its socket stayed open.
-        self.transport.close()
-        self.transport.abort()
+        reset(self.transport)
 
     def keepalive_timeout(self) -> None:
         """As uvicorn's (close 1011), the connection let go rather than closed at once."""
