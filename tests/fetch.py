@@ -8,13 +8,13 @@ costs. A test run makes thousands of them (a server's start alone polls its heal
 
 from __future__ import annotations
 
-import base64
-import os
 import socket
 import ssl
 from typing import Any
 
 import httpx
+
+from tests.sockets import websocket_request
 
 TLS = ssl.create_default_context()
 
@@ -46,12 +46,8 @@ def raw(url: str, **headers: str) -> tuple[httpx.Response, bytes]:
 def handshake_status(port: int, path: str, headers: dict[str, str]) -> int:
     """The HTTP status a WebSocket handshake for ``path`` on 127.0.0.1:``port`` is answered with,
     sent with exactly these ``headers`` (Host among them) besides the handshake's own."""
-    key = base64.b64encode(os.urandom(16)).decode()
-    lines = [f"GET {path} HTTP/1.1", *(f"{name}: {value}" for name, value in headers.items())]
-    lines += ["Upgrade: websocket", "Connection: Upgrade", f"Sec-WebSocket-Key: {key}"]
-    request = "\r\n".join([*lines, "Sec-WebSocket-Version: 13", "", ""])
     with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
-        sock.sendall(request.encode())
+        sock.sendall(websocket_request(path, headers))
         answer = b""
         while b"\r\n" not in answer:
             chunk = sock.recv(4096)

@@ -1,7 +1,10 @@
-"""What the system holds of a TCP connection at the server's end (Linux's /proc/net/tcp)."""
+"""WebSockets opened by hand on a raw socket, and what the system holds of a TCP connection at
+the server's end (Linux's /proc/net/tcp)."""
 
 from __future__ import annotations
 
+import base64
+import os
 import socket
 import time
 from pathlib import Path
@@ -38,3 +41,36 @@ def wait_until_let_go(client: socket.socket, seconds: float) -> float:
         assert time.monotonic() < start + seconds, "the server still holds the socket"
         time.sleep(0.1)
     return time.monotonic() - start
+
+
+def websocket_request(path: str, headers: dict[str, str]) -> bytes:
+    """A WebSocket handshake's request for ``path``, with exactly these ``headers`` (Host
+    among them) besides the handshake's own."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    lines = [f"GET {path} HTTP/1.1", *(f"{name}: {value}" for name, value in headers.items())]
+    lines += ["Upgrade: websocket", "Connection: Upgrade", f"Sec-WebSocket-Key: {key}"]
+    return "\r\n".join([*lines, "Sec-WebSocket-Version: 13", "", ""]).encode()
+
+
+def upgrade(client: socket.socket, path: str) -> None:
+    """Open a WebSocket at ``path`` on ``client``'s connection: the handshake's answer, which
+    must be 101, is read to its end and no further (no frame after it is taken)."""
+    client.sendall(websocket_request(path, {"Host": "127.0.0.1"}))
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        answer += client.recv(1)
+    assert answer.startswith(b"HTTP/1.1 101 "), answer
+
+
+def reading_little(port: int, timeout: float) -> socket.socket:
+    """A client connected to 127.0.0.1:``port`` whose system takes 4 KB at most unread."""
+    client = socket.socket()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    client.settimeout(timeout)
+    client.connect(("127.0.0.1", port))
+    return client
+
+
+def masked(opcode: int, payload: bytes) -> bytes:
+    """A client's frame (masked with a zero key) of up to 125 bytes."""
+    return bytes((0x80 | opcode, 0x80 | len(payload))) + b"\0\0\0\0" + payload

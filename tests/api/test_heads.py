@@ -5,9 +5,7 @@ within them every request, body and all, is served as before."""
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
-import os
 import re
 import socket
 import time
@@ -21,7 +19,7 @@ from app.api.heads import MAX_HEAD_BYTES, HeadLimitedProtocol
 from tests.rooms.client import Client, close_all, create_room
 from tests.rooms.inprocess import serving
 from tests.server import FAST, Server, running_server
-from tests.sockets import wait_until_let_go
+from tests.sockets import masked, upgrade, wait_until_let_go
 
 GUARD_SECONDS = 30.0
 CARDS = ["1-circle-violet", "2-crescent-cyan", "3-triangle-yellow", "4-square-orange", "5-star-red"]
@@ -182,11 +180,6 @@ async def test_a_websocket_and_a_kept_connection_outlive_the_heads_time(impatien
     assert statuses(first) + statuses(rest) == [200, 200]
 
 
-def masked(opcode: int, payload: bytes) -> bytes:
-    """A client's frame (masked with a zero key) of up to 125 bytes."""
-    return bytes((0x80 | opcode, 0x80 | len(payload))) + b"\0\0\0\0" + payload
-
-
 def test_a_websocket_on_a_connection_kept_from_a_request_outlives_the_heads_time(
     impatient: Server,
 ) -> None:
@@ -200,16 +193,7 @@ def test_a_websocket_on_a_connection_kept_from_a_request_outlives_the_heads_time
         while not answer.endswith(b'{"status":"ok"}'):
             answer += client.recv(65536)
         assert statuses(answer) == [200]
-        key = base64.b64encode(os.urandom(16)).decode()
-        client.sendall(
-            f"GET /ws/rooms/{code} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        answer = b""
-        while b"\r\n\r\n" not in answer:
-            answer += client.recv(1)
-        assert answer.startswith(b"HTTP/1.1 101 ")
+        upgrade(client, f"/ws/rooms/{code}")
         time.sleep(2.5)  # past the head's time, and the body's
         client.sendall(masked(0x9, b"still there?"))
         frame = b""

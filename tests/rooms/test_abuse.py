@@ -4,12 +4,9 @@ server's sockets."""
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import json
-import os
 import random
-import socket as tcp
 from collections.abc import Iterator
 
 import pytest
@@ -19,7 +16,7 @@ from websockets.exceptions import ConnectionClosed
 from tests.play import play_until
 from tests.rooms.client import Client, close_all, closed_with, create_room, open_table
 from tests.server import FAST, Server, running_server
-from tests.sockets import wait_until_let_go
+from tests.sockets import masked, reading_little, upgrade, wait_until_let_go
 
 SLOW = {
     **FAST,
@@ -181,11 +178,6 @@ async def test_a_flooder_is_closed_while_another_room_plays_on() -> None:
         assert "Traceback" not in server.logs()
 
 
-def masked(opcode: int, payload: bytes) -> bytes:
-    """A client's frame (masked with a zero key) of up to 125 bytes."""
-    return bytes((0x80 | opcode, 0x80 | len(payload))) + b"\0\0\0\0" + payload
-
-
 async def test_a_client_that_reads_nothing_does_not_keep_its_socket_once_closed(
     rooms_server: Server,
 ) -> None:
@@ -193,21 +185,9 @@ async def test_a_client_that_reads_nothing_does_not_keep_its_socket_once_closed(
     could not write is given up within a bounded time, and the socket with it (it was held
     as long as the client's system answered, counted against no limit)."""
     code = create_room(rooms_server)["code"]
-    client = tcp.socket()
-    client.setsockopt(tcp.SOL_SOCKET, tcp.SO_RCVBUF, 4096)
-    client.settimeout(30)
-    client.connect(("127.0.0.1", rooms_server.port))
+    client = reading_little(rooms_server.port, 30)
     try:
-        key = base64.b64encode(os.urandom(16)).decode()
-        client.sendall(
-            f"GET /ws/rooms/{code} HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        answer = b""
-        while b"\r\n\r\n" not in answer:  # the handshake's answer, read before any frame
-            answer += client.recv(1)
-        assert answer.startswith(b"HTTP/1.1 101 ")
+        upgrade(client, f"/ws/rooms/{code}")
         client.sendall(masked(0x1, b'{"type":"hello","spectate":true}'))
         # Far more states than the buffers between the two hold: the server falls behind.
         client.sendall(masked(0x1, b'{"type":"resync"}') * 20_000)

@@ -10,7 +10,6 @@ codes.
 from __future__ import annotations
 
 import asyncio
-import base64
 import contextlib
 import os
 import socket
@@ -30,7 +29,7 @@ from websockets.uri import parse_uri
 from app.rooms import inbound
 from app.rooms.inbound import KEEPALIVE, FrameReadingProtocol, Reading
 from tests.rooms.inprocess import serving
-from tests.sockets import wait_until_let_go
+from tests.sockets import reading_little, upgrade, wait_until_let_go
 
 PROTOCOLS: dict[str, str | type[WebSocketsSansIOProtocol]] = {
     "uvicorn": "websockets-sansio",
@@ -673,15 +672,11 @@ async def closes_at_once(scope: Scope, receive: Receive, send: Send) -> None:
 
 
 def read_to_the_end(port: int) -> bytes:
-    """Open a WebSocket and read everything the server sends until it ends the connection,
-    never answering its close (ConnectionResetError if the server resets it)."""
+    """Open a WebSocket and read everything the server sends after the handshake's answer
+    until it ends the connection, never answering its close (ConnectionResetError if the
+    server resets it)."""
     with socket.create_connection(("127.0.0.1", port), timeout=GUARD_SECONDS) as client:
-        key = base64.b64encode(os.urandom(16)).decode()
-        client.sendall(
-            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
+        upgrade(client, "/ws")
         received = b""
         while chunk := client.recv(65536):
             received += chunk
@@ -695,18 +690,21 @@ async def test_a_connection_with_nothing_left_to_write_is_closed_not_reset() -> 
     async with serving(closes_at_once, QuickToClose) as port:
         for _ in range(3):
             received = await asyncio.to_thread(read_to_the_end, port)
-            assert received.startswith(b"HTTP/1.1 101 ")
             assert received.endswith(b"\x88\x02\x03\xe8")  # the close frame, 1000
 
 
-class RoomyToClose(QuickToClose):
-    """``QuickToClose`` with room in the system's buffer for all it sends: the transport has
-    written everything, and the system holds what the client has not read."""
+class Roomy(FrameReadingProtocol):
+    """The server's protocol with room in the system's buffer for all it sends: the transport
+    writes everything, and the system holds what the client has not read."""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         sock = transport.get_extra_info("socket")
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
         super().connection_made(transport)
+
+
+class RoomyToClose(QuickToClose, Roomy):
+    """``QuickToClose`` with room in the system's buffer for all it sends."""
 
 
 async def sends_a_state_and_closes(scope: Scope, receive: Receive, send: Send) -> None:
@@ -721,20 +719,8 @@ async def sends_a_state_and_closes(scope: Scope, receive: Receive, send: Send) -
 def read_nothing(port: int) -> float:
     """Open a WebSocket and read nothing after the handshake's answer: the seconds until the
     server let the connection go (the system holds nothing of its end)."""
-    with socket.socket() as client:
-        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        client.settimeout(GUARD_SECONDS)
-        client.connect(("127.0.0.1", port))
-        key = base64.b64encode(os.urandom(16)).decode()
-        client.sendall(
-            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        answer = b""
-        while b"\r\n\r\n" not in answer:
-            answer += client.recv(1)
-        assert answer.startswith(b"HTTP/1.1 101 ")
+    with reading_little(port, GUARD_SECONDS) as client:
+        upgrade(client, "/ws")
         return wait_until_let_go(client, GUARD_SECONDS)
 
 
@@ -744,15 +730,6 @@ async def test_a_closed_connection_whose_client_reads_nothing_is_let_go() -> Non
     system, which would keep it, and what it holds, as long as the client's window stays shut."""
     async with serving(sends_a_state_and_closes, RoomyToClose) as port:
         await asyncio.to_thread(read_nothing, port)
-
-
-class Roomy(FrameReadingProtocol):
-    """The server's protocol with room in the system's buffer for all it sends."""
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        sock = transport.get_extra_info("socket")
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
-        super().connection_made(transport)
 
 
 async def sends_a_state_and_waits(scope: Scope, receive: Receive, send: Send) -> None:
@@ -767,20 +744,8 @@ async def sends_a_state_and_waits(scope: Scope, receive: Receive, send: Send) ->
 def close_and_read_nothing(port: int) -> float:
     """As ``read_nothing``, saying goodbye first (a close frame) and reading nothing after;
     the close timeout is uvicorn's (10 s)."""
-    with socket.socket() as client:
-        client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-        client.settimeout(GUARD_SECONDS)
-        client.connect(("127.0.0.1", port))
-        key = base64.b64encode(os.urandom(16)).decode()
-        client.sendall(
-            f"GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-            "Sec-WebSocket-Version: 13\r\n\r\n".encode()
-        )
-        answer = b""
-        while b"\r\n\r\n" not in answer:
-            answer += client.recv(1)
-        assert answer.startswith(b"HTTP/1.1 101 ")
+    with reading_little(port, GUARD_SECONDS) as client:
+        upgrade(client, "/ws")
         time.sleep(0.5)  # the state sent meanwhile, into the system's buffers
         client.sendall(raw_frame(0x88, (1000).to_bytes(2, "big")))
         return wait_until_let_go(client, GUARD_SECONDS)
