@@ -1,5 +1,4 @@
-// RFC 6902 JSON Patch with RFC 6901 pointers, applied in place; compact operations turned back into
-// them (docs/protocol.md).
+// RFC 6902 JSON Patch, applied in place; compact operations turned back into it (docs/protocol.md).
 
 // Card ids, in compact order.
 export const NUMBERS = [1, 2, 3, 4, 5];

@@ -1,5 +1,5 @@
-// MessagePack (msgpack.org) read into JSON's kinds of values: the binary encoding's patches
-// (docs/protocol.md). Binary strings, extensions and bytes left over are refused.
+// MessagePack read into JSON values, for the binary encoding (docs/protocol.md): binary strings,
+// extensions and bytes left over are refused.
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const NUMBERS = { 202: 'Float32', 203: 'Float64', 204: 'Uint8', 205: 'Uint16', 206: 'Uint32', 208: 'Int8', 209: 'Int16', 210: 'Int32' };
@@ -59,7 +59,7 @@ function read() {
   throw new UnpackError(`type ${type}`);
 }
 
-// The value in ``data``: an ArrayBuffer, or a Uint8Array such as Node's Buffer.
+// The value in data: an ArrayBuffer or a Uint8Array (as Node's Buffer is).
 export function unpack(data) {
   bytes = data instanceof Uint8Array ? data : new Uint8Array(data);
   view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
