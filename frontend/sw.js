@@ -1,7 +1,7 @@
 // Network, else SHELL (set by the server).
 const CACHE = `shell-${VERSION}`;
-// Kept, it takes over at once: what pages are given is what is kept offline.
-addEventListener('install', (event) => event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => skipWaiting())));
+// Kept, it takes over at once: what pages are given is what is kept offline (twice: it may be deferred).
+addEventListener('install', (event) => event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(skipWaiting).then(() => setTimeout(skipWaiting, 5e3))));
 addEventListener('activate', (event) =>
   event.waitUntil(
     caches

@@ -126,15 +126,17 @@ HOME = {"en-US": "New room", "fr-FR": "Nouvelle salle"}
 
 def settled(page: Any, host: Server) -> None:
     """Wait until one worker is in charge, activated, and one copy of the client is kept: the
-    copy of the client ``host`` serves."""
+    copy of the client ``host`` serves (as long as a worker takes to keep its shell, as
+    ``controlled()`` waits)."""
     version = re.search(r'data-v="(\w+)"', fetch.get(host.url + "/").text)
     assert version is not None
+    assert page.evaluate("document.documentElement.dataset.v") == version[1]
     wait_for(
         page,
         "navigator.serviceWorker.getRegistration().then((r) => !r.waiting && !r.installing"
         " && r.active.state === 'activated').then((done) => done && caches.keys())"
         f".then((names) => names?.length === 1 && names[0].startsWith('shell-{version[1]}-'))",
-        timeout=20,
+        timeout=30,
     )
 
 
