@@ -298,7 +298,7 @@ class FrameReadingProtocol(WebSocketsSansIOProtocol):
         if self._all_taken():
             self.transport.close()
         elif self.loop.time() >= self.let_go_by:
-            self._end()
+            reset(self.transport)
         else:
             self.taken_timer = self.loop.call_later(TAKEN_LOOK_SECONDS, self._close_if_taken)
 
