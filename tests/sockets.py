@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import os
 import socket
+import struct
 import time
 from pathlib import Path
 
@@ -71,6 +72,23 @@ def reading_little(port: int, timeout: float) -> socket.socket:
     return client
 
 
+def raw_frame(first: int, payload: bytes, masked: bool = True) -> bytes:
+    """A frame with its first byte as given (opcode, FIN and reserved bits)."""
+    length = len(payload)
+    head = bytes([first])
+    mask_bit = 0x80 if masked else 0
+    if length < 126:
+        head += bytes([mask_bit | length])
+    elif length < 1 << 16:
+        head += bytes([mask_bit | 126]) + struct.pack("!H", length)
+    else:
+        head += bytes([mask_bit | 127]) + struct.pack("!Q", length)
+    if not masked:
+        return head + payload
+    mask = os.urandom(4)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+
+
 def masked(opcode: int, payload: bytes) -> bytes:
-    """A client's frame (masked with a zero key) of up to 125 bytes."""
-    return bytes((0x80 | opcode, 0x80 | len(payload))) + b"\0\0\0\0" + payload
+    """A client's whole (FIN) frame of ``opcode``, masked as a client's must be."""
+    return raw_frame(0x80 | opcode, payload)

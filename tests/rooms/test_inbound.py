@@ -11,9 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import socket
-import struct
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -29,7 +27,7 @@ from websockets.uri import parse_uri
 from app.rooms import inbound
 from app.rooms.inbound import KEEPALIVE, FrameReadingProtocol, Reading
 from tests.rooms.inprocess import serving
-from tests.sockets import reading_little, upgrade, wait_until_let_go
+from tests.sockets import raw_frame, reading_little, upgrade, wait_until_let_go
 
 PROTOCOLS: dict[str, str | type[WebSocketsSansIOProtocol]] = {
     "uvicorn": "websockets-sansio",
@@ -148,23 +146,6 @@ def frame(opcode: Opcode, data: bytes, fin: bool = True) -> bytes:
 
 def text(value: str) -> bytes:
     return frame(Opcode.TEXT, value.encode())
-
-
-def raw_frame(first: int, payload: bytes, masked: bool = True) -> bytes:
-    """A frame with its first byte as given (opcode, FIN and reserved bits)."""
-    length = len(payload)
-    head = bytes([first])
-    mask_bit = 0x80 if masked else 0
-    if length < 126:
-        head += bytes([mask_bit | length])
-    elif length < 1 << 16:
-        head += bytes([mask_bit | 126]) + struct.pack("!H", length)
-    else:
-        head += bytes([mask_bit | 127]) + struct.pack("!Q", length)
-    if not masked:
-        return head + payload
-    mask = os.urandom(4)
-    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
 def texts_of(messages: list[Message]) -> list[Any]:
@@ -707,13 +688,16 @@ class RoomyToClose(QuickToClose, Roomy):
     """``QuickToClose`` with room in the system's buffer for all it sends."""
 
 
-async def sends_a_state_and_closes(scope: Scope, receive: Receive, send: Send) -> None:
-    if scope["type"] != "websocket":
-        return
+async def accepts_and_sends_a_state(receive: Receive, send: Send) -> None:
     await receive()
     await send({"type": "websocket.accept"})
     await send({"type": "websocket.send", "text": "x" * 200_000})
-    await send({"type": "websocket.close", "code": 1000})
+
+
+async def sends_a_state_and_closes(scope: Scope, receive: Receive, send: Send) -> None:
+    if scope["type"] == "websocket":
+        await accepts_and_sends_a_state(receive, send)
+        await send({"type": "websocket.close", "code": 1000})
 
 
 def read_nothing(port: int) -> float:
@@ -733,12 +717,9 @@ async def test_a_closed_connection_whose_client_reads_nothing_is_let_go() -> Non
 
 
 async def sends_a_state_and_waits(scope: Scope, receive: Receive, send: Send) -> None:
-    if scope["type"] != "websocket":
-        return
-    await receive()
-    await send({"type": "websocket.accept"})
-    await send({"type": "websocket.send", "text": "x" * 200_000})
-    await receive()  # the client's close
+    if scope["type"] == "websocket":
+        await accepts_and_sends_a_state(receive, send)
+        await receive()  # the client's close
 
 
 def close_and_read_nothing(port: int) -> float:
