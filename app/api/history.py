@@ -384,13 +384,26 @@ def spreadsheet_text(text: str) -> str:
     return f"'{text}" if text.startswith(FORMULA_START) else text
 
 
+def _best_hand_out(best: history.BestHand | None) -> BestHandOut | None:
+    if best is None:
+        return None
+    return BestHandOut(
+        points=best.points,
+        cards=best.cards,
+        score=SCORE.validate_python(best.scoring),
+        match_id=best.match_id,
+        round=best.round,
+    )
+
+
 @router.get("/players/{name:path}", response_model=PlayerOut, responses=NOT_FOUND)
 async def get_player(
     session: SessionDep,
     name: Annotated[str, Path(min_length=1, max_length=96, pattern=VISIBLE_TEXT)],
     tag: Tag = None,
 ) -> PlayerOut:
-    """One person's matches, wins, average points per round and best hand. A name is not an
+    """One person's matches, wins, average points per round and best hands (5-card rounds and
+    10-card rounds kept apart). A name is not an
     account: people of one name are told apart by the player key their browser sent (`tag`);
     without a `tag`, the one of that name with the most matches."""
     name = _kept_name(name, ("path", "name"))
@@ -399,7 +412,8 @@ async def get_player(
     if person is None or totals is None:
         whom = f"nobody called {name}" if tag is None else f"nobody called {name} with tag {tag!r}"
         raise ApiError(404, "no_player", f"{whom} has played here")
-    best = await history.best_hand(session, person)
+    best = await history.best_hand(session, person, 5)
+    best_ten = await history.best_hand(session, person, 10)
     others = [
         OtherPerson(tag=other.tag, matches=count)
         for other, count in await history.people_named(session, name)
@@ -414,15 +428,8 @@ async def get_player(
         wins=totals.wins,
         rounds=totals.rounds,
         average_points=average(totals.points, totals.rounds),
-        best_hand=BestHandOut(
-            points=best.points,
-            cards=best.cards,
-            score=SCORE.validate_python(best.scoring),
-            match_id=best.match_id,
-            round=best.round,
-        )
-        if best
-        else None,
+        best_hand=_best_hand_out(best),
+        best_ten_card_hand=_best_hand_out(best_ten),
     )
 
 

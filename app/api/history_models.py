@@ -176,7 +176,14 @@ class PlayerOut(BaseModel):
     wins: int
     rounds: int
     average_points: float | None = Field(description="Points per round; null before any round.")
-    best_hand: BestHandOut | None
+    best_hand: BestHandOut | None = Field(
+        description="The highest-scoring round of 5-card hands; null before any."
+    )
+    best_ten_card_hand: BestHandOut | None = Field(
+        description="The highest-scoring round of the 10-card variation (two 5-card hands, "
+        "scored together, up to 50 points); null before any. Kept apart from `best_hand` "
+        "(up to 25): two middling hands together would outscore a perfect one."
+    )
 
 
 class LeaderboardEntry(BaseModel):

@@ -231,8 +231,9 @@ async def player_totals(session: AsyncSession, person: Person) -> PlayerTotals |
     return PlayerTotals(name, person.tag, row[2], row[3], int(row[4] or 0), played, int(points))
 
 
-async def best_hand(session: AsyncSession, person: Person) -> BestHand | None:
-    """A person's highest-scoring round (the earliest of equals)."""
+async def best_hand(session: AsyncSession, person: Person, cards: int) -> BestHand | None:
+    """A person's highest-scoring round of ``cards``-card hands (the earliest of equals). A
+    10-card round scores two hands together, so it is never weighed against a 5-card one."""
     query = (
         select(
             HandRecord.points,
@@ -246,7 +247,7 @@ async def best_hand(session: AsyncSession, person: Person) -> BestHand | None:
             SeatRecord,
             and_(SeatRecord.match_id == RoundRecord.match_id, SeatRecord.seat == HandRecord.seat),
         )
-        .where(*_of(person))
+        .where(*_of(person), func.json_array_length(HandRecord.cards) == cards)
         .order_by(HandRecord.points.desc(), RoundRecord.ended_at, RoundRecord.id)
         .limit(1)
     )

@@ -244,13 +244,15 @@ def test_player_pages_and_leaderboard(history: tuple[Server, Played]) -> None:
     for match_id, match in played.matches.items():
         for seat, name in enumerate(played.names[match_id]):
             entry = stats.setdefault(
-                name, {"matches": 0, "wins": 0, "rounds": 0, "points": 0, "best": -100}
+                name, {"matches": 0, "wins": 0, "rounds": 0, "points": 0, 5: None, 10: None}
             )
             entry["matches"] += 1
             entry["wins"] += int(match.finished and match.places()[seat] == 1)
             entry["rounds"] += len(match.results)
             entry["points"] += sum(result.points[seat] for result in match.results)
-            entry["best"] = max(entry["best"], *(r.points[seat] for r in match.results))
+            # The best round of each hand size, kept apart.
+            size = 10 if match.rules.variant.ten_card else 5
+            entry[size] = max(entry[size] or -100, *(r.points[seat] for r in match.results))
     for name, entry in stats.items():
         body = get(server, f"/api/players/{name.lower()}").json()
         assert body["name"] == name
@@ -260,7 +262,13 @@ def test_player_pages_and_leaderboard(history: tuple[Server, Played]) -> None:
             entry["rounds"],
         )
         assert body["average_points"] == round(entry["points"] / entry["rounds"], 2)
-        assert body["best_hand"]["points"] == entry["best"]
+        for key, size in (("best_hand", 5), ("best_ten_card_hand", 10)):
+            best = body[key]
+            assert (best and best["points"]) == entry[size], (name, key)
+            assert best is None or len(best["cards"]) == size
+    # Someone's best 10-card round outscores their best 5-card one: weighed together, it would
+    # have been their best hand.
+    assert any(entry[5] is not None and (entry[10] or -100) > entry[5] for entry in stats.values())
     board = get(server, "/api/leaderboard").json()["players"]
     assert sorted(player["name"] for player in board) == sorted(stats)
     keys = [(-p["wins"], -p["average_points"], -p["matches"]) for p in board]
