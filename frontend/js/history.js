@@ -204,7 +204,10 @@ function matchView(ui) {
 
 function playerView(ui) {
   const player = ui.data;
-  const best = player.best_hand;
+  const best = (hand, id) => hand
+    ? html`<div class="panel"><h2>${t(id, { p: minus(hand.points) })}</h2>${scoredHand(hand.cards, hand.score)}
+      <p class="small"><a href="/matches/${hand.match_id}">${t('roundOfMatch', { n: hand.round })}</a></p></div>`
+    : '';
   const stat = (n, id, value = n) => html`<div class="stat"><b>${value}</b><span>${t(id, { n })}</span></div>`;
   return html`<section class="page">
     <p class="muted small" style="margin:0"><a href="/history">${t('history')}</a></p>
@@ -217,10 +220,7 @@ function playerView(ui) {
       : ''}
     <div class="stats">${stat(player.matches, 'matchesStat')}${stat(player.wins, 'winsStat')}
       ${stat(player.rounds, 'roundsStat')}${stat(null, 'perRoundStat', average(player.average_points))}</div>
-    ${best
-      ? html`<div class="panel"><h2>${t('bestHand', { p: minus(best.points) })}</h2>${scoredHand(best.cards, best.score)}
-          <p class="small"><a href="/matches/${best.match_id}">${t('roundOfMatch', { n: best.round })}</a></p></div>`
-      : ''}
+    ${best(player.best_hand, 'bestHand')}${best(player.best_ten_card_hand, 'bestTen')}
     <div class="panel"><h2>${t('matchesH')}</h2>${matchList(ui, t('noMatches'))}</div>
   </section>`;
 }

@@ -43,12 +43,17 @@ async def _play(players: list[Client], rng: random.Random, knock_chance: float) 
 
 
 async def play_matches(
-    server: Server, names: list[str], count: int, seed: int = 7, key: str | None = None
+    server: Server,
+    names: list[str],
+    count: int,
+    seed: int = 7,
+    key: str | None = None,
+    ten_card: bool = False,
 ) -> str:
     """Play ``count`` one-round matches in one room (rematches), the first player with the
-    player key ``key`` if given; returns the room's code."""
+    player key ``key`` if given, of 10-card hands if ``ten_card``; returns the room's code."""
     try:
-        room = create_room(server, names[0], key, rounds=1, turn_seconds=0)
+        room = create_room(server, names[0], key, rounds=1, turn_seconds=0, ten_card=ten_card)
         tokens = [room["token"]] + [join_room(server, room["code"], n)["token"] for n in names[1:]]
         players = [Client(server, room["code"], token) for token in tokens]
         for client in players:

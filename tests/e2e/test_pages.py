@@ -131,6 +131,28 @@ def test_history_pages_show_finished_matches(pages: Pages, shot: Shot) -> None:
     shot(phone, "history-360")
 
 
+def test_a_player_page_keeps_the_best_5_and_10_card_rounds_apart(pages: Pages, shot: Shot) -> None:
+    """A 10-card round scores two hands together: its best is shown beside the best 5-card
+    round, never in its place."""
+    in_thread(play_matches, pages.server, ["Lia", "Max"], 2, 3)
+    in_thread(play_matches, pages.server, ["Lia", "Max"], 2, 5, None, True)
+    body = api(pages.server, "GET", "/api/players/Lia").json()
+    page = pages.open("/players/Lia")
+    panels = page.locator(".panel").filter(has=page.locator("h2", has_text="Best"))
+    expect(panels).to_have_count(2)
+    for panel, (field, heading, size) in zip(
+        panels.all(),
+        [("best_hand", "Best hand", 5), ("best_ten_card_hand", "Best 10-card hand", 10)],
+        strict=True,
+    ):
+        best = body[field]
+        points = str(best["points"]).replace("-", MINUS)
+        expect(panel.locator("h2")).to_have_text(f"{heading}: {points} points")
+        expect(panel.locator(".card")).to_have_count(size)
+        expect(panel.get_by_role("link")).to_have_attribute("href", f"/matches/{best['match_id']}")
+    shot(page, "player-best-hands")
+
+
 def test_the_rules_page_says_what_docs_rules_md_says(pages: Pages, shot: Shot) -> None:
     """The players' rules (frontend/rules.md) are docs/rules.md's, section by section and line by
     line of the scoring table, without what is there for developers (cards' ids)."""

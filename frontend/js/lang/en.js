@@ -374,6 +374,7 @@ winsStat win|wins
 roundsStat round|rounds
 perRoundStat points per round
 bestHand Best hand: {p} points
+bestTen Best 10-card hand: {p} points
 roundOfMatch Round {n} of this match
 noMatches No matches yet.
 noCrypto Checking the deals needs a secure (https) page.

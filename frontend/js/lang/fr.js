@@ -1,4 +1,3 @@
-// Les mots du client en français (voir i18n.js).
 export default `
 skip Aller au contenu
 brand Spectrum Online, accueil
@@ -374,6 +373,7 @@ winsStat victoire|victoires
 roundsStat manche|manches
 perRoundStat points par manche
 bestHand Meilleure main : {p} points
+bestTen Meilleure main de 10 : {p} points
 roundOfMatch Manche {n} de cette partie
 noMatches Pas encore de parties.
 noCrypto Vérifier les donnes demande une page sécurisée (https).
