@@ -175,6 +175,17 @@ def _encode_cursor(cursor: history.Cursor) -> str:
 
 
 def _decode_cursor(text: str) -> history.Cursor:
+    if not text:
+        # Not the first page: a loop passing on `next_cursor` or "" would start again for ever.
+        raise RequestValidationError(
+            [
+                {
+                    "loc": ("query", "cursor"),
+                    "msg": "an empty cursor: leave cursor out for the first page",
+                    "type": "cursor",
+                }
+            ]
+        )
     try:
         raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
         found = CURSOR.fullmatch(raw)
@@ -208,7 +219,7 @@ async def list_matches(
         raise RequestValidationError(
             [{"loc": ("query", "tag"), "msg": "a tag needs the player's name", "type": "tag"}]
         )
-    after = _decode_cursor(cursor) if cursor else None
+    after = None if cursor is None else _decode_cursor(cursor)
     if player is not None:
         player = _kept_name(player, ("query", "player"))
     matches, next_cursor = await history.list_matches(session, limit, player, after, tag)

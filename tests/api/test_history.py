@@ -469,6 +469,8 @@ def test_a_person_is_named_and_best_by_their_own_seats(backend: str, tmp_path: P
         ("/api/matches", [("player", "\u034f \ufe0f")], ("player", "bad_name")),
         ("/api/leaderboard", [("limt", "5")], ("limt", "unknown_parameter")),
         ("/api/matches/" + "0" * 32, [("format", "csv")], ("format", "unknown_parameter")),
+        # The last page gives no cursor: an empty one is not the first page again.
+        ("/api/matches", [("cursor", "")], ("cursor", "cursor")),
         ("/api/matches", [("limit", "1.0")], ("limit", "value_error")),
         ("/api/matches", [("limit", " 5")], ("limit", "value_error")),
         ("/api/leaderboard", [("limit", "1_0")], ("limit", "value_error")),
