@@ -265,7 +265,8 @@ class Settings(BaseSettings):
         10.0,
         ge=0,
         le=600,
-        description="Seconds a player may be away on their turn before a bot plays it for them.",
+        description="Seconds a player may be away on their turn before a bot plays it for "
+        "them, and between rounds before the next is dealt without waiting for them.",
     )
     host_grace_seconds: float = Field(
         60.0,

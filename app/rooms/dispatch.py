@@ -72,8 +72,9 @@ def dispatch(room: LiveRoom, connection: Connection, message: protocol.ClientMes
 
 
 def deal_when_all_ready(room: LiveRoom) -> None:
-    """Deal when every connected player is ready."""
-    if room.table.all_ready(room.state):
+    """Deal when every connected player is ready and nobody who lost their link is waited for
+    (for ``standin_seconds``: a reload, or a phone's blip, is not taken for leaving)."""
+    if room.table.all_ready(room.state, room.clock.steady(), room.config.standin_seconds):
         room.state.deal(millis(room.clock))
 
 

@@ -31,6 +31,7 @@ from app.rooms.store import NullStore, RoomStore, RoundLedger
 from app.rooms.table import CLOSE_REPLACED, Table
 from app.rooms.thinking import Thinker
 from app.rooms.timers import (
+    BackKey,
     Clock,
     HostKey,
     IdleKey,
@@ -93,6 +94,7 @@ class LiveRoom:
             self.autoplay.bot_plays,
             self._idle_expired,
             self._host_expired,
+            self._back_expired,
         )
         self.replies = Replies()
         self.chat_limit = ChatLimit()
@@ -179,7 +181,7 @@ class LiveRoom:
         """Remove a connection; the host's role passes on if the host stays gone while the
         room needs a host."""
         async with self.lock:
-            if not self.table.leave(connection) or self.closed:
+            if not self.table.leave(connection, self.clock.steady()) or self.closed:
                 return
             host = self.state.host
             if connection.seat == host and host not in self.table.here():
@@ -261,7 +263,7 @@ class LiveRoom:
                 await self.announce()
                 raise IllegalAction("not_saved", NOT_SAVED)
             if again:
-                if self.table.retoken(seat, tokens[seat], token_hash):
+                if self.table.retoken(seat, tokens[seat], token_hash, self.clock.steady()):
                     if seat == self.state.host:
                         self.table.host_away = (token_hash, self.clock.now())
                     deal_when_all_ready(self)
@@ -294,9 +296,8 @@ class LiveRoom:
         if not saved:
             self._hold(sender, ack)
             return
-        table = self.table
-        self.timers.follow(self.state, table.here(), table.standins(), self.config)
-        self.frames.publish(self.state, table, self.timers, sender, ack, scope)
+        self._follow()
+        self.frames.publish(self.state, self.table, self.timers, sender, ack, scope)
 
     def _hold(self, sender: Connection | None, ack: object) -> None:
         """Keep the change from everyone until it is durable, and tell them why."""
@@ -327,7 +328,7 @@ class LiveRoom:
                 if self.closed:
                     return
                 table = self.table
-                self.timers.follow(self.state, table.here(), table.standins(), self.config)
+                self._follow()
                 self.follow_host(passing=False)
                 # Every connection was told not_saved: each gets a patch that ends it, an empty
                 # one if the held changes came to nothing for it (a join withdrawn).
@@ -355,6 +356,20 @@ class LiveRoom:
             timer.clear()
             return False
         return not self.closed and timer.holds(key)
+
+    def _follow(self) -> None:
+        """Set the timers for the state after a change."""
+        table, state, config = self.table, self.state, self.config
+        back = table.back(state, self.clock.steady(), config.standin_seconds)
+        self.timers.follow(state, table.here(), table.standins(), config, back)
+
+    async def _back_expired(self, key: BackKey) -> None:
+        async with self.lock:
+            if not self.rings(self.timers.back, key):
+                return
+            self.timers.back.clear()
+            deal_when_all_ready(self)
+            await self.announce()
 
     async def _ready_expired(self, key: ReadyKey) -> None:
         async with self.lock:

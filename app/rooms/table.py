@@ -17,7 +17,7 @@ CLOSE_REPLACED = 4009
 class Table:
     """A room's open connections and the seats a bot plays for."""
 
-    __slots__ = ("connections", "host_away", "stand_ins")
+    __slots__ = ("away_since", "connections", "host_away", "stand_ins")
 
     def __init__(self, host: str, now: float) -> None:
         self.connections: list[Connection] = []
@@ -26,6 +26,9 @@ class Table:
         # clock's seconds), or when the table was set up (a room restored after a restart: its
         # host has not come back yet).
         self.host_away = (host, now)
+        # Players whose last connection closed, and when (the clock's steady seconds): between
+        # rounds, one not ready is waited for a while (see ``back``).
+        self.away_since: dict[int, float] = {}
 
     def here(self) -> set[int]:
         """The seats of players who have a connection open."""
@@ -48,15 +51,18 @@ class Table:
         if connection.seat is not None:
             self._replace(connection.seat, "this seat was opened in another tab or device")
             self.came_back(connection.seat)
+            self.away_since.pop(connection.seat, None)
         self.connections.append(connection)
 
-    def retoken(self, seat: int, old: str, new: str) -> bool:
+    def retoken(self, seat: int, old: str, new: str, now: float) -> bool:
         """A seat was taken again with a new token: whatever holds it with the old one is
         closed, as when it is opened in another tab, and its player is away until the new
-        token comes. True if a connection was closed."""
+        token comes (since ``now``, the clock's steady seconds). True if a connection was
+        closed."""
         host, since = self.host_away
         if host == old:
             self.host_away = (new, since)
+        self.away_since[seat] = now
         return self._replace(seat, "this seat was taken again with a new token")
 
     def _replace(self, seat: int, reason: str) -> bool:
@@ -67,11 +73,15 @@ class Table:
         self.connections = [c for c in self.connections if c.seat != seat]
         return bool(held)
 
-    def leave(self, connection: Connection) -> bool:
-        """Remove a connection; False if it had already gone."""
+    def leave(self, connection: Connection, now: float) -> bool:
+        """Remove a connection (at ``now``, the clock's steady seconds); False if it had already
+        gone."""
         if connection not in self.connections:
             return False
         self.connections.remove(connection)
+        seat = connection.seat
+        if seat is not None and seat not in self.here():
+            self.away_since[seat] = now
         return True
 
     def came_back(self, seat: int) -> bool:
@@ -91,19 +101,44 @@ class Table:
             elif connection.seat is not None and connection.seat > removed:
                 connection.seat -= 1
         self.connections = [c for c in self.connections if c.closing is None]
+        self.away_since = {
+            seat - (seat > removed): since
+            for seat, since in self.away_since.items()
+            if seat != removed
+        }
 
     def next_host(self, state: RoomState) -> int | None:
         """The seat the host's role passes to (once the host has been away for the grace) while
         the room needs a host who is not connected; None while it needs none, or has one here."""
         return standins.next_host(state, self.here())
 
-    def all_ready(self, state: RoomState) -> bool:
-        """Between rounds, whether every connected player is ready (bots always are); with
-        nobody connected it is left to the timer."""
+    def all_ready(self, state: RoomState, now: float, grace: float) -> bool:
+        """Between rounds, whether every connected player is ready (bots always are) and
+        nobody who lost their link is still waited for (see ``back``); with nobody connected it
+        is left to the timer."""
         here = self.here()
         seats = state.seats
         return (
             state.status is Status.ROUND_OVER
             and bool(here)
             and all(seats[seat].ready for seat in here)
+            and self.back(state, now, grace) is None
         )
+
+    def back(self, state: RoomState, now: float, grace: float) -> float | None:
+        """Between rounds, until when (the clock's steady seconds) a player not ready whose
+        link closed less than ``grace`` seconds before ``now`` is waited for: a reload, or a
+        phone's blip, is not taken for leaving. None if nobody is."""
+        if state.status is not Status.ROUND_OVER or not self.away_since:
+            return None
+        here = self.here()
+        seats = state.seats
+        waited = [
+            since + grace
+            for seat, since in self.away_since.items()
+            if since + grace > now
+            and seat not in here
+            and seat < len(seats)
+            and not seats[seat].ready
+        ]
+        return max(waited, default=None)

@@ -1,4 +1,4 @@
-"""A room's clock and its timers (turn, ready, bot, idle, host), each set for a typed key.
+"""A room's clock and its timers (turn, ready, back, bot, idle, host), each set for a typed key.
 
 A timer rings at most once for the key it was set for; the room checks, under its lock, that the
 timer is still set for that key before acting, so a ring that lost a race changes nothing. What
@@ -105,6 +105,15 @@ class ReadyKey(NamedTuple):
 
     match_id: str | None
     rounds_finished: int
+
+
+class BackKey(NamedTuple):
+    """The pause after a round, held for a player who lost their link (a reload, a phone's
+    blip) until ``until`` (the clock's steady seconds): then it deals if everyone is ready."""
+
+    match_id: str | None
+    rounds_finished: int
+    until: float
 
 
 class BotKey(NamedTuple):
@@ -231,10 +240,10 @@ def bot_turn(
 
 
 class RoomTimers:
-    """A room's five timers, each running the room's job for it when it rings; and the turn
+    """A room's six timers, each running the room's job for it when it rings; and the turn
     timer's time left while it is paused (nobody connected)."""
 
-    __slots__ = ("bot", "host", "idle", "paused", "ready", "turn")
+    __slots__ = ("back", "bot", "host", "idle", "paused", "ready", "turn")
 
     def __init__(
         self,
@@ -244,18 +253,27 @@ class RoomTimers:
         bot: Callable[[BotKey], Awaitable[None]],
         idle: Callable[[IdleKey], Awaitable[None]],
         host: Callable[[HostKey], Awaitable[None]],
+        back: Callable[[BackKey], Awaitable[None]],
     ) -> None:
         self.turn: Timer[TurnKey] = Timer(clock, turn)
         self.ready: Timer[ReadyKey] = Timer(clock, ready)
+        self.back: Timer[BackKey] = Timer(clock, back)
         self.bot: Timer[BotKey] = Timer(clock, bot)
         self.idle: Timer[IdleKey] = Timer(clock, idle)
         self.host: Timer[HostKey] = Timer(clock, host)
         self.paused: tuple[TurnKey, float] | None = None
 
     def follow(
-        self, state: RoomState, here: set[int], standins: AbstractSet[int], config: RoomConfig
+        self,
+        state: RoomState,
+        here: set[int],
+        standins: AbstractSet[int],
+        config: RoomConfig,
+        back: float | None = None,
     ) -> None:
-        """Set or clear the turn, ready and bot timers to match the state after a change."""
+        """Set or clear the turn, ready, back and bot timers to match the state after a change;
+        ``back``: between rounds, until when (the clock's steady seconds) a player who lost
+        their link is waited for."""
         planned = bot_turn(state, here, standins, config)
         if planned is None:
             self.bot.clear()
@@ -277,9 +295,13 @@ class RoomTimers:
             self.ready.clear()
         else:
             self.ready.set(ready, config.ready_seconds)
+        if ready is None or back is None:
+            self.back.clear()
+        else:
+            self.back.set(BackKey(*ready, back), max(0.0, back - self.back.clock.steady()))
 
     def stop(self) -> None:
         """Clear every timer."""
-        for timer in (self.turn, self.ready, self.bot, self.idle, self.host):
+        for timer in (self.turn, self.ready, self.back, self.bot, self.idle, self.host):
             timer.clear()
         self.paused = None

@@ -21,6 +21,7 @@ from tests.e2e.ui import (
     expect,
     hand,
     join_from_home,
+    knock_or_end,
     my_turn,
     seat_online,
     take,
@@ -488,6 +489,32 @@ def test_the_move_log_is_whole_after_a_reload(pages: Pages) -> None:
             f"You took {took} from pile 3",
         ]
     )
+
+
+def test_a_reload_on_the_results_is_waited_for_before_the_next_round(pages: Pages) -> None:
+    """Ann is ready and Bob reloads on the results: the next round waits for him (a reload is
+    not leaving), and his own ready deals it."""
+    ann = pages.open("/")
+    code = create_room(ann, "Ann", rounds=2, timer="0")
+    bob = pages.open("/", phone=True)
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    ann.click("text=Start the match")
+    knock_or_end(bob)  # seat 1 plays first: Bob knocks, Ann's turn ends the round
+    knock_or_end(ann)
+    for page in (ann, bob):
+        expect(page.locator("h1", has_text="Round 1 of 2")).to_be_visible()
+    ann.click("[data-act=ready]")
+    expect(ann.locator("[data-act=ready]")).to_have_attribute("aria-disabled", "true")
+    bob.reload()
+    # His page starts afresh from the server's state: still the results, not the next round.
+    expect(bob.locator("h1", has_text="Round 1 of 2")).to_be_visible()
+    expect(bob.locator("[data-act=ready]")).not_to_have_attribute("aria-disabled", "true")
+    expect(ann.locator("[data-act=ready]")).to_be_visible()
+    bob.click("[data-act=ready]")
+    for page in (ann, bob):
+        expect(page.locator(".hand .card")).to_have_count(5)
+        expect(page.locator(".pile")).to_have_count(5)
 
 
 def test_the_cards_just_taken_are_marked_after_a_reload(pages: Pages) -> None:

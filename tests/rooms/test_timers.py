@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from app.rooms.timers import Timer
+from app.rooms.timers import RoomConfig, Timer
 from tests.rooms.client import clone
 from tests.rooms.fakes import FakeClock
 from tests.rooms.local import Host, LocalClient, Table, open_table
@@ -235,15 +235,103 @@ async def test_a_second_ready_is_acknowledged_and_changes_nothing(rooms: Host) -
     await table.close()
 
 
-async def test_players_who_are_away_are_not_waited_for(rooms: Host) -> None:
+# Between rounds a player who lost their link is waited for STANDIN_SECONDS=5 (then not), well
+# within READY_SECONDS=30, so what deals is the grace's end, not the ready time.
+GRACE = RoomConfig(ready_seconds=30, standin_seconds=5)
+
+
+def status_of(client: LocalClient) -> str:
+    assert client.state is not None
+    status: str = client.state["status"]
+    return status
+
+
+async def test_players_who_are_away_are_not_waited_for_past_the_grace() -> None:
+    rooms = Host(GRACE)
     table = await started(rooms, rounds=2, turn_seconds=0)
     await end_first_round(table)
     ann, bob = table.players
     await bob.close()
     await ann.wait_for(lambda s: s["players"][1]["connected"] is False)
+    await rooms.clock.advance(5)
     await ann.act("ready")
-    assert ann.state is not None
-    assert ann.state["status"] == "playing"
+    assert status_of(ann) == "playing"
+    await table.close()
+
+
+async def test_a_player_who_loses_their_link_between_rounds_is_waited_for_a_while() -> None:
+    """A reload, or a phone's blip, on the results: the others' ready does not deal the next
+    round at once; the grace's end does, if the player has not come back."""
+    rooms = Host(GRACE)
+    table = await started(rooms, rounds=2, turn_seconds=0)
+    await end_first_round(table)
+    ann, bob = table.players
+    left = rooms.clock.time
+    await bob.close()
+    await ann.act("ready")
+    assert status_of(ann) == "round_over"
+    await rooms.clock.advance(4.9)
+    assert status_of(ann) == "round_over"
+    state = await ann.wait_for(lambda s: s["status"] == "playing")
+    assert rooms.clock.time == left + 5, "dealt as the grace ended, not at the ready time"
+    assert state["round"]["number"] == 2
+    await table.close()
+
+
+async def test_a_player_back_within_the_grace_deals_the_round_by_saying_ready() -> None:
+    rooms = Host(GRACE)
+    table = await started(rooms, rounds=2, turn_seconds=0)
+    await end_first_round(table)
+    ann, bob = table.players
+    await bob.close()
+    await ann.act("ready")
+    await rooms.clock.advance(2)
+    back = LocalClient(rooms, bob.code, bob.token)
+    await back.connect()
+    assert status_of(back) == "round_over", "back to the results"
+    await rooms.clock.advance(10)  # past the grace: back, and not ready, so waited for
+    assert status_of(ann) == "round_over"
+    await back.act("ready")
+    assert status_of(back) == "playing"
+    await back.close()
+    await table.close()
+
+
+async def test_a_player_who_said_ready_and_left_is_not_waited_for() -> None:
+    rooms = Host(GRACE)
+    table = await started(rooms, rounds=2, turn_seconds=0)
+    await end_first_round(table)
+    ann, bob = table.players
+    await bob.act("ready")
+    await bob.close()
+    await ann.act("ready")
+    assert status_of(ann) == "playing"
+    await table.close()
+
+
+async def test_the_grace_is_each_players_own() -> None:
+    """Two players lose their link a moment apart: the round waits for the later one's
+    grace."""
+    rooms = Host(GRACE)
+    table = await started(rooms, 3, rounds=2, turn_seconds=0)
+    first = table.mover()
+    await first.act("knock")
+    await table.settle(first)
+    for _ in range(2):
+        mover = table.mover()
+        await mover.act("take", piles=[1])
+        await mover.act("discard", cards=[mover.view["you"]["hand"][-1]])
+        await table.settle(mover)
+    ann, bob, cid = table.players
+    start = rooms.clock.time
+    await bob.close()
+    await rooms.clock.advance(3)
+    await cid.close()
+    await ann.act("ready")
+    await rooms.clock.advance(2.5)  # past Bob's grace, within Cid's
+    assert status_of(ann) == "round_over"
+    await ann.wait_for(lambda s: s["status"] == "playing")
+    assert rooms.clock.time == start + 8
     await table.close()
 
 
