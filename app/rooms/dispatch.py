@@ -71,11 +71,17 @@ def dispatch(room: LiveRoom, connection: Connection, message: protocol.ClientMes
     return "all"
 
 
-def deal_when_all_ready(room: LiveRoom) -> None:
+def deal_when_all_ready(room: LiveRoom) -> bool:
     """Deal when every connected player is ready and nobody who lost their link is waited for
-    (for ``standin_seconds``: a reload, or a phone's blip, is not taken for leaving)."""
-    if room.table.all_ready(room.state, room.clock.steady(), room.config.standin_seconds):
-        room.state.deal(millis(room.clock))
+    (for ``standin_seconds``: a reload, or a phone's blip, is not taken for leaving); True if
+    it dealt."""
+    state = room.state
+    if state.status is not Status.ROUND_OVER:
+        return False
+    if not room.table.all_ready(state, room.clock.steady(), room.config.standin_seconds):
+        return False
+    state.deal(millis(room.clock))
+    return True
 
 
 def _chat(

@@ -82,7 +82,7 @@ class LiveRoom:
         self.store: RoomStore = store or NullStore()
         self.on_action = on_action
         self.clock: Clock = clock or LoopClock()
-        self.table = Table(self.host_token(), self.clock.now())
+        self.table = Table(self.host_token(), self.clock.now(), state, self.clock.steady())
         self.lock = asyncio.Lock()
         # Once closed: how its connections were, for one that comes after (gone, or moved).
         self.closed_with: tuple[int, str] | None = None
@@ -287,6 +287,10 @@ class LiveRoom:
         else everyone sees; "chat": it changed only the chat (see ``Frames.publish``).
         """
         host = self.state.host
+        # A wait for a player who lost their link between rounds may have ended before its
+        # timer could ring: the change that comes first deals, if everyone is ready.
+        if deal_when_all_ready(self):
+            scope = "all"
         self.follow_host()  # the change may make the room need a host
         if self.state.host != host:
             scope = "all"  # the players changed too
@@ -337,6 +341,9 @@ class LiveRoom:
                     if connection in table.connections:
                         self.send_state(connection)
                 log.info("room %s: held changes saved and shown", self.code)
+                # A wait between rounds may have ended meanwhile, its ring dropped (``rings``).
+                if deal_when_all_ready(self):
+                    await self.announce()
                 return
 
     async def resave_finished_rounds(self) -> None:
@@ -368,8 +375,7 @@ class LiveRoom:
             if not self.rings(self.timers.back, key):
                 return
             self.timers.back.clear()
-            deal_when_all_ready(self)
-            await self.announce()
+            await self.announce()  # deals, if everyone is ready
 
     async def _ready_expired(self, key: ReadyKey) -> None:
         async with self.lock:

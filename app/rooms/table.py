@@ -19,7 +19,7 @@ class Table:
 
     __slots__ = ("away_since", "connections", "host_away", "stand_ins")
 
-    def __init__(self, host: str, now: float) -> None:
+    def __init__(self, host: str, now: float, state: RoomState, steady: float) -> None:
         self.connections: list[Connection] = []
         self.stand_ins: StandIns = NOBODY
         # The host (their token's hash) and when their seat last lost its last connection (the
@@ -27,8 +27,11 @@ class Table:
         # host has not come back yet).
         self.host_away = (host, now)
         # Players whose last connection closed, and when (the clock's steady seconds): between
-        # rounds, one not ready is waited for a while (see ``back``).
-        self.away_since: dict[int, float] = {}
+        # rounds, one not ready is waited for a while (see ``back``). Everyone is away from a
+        # table just set up (a room restored after a restart, or moved from another node).
+        self.away_since = {
+            seat: steady for seat, held in enumerate(state.seats) if held.bot is None
+        }
 
     def here(self) -> set[int]:
         """The seats of players who have a connection open."""
@@ -140,5 +143,6 @@ class Table:
             and seat not in here
             and seat < len(seats)
             and not seats[seat].ready
+            and seats[seat].bot is None
         ]
         return max(waited, default=None)

@@ -295,10 +295,12 @@ class RoomTimers:
             self.ready.clear()
         else:
             self.ready.set(ready, config.ready_seconds)
-        if ready is None or back is None:
-            self.back.clear()
-        else:
+        waiting = self.back.key
+        if back is not None and ready is not None:
             self.back.set(BackKey(*ready, back), max(0.0, back - self.back.clock.steady()))
+        elif waiting is not None and (ready is None or waiting.until > self.back.clock.steady()):
+            self.back.clear()  # the pause is over, or nobody is waited for any more
+        # Else a wait that has just ended is left to ring: the change that comes first deals.
 
     def stop(self) -> None:
         """Clear every timer."""

@@ -4,11 +4,18 @@ Rooms in this process with a clock moved by hand: the room is set for READY_SECO
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Sequence
 from typing import Any
 
+import pytest
+
+from app.rooms.live import LiveRoom
+from app.rooms.state import RoomState
+from app.rooms.store import FinishedRound
 from app.rooms.timers import RoomConfig, Timer
-from tests.rooms.client import clone
+from tests.rooms.client import Refused, clone
 from tests.rooms.fakes import FakeClock
 from tests.rooms.local import Host, LocalClient, Table, open_table
 
@@ -295,6 +302,114 @@ async def test_a_player_back_within_the_grace_deals_the_round_by_saying_ready() 
     assert status_of(back) == "playing"
     await back.close()
     await table.close()
+
+
+async def test_a_change_that_comes_as_the_grace_ends_deals_before_its_timer_rings() -> None:
+    """The grace's end and a chat line at that moment: the chat, handled first, deals (its
+    change used to call off the timer, and the round waited for the ready time)."""
+    rooms = Host(GRACE)
+    table = await started(rooms, rounds=2, turn_seconds=0)
+    await end_first_round(table)
+    ann, bob = table.players
+    left = rooms.clock.time
+    await bob.close()
+    await ann.act("ready")
+    rooms.clock.time = left + 5  # the timer is due, and has not rung yet
+    await ann.act("chat", text="gg")
+    assert status_of(ann) == "playing"
+    await table.close()
+
+
+async def test_a_grace_that_ends_while_a_save_is_under_way_still_deals() -> None:
+    """A chat line's save holds the room while the grace ends and its timer rings: the ring,
+    handled after it, deals."""
+    rooms = Host(GRACE)
+    table = await started(rooms, rounds=2, turn_seconds=0)
+    await end_first_round(table)
+    ann, bob = table.players
+    left = rooms.clock.time
+    await bob.close()
+    await ann.act("ready")
+    store, gate = rooms.store, asyncio.Event()
+    save = store.save
+
+    saving = asyncio.Event()
+
+    async def slow_save(state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> bool:
+        saving.set()
+        await gate.wait()
+        return await save(state, rounds)
+
+    store.save = slow_save  # type: ignore[method-assign]
+    chat = asyncio.create_task(ann.act("chat", text="gg"))
+    await saving.wait()  # the chat's change holds the room, its save under way
+    rooms.clock.time = left + 5
+    ring = asyncio.create_task(rooms.clock.advance(0))  # waits for the room
+    await asyncio.sleep(0)
+    gate.set()
+    await chat
+    await ring
+    store.save = save  # type: ignore[method-assign]
+    assert status_of(ann) == "playing"
+    assert rooms.clock.time == left + 5
+    await table.close()
+
+
+async def test_a_grace_that_ends_while_a_change_is_held_deals_once_it_is_saved() -> None:
+    """The database refuses a change between rounds, and the grace ends while the room holds
+    it: the round is dealt once the change is saved, not at the ready time."""
+    rooms = Host(GRACE)
+    table = await started(rooms, rounds=2, turn_seconds=0)
+    await end_first_round(table)
+    ann, bob = table.players
+    left = rooms.clock.time
+    await bob.close()
+    await ann.act("ready")
+    store, saved = rooms.store, asyncio.Event()
+    save, wait = store.save, store.saved
+
+    async def refuse(state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> bool:
+        return False
+
+    async def until_saved(room: str | None = None) -> None:
+        await saved.wait()
+
+    store.save, store.saved = refuse, until_saved  # type: ignore[method-assign]
+    with pytest.raises(Refused, match="not_saved"):
+        await ann.act("chat", text="gg")
+    assert ann.room.holding
+    await rooms.clock.advance(5.5)  # the grace ends; its ring comes while the change is held
+    assert status_of(ann) == "round_over"
+    store.save, store.saved = save, wait  # type: ignore[method-assign]
+    saved.set()
+    assert ann.room.release is not None
+    await ann.room.release  # the held change is saved and shown
+    assert status_of(ann) == "playing"
+    assert rooms.clock.time == left + 5.5
+    await table.close()
+
+
+async def test_a_room_set_up_again_waits_for_its_players_between_rounds() -> None:
+    """A restart (or a move to another node) is a reload for everyone: the first player back
+    who says ready does not deal the next round while the others reconnect."""
+    rooms = Host(GRACE)
+    table = await started(rooms, rounds=2, turn_seconds=0)
+    await end_first_round(table)
+    old = table.host.room
+    old.close(1012, "restart")
+    state = RoomState.replay(
+        old.state.code, old.state.initial_settings, 0, rooms.store.events[table.code]
+    )
+    rooms.rooms[table.code] = LiveRoom(state, GRACE, rooms.drop, rooms.store, clock=rooms.clock)
+    set_up = rooms.clock.time
+    ann = LocalClient(rooms, table.code, table.tokens[0])
+    await ann.connect()
+    await rooms.clock.advance(0.5)
+    await ann.act("ready")
+    assert status_of(ann) == "round_over"
+    await ann.wait_for(lambda s: s["status"] == "playing")
+    assert rooms.clock.time == set_up + 5, "dealt when the others' grace ended"
+    await ann.close()
 
 
 async def test_a_player_who_said_ready_and_left_is_not_waited_for() -> None:
