@@ -167,7 +167,7 @@ class LiveRoom:
                     return CLOSE_BAD_TOKEN, "this token holds no seat in this room"
                 connection.seat = seat
             # Everyone else hears of the arrival by patch; the newcomer starts from a state.
-            self.table.arrive(connection)
+            self.table.arrive(connection, self.clock.steady())
             self.timers.idle.clear()
             await self.announce()
             if self.holding:
@@ -249,6 +249,8 @@ class LiveRoom:
             tokens = [seat.token_hash for seat in self.state.seats]
             seat = self.state.join(name, token_hash, millis(self.clock), key_hash)
             again = len(self.state.seats) == len(tokens)  # a seat taken again, new token
+            if again:
+                self.table.rejoined(seat, self.clock.steady())
             await self.announce()
             if self.closed:
                 raise IllegalAction("room_moved", "the room moved while joining; try again")
@@ -263,7 +265,7 @@ class LiveRoom:
                 await self.announce()
                 raise IllegalAction("not_saved", NOT_SAVED)
             if again:
-                if self.table.retoken(seat, tokens[seat], token_hash, self.clock.steady()):
+                if self.table.retoken(seat, tokens[seat], token_hash):
                     if seat == self.state.host:
                         self.table.host_away = (token_hash, self.clock.now())
                     deal_when_all_ready(self)

@@ -49,24 +49,33 @@ class Table:
         """How many connections watch without a seat."""
         return sum(connection.seat is None for connection in self.connections)
 
-    def arrive(self, connection: Connection) -> None:
-        """Add a connection; an older one for the same seat is closed, and its player is back."""
-        if connection.seat is not None:
-            self._replace(connection.seat, "this seat was opened in another tab or device")
-            self.came_back(connection.seat)
-            self.away_since.pop(connection.seat, None)
+    def arrive(self, connection: Connection, now: float) -> None:
+        """Add a connection (at ``now``, the clock's steady seconds); an older one for the same
+        seat is closed, and its player is back. The first player back at a table everyone had
+        left (a blip of the server's own link) finds the others away from then, as at a table
+        just set up."""
+        seat = connection.seat
+        if seat is not None:
+            if not self.here():
+                self.away_since = dict.fromkeys(self.away_since, now)
+            self._replace(seat, "this seat was opened in another tab or device")
+            self.came_back(seat)
+            self.away_since.pop(seat, None)
         self.connections.append(connection)
 
-    def retoken(self, seat: int, old: str, new: str, now: float) -> bool:
+    def retoken(self, seat: int, old: str, new: str) -> bool:
         """A seat was taken again with a new token: whatever holds it with the old one is
         closed, as when it is opened in another tab, and its player is away until the new
-        token comes (since ``now``, the clock's steady seconds). True if a connection was
-        closed."""
+        token comes (``rejoined``). True if a connection was closed."""
         host, since = self.host_away
         if host == old:
             self.host_away = (new, since)
-        self.away_since[seat] = now
         return self._replace(seat, "this seat was taken again with a new token")
+
+    def rejoined(self, seat: int, now: float) -> None:
+        """A seat is being taken again with a new token: its player is away from ``now`` (the
+        clock's steady seconds) until that token's connection comes."""
+        self.away_since[seat] = now
 
     def _replace(self, seat: int, reason: str) -> bool:
         """Close and let go of the seat's connections (4009, with ``reason``); True if any."""

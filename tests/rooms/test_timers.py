@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from app.rooms.live import LiveRoom
+from app.rooms.registry import hash_token, new_token
 from app.rooms.state import RoomState
 from app.rooms.store import FinishedRound
 from app.rooms.timers import RoomConfig, Timer
@@ -387,6 +388,51 @@ async def test_a_grace_that_ends_while_a_change_is_held_deals_once_it_is_saved()
     assert status_of(ann) == "playing"
     assert rooms.clock.time == left + 5.5
     await table.close()
+
+
+async def test_a_player_who_takes_their_seat_again_as_the_grace_ends_is_waited_for() -> None:
+    """Bob joins again (a new device, his player key) just as his grace ends: the join is not
+    the change that deals; his new token's connection is waited for."""
+    rooms = Host(GRACE)
+    table = await started(rooms, rounds=2, turn_seconds=0)
+    await end_first_round(table)
+    ann, bob = table.players
+    room = ann.room
+    key = hash_token("Bob's player key")
+    room.state.seats[1].key_hash = key  # as a join with his player key keeps it
+    left = rooms.clock.time
+    await bob.close()
+    await ann.act("ready")
+    rooms.clock.time = left + 5  # the grace is over, its timer not rung yet
+    token = new_token()
+    assert await room.join(room.state.seats[1].name, hash_token(token), key) == 1
+    assert status_of(ann) == "round_over"
+    again = LocalClient(rooms, table.code, token)
+    await again.connect()
+    await again.act("ready")
+    assert status_of(again) == "playing"
+    await again.close()
+    await table.close()
+
+
+async def test_the_first_player_back_at_a_table_everyone_left_waits_for_the_others() -> None:
+    """Everyone's link closed together (the server's own blip) for longer than the grace: the
+    first player back, ready, does not deal while the others reconnect; their grace runs from
+    that return."""
+    rooms = Host(GRACE)
+    table = await started(rooms, rounds=2, turn_seconds=0)
+    await end_first_round(table)
+    await table.host.act("ready")
+    for client in table.everyone:
+        await client.close()
+    await rooms.clock.advance(6)
+    back = LocalClient(rooms, table.code, table.tokens[0])
+    await back.connect()
+    returned = rooms.clock.time
+    assert status_of(back) == "round_over"
+    await back.wait_for(lambda s: s["status"] == "playing")
+    assert rooms.clock.time == returned + 5
+    await back.close()
 
 
 async def test_a_room_set_up_again_waits_for_its_players_between_rounds() -> None:
