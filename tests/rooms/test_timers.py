@@ -171,14 +171,15 @@ async def test_no_deadline_without_a_turn_timer(rooms: Host) -> None:
 
 
 async def end_first_round(table: Table) -> None:
-    """The first player knocks and the other takes and discards: the round is over."""
+    """The first player knocks and each other takes and discards: the round is over."""
     first = table.mover()
     await first.act("knock")
     await table.settle(first)
-    second = table.mover()
-    await second.act("take", piles=[0])
-    await second.act("discard", cards=[second.view["you"]["hand"][0]])
-    await table.settle(second)
+    for _ in table.players[1:]:
+        mover = table.mover()
+        await mover.act("take", piles=[0])
+        await mover.act("discard", cards=[mover.view["you"]["hand"][0]])
+        await table.settle(mover)
     assert table.host.state is not None
     assert table.host.state["status"] == "round_over"
 
@@ -206,14 +207,7 @@ async def test_the_next_round_is_dealt_after_the_ready_time(rooms: Host) -> None
 
 async def test_the_next_round_is_dealt_once_everyone_is_ready(rooms: Host) -> None:
     table = await started(rooms, 3, rounds=2, turn_seconds=0)
-    first = table.mover()
-    await first.act("knock")
-    await table.settle(first)
-    for _ in range(2):
-        mover = table.mover()
-        await mover.act("take", piles=[1])
-        await mover.act("discard", cards=[mover.view["you"]["hand"][-1]])
-        await table.settle(mover)
+    await end_first_round(table)
     ann, bob, cid = table.players
     await ann.act("ready")
     await bob.act("ready")
@@ -254,10 +248,25 @@ def status_of(client: LocalClient) -> str:
     return status
 
 
-async def test_players_who_are_away_are_not_waited_for_past_the_grace() -> None:
+async def at_the_results(players: int = 2) -> tuple[Host, Table]:
+    """Rooms on GRACE, and a table of ``players`` whose first round of two is over."""
     rooms = Host(GRACE)
-    table = await started(rooms, rounds=2, turn_seconds=0)
+    table = await started(rooms, players, rounds=2, turn_seconds=0)
     await end_first_round(table)
+    return rooms, table
+
+
+async def bob_gone_ann_ready(rooms: Host, table: Table) -> float:
+    """Bob's link closes, not ready, and Ann says she is; when Bob left."""
+    ann, bob = table.players
+    left = rooms.clock.time
+    await bob.close()
+    await ann.act("ready")
+    return left
+
+
+async def test_players_who_are_away_are_not_waited_for_past_the_grace() -> None:
+    rooms, table = await at_the_results()
     ann, bob = table.players
     await bob.close()
     await ann.wait_for(lambda s: s["players"][1]["connected"] is False)
@@ -270,13 +279,9 @@ async def test_players_who_are_away_are_not_waited_for_past_the_grace() -> None:
 async def test_a_player_who_loses_their_link_between_rounds_is_waited_for_a_while() -> None:
     """A reload, or a phone's blip, on the results: the others' ready does not deal the next
     round at once; the grace's end does, if the player has not come back."""
-    rooms = Host(GRACE)
-    table = await started(rooms, rounds=2, turn_seconds=0)
-    await end_first_round(table)
-    ann, bob = table.players
-    left = rooms.clock.time
-    await bob.close()
-    await ann.act("ready")
+    rooms, table = await at_the_results()
+    ann = table.host
+    left = await bob_gone_ann_ready(rooms, table)
     assert status_of(ann) == "round_over"
     await rooms.clock.advance(4.9)
     assert status_of(ann) == "round_over"
@@ -287,12 +292,9 @@ async def test_a_player_who_loses_their_link_between_rounds_is_waited_for_a_whil
 
 
 async def test_a_player_back_within_the_grace_deals_the_round_by_saying_ready() -> None:
-    rooms = Host(GRACE)
-    table = await started(rooms, rounds=2, turn_seconds=0)
-    await end_first_round(table)
+    rooms, table = await at_the_results()
     ann, bob = table.players
-    await bob.close()
-    await ann.act("ready")
+    await bob_gone_ann_ready(rooms, table)
     await rooms.clock.advance(2)
     back = LocalClient(rooms, bob.code, bob.token)
     await back.connect()
@@ -308,13 +310,9 @@ async def test_a_player_back_within_the_grace_deals_the_round_by_saying_ready() 
 async def test_a_change_that_comes_as_the_grace_ends_deals_before_its_timer_rings() -> None:
     """The grace's end and a chat line at that moment: the chat, handled first, deals (its
     change used to call off the timer, and the round waited for the ready time)."""
-    rooms = Host(GRACE)
-    table = await started(rooms, rounds=2, turn_seconds=0)
-    await end_first_round(table)
-    ann, bob = table.players
-    left = rooms.clock.time
-    await bob.close()
-    await ann.act("ready")
+    rooms, table = await at_the_results()
+    ann = table.host
+    left = await bob_gone_ann_ready(rooms, table)
     rooms.clock.time = left + 5  # the timer is due, and has not rung yet
     await ann.act("chat", text="gg")
     assert status_of(ann) == "playing"
@@ -324,13 +322,9 @@ async def test_a_change_that_comes_as_the_grace_ends_deals_before_its_timer_ring
 async def test_a_grace_that_ends_while_a_save_is_under_way_still_deals() -> None:
     """A chat line's save holds the room while the grace ends and its timer rings: the ring,
     handled after it, deals."""
-    rooms = Host(GRACE)
-    table = await started(rooms, rounds=2, turn_seconds=0)
-    await end_first_round(table)
-    ann, bob = table.players
-    left = rooms.clock.time
-    await bob.close()
-    await ann.act("ready")
+    rooms, table = await at_the_results()
+    ann = table.host
+    left = await bob_gone_ann_ready(rooms, table)
     store, gate = rooms.store, asyncio.Event()
     save = store.save
 
@@ -359,13 +353,9 @@ async def test_a_grace_that_ends_while_a_save_is_under_way_still_deals() -> None
 async def test_a_grace_that_ends_while_a_change_is_held_deals_once_it_is_saved() -> None:
     """The database refuses a change between rounds, and the grace ends while the room holds
     it: the round is dealt once the change is saved, not at the ready time."""
-    rooms = Host(GRACE)
-    table = await started(rooms, rounds=2, turn_seconds=0)
-    await end_first_round(table)
-    ann, bob = table.players
-    left = rooms.clock.time
-    await bob.close()
-    await ann.act("ready")
+    rooms, table = await at_the_results()
+    ann = table.host
+    left = await bob_gone_ann_ready(rooms, table)
     store, saved = rooms.store, asyncio.Event()
     save, wait = store.save, store.saved
 
@@ -393,16 +383,12 @@ async def test_a_grace_that_ends_while_a_change_is_held_deals_once_it_is_saved()
 async def test_a_player_who_takes_their_seat_again_as_the_grace_ends_is_waited_for() -> None:
     """Bob joins again (a new device, his player key) just as his grace ends: the join is not
     the change that deals; his new token's connection is waited for."""
-    rooms = Host(GRACE)
-    table = await started(rooms, rounds=2, turn_seconds=0)
-    await end_first_round(table)
-    ann, bob = table.players
+    rooms, table = await at_the_results()
+    ann = table.host
     room = ann.room
     key = hash_token("Bob's player key")
     room.state.seats[1].key_hash = key  # as a join with his player key keeps it
-    left = rooms.clock.time
-    await bob.close()
-    await ann.act("ready")
+    left = await bob_gone_ann_ready(rooms, table)
     rooms.clock.time = left + 5  # the grace is over, its timer not rung yet
     token = new_token()
     assert await room.join(room.state.seats[1].name, hash_token(token), key) == 1
@@ -419,9 +405,7 @@ async def test_the_first_player_back_at_a_table_everyone_left_waits_for_the_othe
     """Everyone's link closed together (the server's own blip) for longer than the grace: the
     first player back, ready, does not deal while the others reconnect; their grace runs from
     that return."""
-    rooms = Host(GRACE)
-    table = await started(rooms, rounds=2, turn_seconds=0)
-    await end_first_round(table)
+    rooms, table = await at_the_results()
     await table.host.act("ready")
     for client in table.everyone:
         await client.close()
@@ -438,9 +422,7 @@ async def test_the_first_player_back_at_a_table_everyone_left_waits_for_the_othe
 async def test_a_room_set_up_again_waits_for_its_players_between_rounds() -> None:
     """A restart (or a move to another node) is a reload for everyone: the first player back
     who says ready does not deal the next round while the others reconnect."""
-    rooms = Host(GRACE)
-    table = await started(rooms, rounds=2, turn_seconds=0)
-    await end_first_round(table)
+    rooms, table = await at_the_results()
     old = table.host.room
     old.close(1012, "restart")
     state = RoomState.replay(
@@ -459,9 +441,7 @@ async def test_a_room_set_up_again_waits_for_its_players_between_rounds() -> Non
 
 
 async def test_a_player_who_said_ready_and_left_is_not_waited_for() -> None:
-    rooms = Host(GRACE)
-    table = await started(rooms, rounds=2, turn_seconds=0)
-    await end_first_round(table)
+    _, table = await at_the_results()
     ann, bob = table.players
     await bob.act("ready")
     await bob.close()
@@ -473,16 +453,7 @@ async def test_a_player_who_said_ready_and_left_is_not_waited_for() -> None:
 async def test_the_grace_is_each_players_own() -> None:
     """Two players lose their link a moment apart: the round waits for the later one's
     grace."""
-    rooms = Host(GRACE)
-    table = await started(rooms, 3, rounds=2, turn_seconds=0)
-    first = table.mover()
-    await first.act("knock")
-    await table.settle(first)
-    for _ in range(2):
-        mover = table.mover()
-        await mover.act("take", piles=[1])
-        await mover.act("discard", cards=[mover.view["you"]["hand"][-1]])
-        await table.settle(mover)
+    rooms, table = await at_the_results(3)
     ann, bob, cid = table.players
     start = rooms.clock.time
     await bob.close()
