@@ -43,8 +43,7 @@ def dispatch(room: LiveRoom, connection: Connection, message: protocol.ClientMes
             state.allow_spectator_chat(_seat(seat), allowed)
             return "chat"
         case protocol.Ready():
-            state.mark_ready(_seat(seat))
-            deal_when_all_ready(room)
+            state.mark_ready(_seat(seat))  # the announce deals, if it was the last
         case protocol.Start():
             state.start(_seat(seat), uuid.uuid4().hex, secrets.token_hex(32), at)
         case protocol.Rematch():
@@ -69,19 +68,6 @@ def dispatch(room: LiveRoom, connection: Connection, message: protocol.ClientMes
         case _:
             raise IllegalAction("bad_message", f"{message.type} is not handled here")
     return "all"
-
-
-def deal_when_all_ready(room: LiveRoom) -> bool:
-    """Deal when every connected player is ready and nobody who lost their link is waited for
-    (for ``standin_seconds``: a reload, or a phone's blip, is not taken for leaving); True if
-    it dealt."""
-    state = room.state
-    if state.status is not Status.ROUND_OVER:
-        return False
-    if not room.table.all_ready(state, room.clock.steady(), room.config.standin_seconds):
-        return False
-    state.deal(millis(room.clock))
-    return True
 
 
 def _chat(

@@ -22,11 +22,11 @@ from app.rooms import protocol
 from app.rooms.autoplay import Autoplay
 from app.rooms.chat import ChatLimit
 from app.rooms.connection import Connection
-from app.rooms.dispatch import CLOSE_KICKED, deal_when_all_ready, dispatch
+from app.rooms.dispatch import CLOSE_KICKED, dispatch
 from app.rooms.events import Rejoined
 from app.rooms.frames import Frames, Scope
 from app.rooms.replies import Replies
-from app.rooms.state import RoomState
+from app.rooms.state import RoomState, Status
 from app.rooms.store import NullStore, RoomStore, RoundLedger
 from app.rooms.table import CLOSE_REPLACED, Table
 from app.rooms.thinking import Thinker
@@ -186,8 +186,7 @@ class LiveRoom:
             host = self.state.host
             if connection.seat == host and host not in self.table.here():
                 self.table.host_away = (self.host_token(), self.clock.now())
-            deal_when_all_ready(self)
-            await self.announce()
+            await self.announce()  # deals, if the others were waiting only for them
             if not self.table.connections:
                 self._schedule_idle()
 
@@ -265,10 +264,9 @@ class LiveRoom:
                 await self.announce()
                 raise IllegalAction("not_saved", NOT_SAVED)
             if again:
-                if self.table.retoken(seat, tokens[seat], token_hash):
-                    if seat == self.state.host:
-                        self.table.host_away = (token_hash, self.clock.now())
-                    deal_when_all_ready(self)
+                closed = self.table.retoken(seat, tokens[seat], token_hash)
+                if closed and seat == self.state.host:
+                    self.table.host_away = (token_hash, self.clock.now())
                 await self.announce()
             return seat
 
@@ -289,9 +287,7 @@ class LiveRoom:
         else everyone sees; "chat": it changed only the chat (see ``Frames.publish``).
         """
         host = self.state.host
-        # A wait for a player who lost their link between rounds may have ended before its
-        # timer could ring: the change that comes first deals, if everyone is ready.
-        if deal_when_all_ready(self):
+        if self._deal_when_all_ready():
             scope = "all"
         self.follow_host()  # the change may make the room need a host
         if self.state.host != host:
@@ -344,7 +340,7 @@ class LiveRoom:
                         self.send_state(connection)
                 log.info("room %s: held changes saved and shown", self.code)
                 # A wait between rounds may have ended meanwhile, its ring dropped (``rings``).
-                if deal_when_all_ready(self):
+                if self._deal_when_all_ready():
                     await self.announce()
                 return
 
@@ -365,6 +361,20 @@ class LiveRoom:
             timer.clear()
             return False
         return not self.closed and timer.holds(key)
+
+    def _deal_when_all_ready(self) -> bool:
+        """Between rounds, deal when every connected player is ready and nobody who lost their
+        link is waited for (for ``standin_seconds``: a reload, or a phone's blip, is not taken
+        for leaving); True if it dealt. Every change is announced, so the last ready, a player
+        gone, and a wait ended before its timer could ring (a change, a held change's release)
+        all deal here."""
+        state = self.state
+        if state.status is not Status.ROUND_OVER:
+            return False
+        if not self.table.all_ready(state, self.clock.steady(), self.config.standin_seconds):
+            return False
+        state.deal(millis(self.clock))
+        return True
 
     def _follow(self) -> None:
         """Set the timers for the state after a change."""
