@@ -178,11 +178,16 @@ class Forked:
 
     def __init__(self, connection: socket.socket) -> None:
         self.connection = connection
-        self.pid = int(read_line(connection))
+        # A child that ends at once (a setting refused) may have its status read with its pid.
+        pid, _, status = read_line(connection).partition("\n")
+        self.pid = int(pid)
+        self.status = status.encode()
         self.returncode: int | None = None
         self.args = ["-m", "app"]
 
     def poll(self) -> int | None:
+        if self.returncode is None and self.status:
+            self._ended(self.status)
         if self.returncode is None:
             self.connection.setblocking(False)
             try:
@@ -194,6 +199,8 @@ class Forked:
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
+        if self.returncode is None and self.status:
+            self._ended(self.status)
         if self.returncode is None:
             self.connection.settimeout(timeout)
             try:
