@@ -15,6 +15,7 @@ import logging
 import math
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import TypeVar
 
 from app.engine.errors import IllegalAction
@@ -104,6 +105,7 @@ class LiveRoom:
         self.saves = 0
         self.held_ack: tuple[Connection | None, object] = (None, None)
         self.needs_state: list[Connection] = []
+        self.owed: list[Callable[[], None]] = []  # timers' rings put off while a change is held
         self.release: asyncio.Task[None] | None = None
         self.frames = Frames(ViewBuilder(), {})
         self.frames.public = self.frames.public_view(state, self.table, self.timers)
@@ -338,6 +340,9 @@ class LiveRoom:
                 for connection in waiting:
                     if connection in table.connections:
                         self.send_state(connection)
+                owed, self.owed = self.owed, []
+                for ring in owed:
+                    ring()
                 log.info("room %s: held changes saved and shown", self.code)
                 # A wait between rounds may have ended meanwhile, its ring dropped (``rings``).
                 if self._deal_when_all_ready():
@@ -356,9 +361,10 @@ class LiveRoom:
     def rings(self, timer: Timer[K], key: K) -> bool:
         """Whether a timer's ring for ``key`` still stands: the room is open and the timer is
         still set for that key (a ring that lost a race is not), and no change is held (the
-        timer is then set again once the held change is shown)."""
+        timer then rings again once the held change is shown, if still set for that key: a turn
+        or a pause over while the database was away does not start again)."""
         if self.holding and timer.holds(key):
-            timer.clear()
+            self.owed.append(partial(timer.ring_again, key))
             return False
         return not self.closed and timer.holds(key)
 

@@ -174,6 +174,11 @@ class Timer(Generic[K]):
         self.key = None
         self.deadline = None
 
+    def ring_again(self, key: K) -> None:
+        """Ring once more, at once, if still set for ``key`` (its ring was put off)."""
+        if key == self.key:
+            self.handle = self.clock.call_later(0.0, lambda: self.job(key))
+
     def holds(self, key: K) -> bool:
         """Whether the timer is still set for ``key`` (a ring that lost a race is not)."""
         return self.key == key

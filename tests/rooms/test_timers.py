@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import pytest
@@ -350,12 +350,9 @@ async def test_a_grace_that_ends_while_a_save_is_under_way_still_deals() -> None
     await table.close()
 
 
-async def test_a_grace_that_ends_while_a_change_is_held_deals_once_it_is_saved() -> None:
-    """The database refuses a change between rounds, and the grace ends while the room holds
-    it: the round is dealt once the change is saved, not at the ready time."""
-    rooms, table = await at_the_results()
-    ann = table.host
-    left = await bob_gone_ann_ready(rooms, table)
+async def hold_a_change(rooms: Host, client: LocalClient) -> Callable[[], Awaitable[None]]:
+    """The database refuses a chat line of ``client``'s: the room holds it. Gives what saves
+    it and shows it."""
     store, saved = rooms.store, asyncio.Event()
     save, wait = store.save, store.saved
 
@@ -367,16 +364,68 @@ async def test_a_grace_that_ends_while_a_change_is_held_deals_once_it_is_saved()
 
     store.save, store.saved = refuse, until_saved  # type: ignore[method-assign]
     with pytest.raises(Refused, match="not_saved"):
-        await ann.act("chat", text="gg")
-    assert ann.room.holding
+        await client.act("chat", text="gg")
+    assert client.room.holding
+
+    async def release() -> None:
+        store.save, store.saved = save, wait  # type: ignore[method-assign]
+        saved.set()
+        assert client.room.release is not None
+        await client.room.release
+
+    return release
+
+
+async def test_a_grace_that_ends_while_a_change_is_held_deals_once_it_is_saved() -> None:
+    """The database refuses a change between rounds, and the grace ends while the room holds
+    it: the round is dealt once the change is saved, not at the ready time."""
+    rooms, table = await at_the_results()
+    ann = table.host
+    left = await bob_gone_ann_ready(rooms, table)
+    release = await hold_a_change(rooms, ann)
     await rooms.clock.advance(5.5)  # the grace ends; its ring comes while the change is held
     assert status_of(ann) == "round_over"
-    store.save, store.saved = save, wait  # type: ignore[method-assign]
-    saved.set()
-    assert ann.room.release is not None
-    await ann.room.release  # the held change is saved and shown
+    await release()  # the held change is saved and shown
     assert status_of(ann) == "playing"
     assert rooms.clock.time == left + 5.5
+    await table.close()
+
+
+async def test_the_ready_time_that_ends_while_a_change_is_held_deals_once_it_is_saved() -> None:
+    """The ready time's ring comes while a change is held: the round is dealt once the change
+    is shown, not a whole ready time later."""
+    rooms, table = await at_the_results()
+    ann = table.host
+    release = await hold_a_change(rooms, ann)
+    await rooms.clock.advance(30.5)
+    assert status_of(ann) == "round_over"
+    await release()
+    ended = rooms.clock.time
+    await rooms.clock.advance(0)  # what is due rings
+    assert status_of(ann) == "playing"
+    assert rooms.clock.time == ended
+    await table.close()
+
+
+async def test_a_turn_whose_time_ends_while_a_change_is_held_is_played_once_it_is_saved() -> None:
+    """The turn timer's ring comes while a change is held: the turn is played for the player
+    once the change is shown, without a whole turn's time again."""
+    rooms = Host(GRACE)
+    table = await started(rooms, turn_seconds=10)
+    ann = table.host
+    seat = round_of(ann)["turn"]["seat"]
+    deadline = round_of(ann)["turn"]["deadline"]
+    release = await hold_a_change(rooms, ann)
+    await rooms.clock.advance(10.5)
+    assert round_of(ann)["turn"]["seat"] == seat
+    await release()
+    assert round_of(ann)["turn"]["deadline"] == deadline, "the same turn, the same time"
+    await rooms.clock.advance(0)
+    await table.settle()
+    assert round_of(ann)["turn"]["seat"] != seat
+    played = round_of(ann)
+    assert [move["type"] for move in played["log"]] == ["take", "discard"]
+    assert played["auto"] == [0, 1], "both the timer's"
     await table.close()
 
 
