@@ -413,7 +413,7 @@ async def get_player(
     name: Annotated[str, Path(min_length=1, max_length=96, pattern=VISIBLE_TEXT)],
     tag: Tag = None,
 ) -> PlayerOut:
-    """One person's matches, wins, average points per round and best hands (5-card rounds and
+    """One person's matches, wins, average points per hand and best hands (5-card rounds and
     10-card rounds kept apart). A name is not an
     account: people of one name are told apart by the player key their browser sent (`tag`);
     without a `tag`, the one of that name with the most matches."""
@@ -438,7 +438,7 @@ async def get_player(
         finished_matches=totals.finished,
         wins=totals.wins,
         rounds=totals.rounds,
-        average_points=average(totals.points, totals.rounds),
+        average_points=average(totals.points, totals.hands),
         best_hand=_best_hand_out(best),
         best_ten_card_hand=_best_hand_out(best_ten),
     )
@@ -467,7 +467,7 @@ async def get_leaderboard(
                 matches=player.matches,
                 wins=player.wins,
                 rounds=player.rounds,
-                average_points=average(player.points, player.rounds),
+                average_points=average(player.points, player.hands),
             )
             for player in board[offset : offset + limit]
         ],

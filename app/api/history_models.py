@@ -175,7 +175,10 @@ class PlayerOut(BaseModel):
     finished_matches: int
     wins: int
     rounds: int
-    average_points: float | None = Field(description="Points per round; null before any round.")
+    average_points: float | None = Field(
+        description="Points per 5-card hand, to two places (a 10-card round scores two hands "
+        "together and counts as two); null before any round."
+    )
     best_hand: BestHandOut | None = Field(
         description="The highest-scoring round of 5-card hands; null before any."
     )
@@ -194,20 +197,23 @@ class LeaderboardEntry(BaseModel):
     matches: int
     wins: int
     rounds: int
-    average_points: float | None
+    average_points: float | None = Field(
+        description="Points per 5-card hand, to two places (a 10-card round scores two hands "
+        "together and counts as two); null before any round."
+    )
 
 
 class Leaderboard(BaseModel):
-    """People (computer players are never ranked) by wins, then points per round, then
+    """People (computer players are never ranked) by wins, then points per hand, then
     matches played: one line per name and player key."""
 
     players: list[LeaderboardEntry]
     total: int = Field(description="How many people the whole leaderboard ranks.")
 
 
-def average(points: int, rounds: int) -> float | None:
-    """Points per round, to two places; None before any round."""
-    return round(points / rounds, 2) if rounds else None
+def average(points: int, hands: int) -> float | None:
+    """Points per hand, to two places; None before any hand."""
+    return round(points / hands, 2) if hands else None
 
 
 def summary_fields(match: MatchRecord, open_rooms: Set[str]) -> dict[str, Any]:

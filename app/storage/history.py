@@ -147,6 +147,7 @@ class PlayerTotals:
     wins: int
     rounds: int
     points: int
+    hands: int  # 5-card hands: a 10-card round's two hands count as two
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,14 +196,18 @@ async def _spellings(
     return {person: name for person, (_, name) in chosen.items()}
 
 
-def _round_rows() -> Select[str, str | None, int, int]:
-    """Per person (people only): rounds played and points scored."""
+def _round_rows() -> Select[str, str | None, int, int, int]:
+    """Per person (people only): rounds played, points scored and 5-card hands scored (a
+    10-card round scores two hands together)."""
     return (
         select(
             SeatRecord.name_key,
             SeatRecord.key_hash,
             func.count(),
             func.coalesce(func.sum(HandRecord.points), 0),
+            func.coalesce(
+                func.sum(case((func.json_array_length(HandRecord.cards) >= 10, 2), else_=1)), 0
+            ),
         )
         .join(RoundRecord, RoundRecord.id == HandRecord.round_id)
         .join(
@@ -226,9 +231,11 @@ async def player_totals(session: AsyncSession, person: Person) -> PlayerTotals |
     if row is None:
         return None
     rounds = (await session.execute(_round_rows().where(*_of(person)))).first()
-    played, points = (rounds[2], rounds[3]) if rounds else (0, 0)
+    played, points, hands = (rounds[2], rounds[3], rounds[4]) if rounds else (0, 0, 0)
     [name] = (await _spellings(session, *_of(person))).values()
-    return PlayerTotals(name, person.tag, row[2], row[3], int(row[4] or 0), played, int(points))
+    return PlayerTotals(
+        name, person.tag, row[2], row[3], int(row[4] or 0), played, int(points), int(hands)
+    )
 
 
 async def best_hand(session: AsyncSession, person: Person, cards: int) -> BestHand | None:
@@ -258,25 +265,25 @@ async def best_hand(session: AsyncSession, person: Person, cards: int) -> BestHa
 
 
 async def leaderboard(session: AsyncSession, limit: int | None = None) -> list[PlayerTotals]:
-    """People (never computer players) by wins, then points per round, then matches played;
+    """People (never computer players) by wins, then points per hand, then matches played;
     one line per name and player key, so two people of one name are two lines. The first
     ``limit``, or everyone."""
     players = {(row[0], row[1]): row for row in (await session.execute(_player_rows())).all()}
     names = await _spellings(session)
     rounds = {
-        (row[0], row[1]): (row[2], int(row[3]))
+        (row[0], row[1]): (row[2], int(row[3]), int(row[4]))
         for row in (await session.execute(_round_rows())).all()
     }
     totals = [
         PlayerTotals(
-            names[key], tag_of(*key), row[2], row[3], int(row[4] or 0), *rounds.get(key, (0, 0))
+            names[key], tag_of(*key), row[2], row[3], int(row[4] or 0), *rounds.get(key, (0, 0, 0))
         )
         for key, row in players.items()
     ]
     totals.sort(
         key=lambda player: (
             -player.wins,
-            -(player.points / player.rounds if player.rounds else -1000),
+            -(player.points / player.hands if player.hands else -1000),
             -player.matches,
             player.name,
             player.tag or "",

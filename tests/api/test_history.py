@@ -244,7 +244,8 @@ def test_player_pages_and_leaderboard(history: tuple[Server, Played]) -> None:
     for match_id, match in played.matches.items():
         for seat, name in enumerate(played.names[match_id]):
             entry = stats.setdefault(
-                name, {"matches": 0, "wins": 0, "rounds": 0, "points": 0, 5: None, 10: None}
+                name,
+                {"matches": 0, "wins": 0, "rounds": 0, "hands": 0, "points": 0, 5: None, 10: None},
             )
             entry["matches"] += 1
             entry["wins"] += int(match.finished and match.places()[seat] == 1)
@@ -252,6 +253,7 @@ def test_player_pages_and_leaderboard(history: tuple[Server, Played]) -> None:
             entry["points"] += sum(result.points[seat] for result in match.results)
             # The best round of each hand size, kept apart.
             size = 10 if match.rules.variant.ten_card else 5
+            entry["hands"] += len(match.results) * size // 5  # a 10-card round is two hands
             entry[size] = max(entry[size] or -100, *(r.points[seat] for r in match.results))
     for name, entry in stats.items():
         body = get(server, f"/api/players/{name.lower()}").json()
@@ -261,7 +263,7 @@ def test_player_pages_and_leaderboard(history: tuple[Server, Played]) -> None:
             entry["wins"],
             entry["rounds"],
         )
-        assert body["average_points"] == round(entry["points"] / entry["rounds"], 2)
+        assert body["average_points"] == round(entry["points"] / entry["hands"], 2)
         for key, size in (("best_hand", 5), ("best_ten_card_hand", 10)):
             best = body[key]
             assert (best and best["points"]) == entry[size], (name, key)
@@ -269,8 +271,13 @@ def test_player_pages_and_leaderboard(history: tuple[Server, Played]) -> None:
     # Someone's best 10-card round outscores their best 5-card one: weighed together, it would
     # have been their best hand.
     assert any(entry[5] is not None and (entry[10] or -100) > entry[5] for entry in stats.values())
+    # Points are per 5-card hand: a 10-card round counts as two.
+    assert any(entry["hands"] > entry["rounds"] > 0 for entry in stats.values())
     board = get(server, "/api/leaderboard").json()["players"]
     assert sorted(player["name"] for player in board) == sorted(stats)
+    for player in board:
+        entry = stats[player["name"]]
+        assert player["average_points"] == round(entry["points"] / entry["hands"], 2)
     keys = [(-p["wins"], -p["average_points"], -p["matches"]) for p in board]
     assert keys == sorted(keys)
     assert len(get(server, "/api/leaderboard", limit=2).json()["players"]) == 2

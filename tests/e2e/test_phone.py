@@ -161,7 +161,7 @@ def test_a_notched_phone_held_sideways_keeps_the_table_clear_of_the_notch(pages:
 
 @pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
 def test_the_leaderboard_shows_every_column_on_a_360_px_phone(browser: Any, locale: str) -> None:
-    """The leaderboard's last column, the points per round, is on screen at 360 px: a
+    """The leaderboard's last column, the points per hand, is on screen at 360 px: a
     player's key tag breaks like a name, and cells are set a little tighter (the table was
     351 px wide in English, 377 in French, its last column scrolled out of its 298). No
     number breaks, a place of two digits included (10 was drawn as 1 over 0). A server of
@@ -196,7 +196,7 @@ def test_the_leaderboard_shows_every_column_on_a_360_px_phone(browser: Any, loca
             # in a tooltip that no touch brings up.
             heading = board.locator("th").last.inner_text()
             expect(page.locator(".table-wrap + p")).to_contain_text(
-                f"per round ({heading})" if locale == "en-US" else f"par manche ({heading})"
+                f"per hand ({heading})" if locale == "en-US" else f"par main ({heading})"
             )
         finally:
             pages.close()

@@ -348,9 +348,9 @@ noMatch No match has been played here yet. Start one from the home page!
 leaderboard Leaderboard
 winsH Wins
 matchesH Matches
-perRound Points per round
+perRound Points per hand
 avg Avg
-byWins By wins, then points per round (Avg).
+byWins By wins, then points per hand (Avg).
 notAccounts Names are not accounts: people of one name are told apart by a private key their browser keeps. Computer players are not ranked.
 finishToAppear Finish a match to appear here.
 bestCards Cards in their best order
@@ -372,7 +372,7 @@ nMatches {n} match|{n} matches
 matchesStat match|matches
 winsStat win|wins
 roundsStat round|rounds
-perRoundStat points per round
+perRoundStat points per hand
 bestHand Best hand: {p} points
 bestTen Best 10-card hand: {p} points
 roundOfMatch Round {n} of this match

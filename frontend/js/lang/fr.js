@@ -347,9 +347,9 @@ noMatch Aucune partie n’a encore été jouée ici. Lancez-en une depuis l’ac
 leaderboard Classement
 winsH Victoires
 matchesH Parties
-perRound Points par manche
+perRound Points par main
 avg Moy.
-byWins Par victoires, puis points par manche (Moy.).
+byWins Par victoires, puis points par main (Moy.).
 notAccounts Les noms ne sont pas des comptes : des homonymes se distinguent par une clé privée que garde leur navigateur. Les ordinateurs ne sont pas classés.
 finishToAppear Finissez une partie pour apparaître ici.
 bestCards Cartes dans leur meilleur ordre
@@ -371,7 +371,7 @@ nMatches {n} partie|{n} parties
 matchesStat partie|parties
 winsStat victoire|victoires
 roundsStat manche|manches
-perRoundStat points par manche
+perRoundStat points par main
 bestHand Meilleure main : {p} points
 bestTen Meilleure main de 10 : {p} points
 roundOfMatch Manche {n} de cette partie
