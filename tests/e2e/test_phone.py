@@ -12,7 +12,7 @@ import pytest
 from tests.e2e.conftest import E2E_SETTINGS, PHONE, Pages, scroll_width
 from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
-from tests.e2e.ui import create_room, expect, my_turn, wait_for
+from tests.e2e.ui import create_room, expect, join_from_home, my_turn, seat_online, wait_for
 from tests.replays import new_key, play_match
 from tests.server import running_server
 
@@ -157,6 +157,31 @@ def test_a_notched_phone_held_sideways_keeps_the_table_clear_of_the_notch(pages:
     my_turn(ann)
     selector = ".top a, .roombar, .felt, .pile, .hand .card, .dock"
     assert ann.evaluate(CLEAR_OF_THE_NOTCH, [selector, 47, 47]) == []
+
+
+def test_a_phone_says_who_knocked_and_how_many_turns_are_left(pages: Pages) -> None:
+    """On a phone the seats' "knocked" badges give way to the status line, which names the
+    knocker and the turns left (the rule that hid the seats' badges hid the status's too: a
+    phone showed no knock at all, the Knock button gone without a word)."""
+    ann = pages.open("/", phone=True)
+    code = create_room(ann, "Ann", rounds=1, timer="0")
+    bob = pages.open("/")
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    ann.tap("[data-act=start]")
+    my_turn(bob)
+    bob.click("[data-act=knock]")
+    bob.click("[data-act=knock-yes]")
+    said = ann.locator(".felt .status .badge.warm")
+    expect(said).to_be_visible()
+    expect(said).to_have_text("Bob knocked · 1 turn left")
+    expect(ann.locator(".felt .seat .badge.warm")).to_be_hidden()
+    assert scroll_width(ann) == PHONE["width"]
+    expect(bob.locator(".felt .status .badge.warm")).to_have_text("You knocked · 1 turn left")
+    # Held sideways, the phone is wider than the rule's 480 px: the seat says so as well.
+    resize(ann, SIDEWAYS)
+    expect(ann.locator(".felt .seat .badge.warm")).to_be_visible()
+    expect(said).to_be_visible()
 
 
 @pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
