@@ -184,6 +184,29 @@ def test_a_phone_says_who_knocked_and_how_many_turns_are_left(pages: Pages) -> N
     expect(said).to_be_visible()
 
 
+# The width of an input's placeholder as drawn in its font, and the width it has for it.
+PLACEHOLDER_AND_ROOM = """(input) => {
+  const style = getComputedStyle(input);
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return [context.measureText(input.placeholder).width, room];
+}"""
+
+
+@pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
+def test_the_player_search_says_what_it_is_for_whole(pages: Pages, locale: str) -> None:
+    """The history's search box shows its whole placeholder, from a 320 px phone to a desktop
+    (in French, "Chercher un joueur par son nom" was cut after "par s", and on a desktop too)."""
+    page = pages.open("/history", phone=True, locale=locale)
+    search = page.locator("input[name=player]")
+    for size in (NARROWEST, PHONE, {"width": 1280, "height": 800}):
+        resize(page, size)
+        expect(search).to_be_visible()
+        drawn, room = search.evaluate(PLACEHOLDER_AND_ROOM)
+        assert drawn <= room, (size, drawn, room)
+
+
 @pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
 def test_the_leaderboard_shows_every_column_on_a_360_px_phone(browser: Any, locale: str) -> None:
     """The leaderboard's last column, the points per hand, is on screen at 360 px: a

@@ -340,7 +340,7 @@ wonBy gagnée par {names}
 unfinished inachevée
 more Voir plus
 playerName Nom du joueur
-findPlayer Chercher un joueur par son nom
+findPlayer Nom d’un joueur
 find Chercher
 recent Parties récentes
 noMatch Aucune partie n’a encore été jouée ici. Lancez-en une depuis l’accueil !
