@@ -128,7 +128,7 @@ def test_a_french_browser_gets_every_page_in_french(pages: Pages, shot: Shot) ->
     page.click("[data-act=add-bot][data-level=easy]")
     expect(page.locator(".seatlist .badge", has_text="ordinateur")).to_have_count(1)
     expect(page.locator(".chat h2")).to_have_text("Discussion")
-    expect(page.locator("#chat-text")).to_have_attribute("placeholder", "Dites quelque chose…")
+    expect(page.locator("#chat-text")).to_have_attribute("placeholder", "Votre message…")
     expect(page.locator("[data-act=start]")).to_have_text("Lancer la partie")
     in_french(page, shot, "lobby")
 

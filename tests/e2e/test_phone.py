@@ -184,27 +184,50 @@ def test_a_phone_says_who_knocked_and_how_many_turns_are_left(pages: Pages) -> N
     expect(said).to_be_visible()
 
 
-# The width of an input's placeholder as drawn in its font, and the width it has for it.
-PLACEHOLDER_AND_ROOM = """(input) => {
-  const style = getComputedStyle(input);
+# Each visible input's placeholder that its box cuts: its text, the width it is drawn in (in
+# the input's own font) and the width the box has for it.
+CUT_PLACEHOLDERS = """() => [...document.querySelectorAll('input[placeholder]')].flatMap((box) => {
+  if (!box.offsetParent) return [];
+  const style = getComputedStyle(box);
   const context = document.createElement('canvas').getContext('2d');
   context.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-  const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-  return [context.measureText(input.placeholder).width, room];
-}"""
+  const drawn = context.measureText(box.placeholder).width;
+  const room = box.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return drawn > room ? [[box.placeholder, drawn, room]] : [];
+})"""
+
+SIZES = (NARROWEST, PHONE, {"width": 1280, "height": 800})
+
+
+def placeholders_cut(page: Any, ready: str) -> list[Any]:
+    """The placeholders cut on ``page`` at each of SIZES, once ``ready`` is visible."""
+    cut = []
+    for size in SIZES:
+        resize(page, size)
+        expect(page.locator(ready).first).to_be_visible()
+        cut += [(size["width"], *found) for found in page.evaluate(CUT_PLACEHOLDERS)]
+    return cut
 
 
 @pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
-def test_the_player_search_says_what_it_is_for_whole(pages: Pages, locale: str) -> None:
-    """The history's search box shows its whole placeholder, from a 320 px phone to a desktop
-    (in French, "Chercher un joueur par son nom" was cut after "par s", and on a desktop too)."""
-    page = pages.open("/history", phone=True, locale=locale)
-    search = page.locator("input[name=player]")
-    for size in (NARROWEST, PHONE, {"width": 1280, "height": 800}):
-        resize(page, size)
-        expect(search).to_be_visible()
-        drawn, room = search.evaluate(PLACEHOLDER_AND_ROOM)
-        assert drawn <= room, (size, drawn, room)
+def test_every_placeholder_is_whole_from_a_320_px_phone_to_a_desktop(
+    pages: Pages, locale: str
+) -> None:
+    """What a box is for is never cut: the home page's name and code, the history's player
+    search, a room link's name and a room's chat (in French, "Chercher un joueur par son nom"
+    was cut after "par s", on a desktop too)."""
+    ann = pages.open("/", phone=True, locale=locale)
+    cut = placeholders_cut(ann, "#name")
+    ann.goto(pages.server.url + "/history")
+    cut += placeholders_cut(ann, "input[name=player]")
+    ann.goto(pages.server.url + "/")
+    ann.fill("#name", "Ann")
+    ann.locator("[data-submit=create] button.primary").click()
+    cut += placeholders_cut(ann, "#chat-text")
+    code = ann.locator(".code").inner_text()
+    bob = pages.open(f"/r/{code}", phone=True, locale=locale)
+    cut += placeholders_cut(bob, "form[data-submit=join] input[name=name]")
+    assert cut == [], cut
 
 
 @pytest.mark.parametrize("locale", ["en-US", "fr-FR"])

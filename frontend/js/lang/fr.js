@@ -68,7 +68,7 @@ e_room_moved La salle a été fermée ou déplacée : réessayez.
 pitch Réunissez les cinq nombres, formes ou couleurs, puis alignez-les. Un jeu de cartes rapide pour 2 à 6 amis : créez une salle et partagez son lien.
 learn Apprendre à jouer
 yourName Votre nom
-namePlaceholder Comme vos amis vous appellent
+namePlaceholder Comme on vous appelle
 newRoom Nouvelle salle
 settingsColon Réglages : {summary}
 creating Création…
@@ -282,7 +282,7 @@ hintKnock frappez maintenant
 hintKeep {moves} : votre main vaut {points}.
 hintAim {moves} : visez {points}.
 react Réagir avec {reaction}
-say Dites quelque chose…
+say Votre message…
 send Envoyer
 chat Discussion
 spectator Spectateur
