@@ -67,13 +67,15 @@ class RoomCommands:
         return self.seats[seat].bot is not None
 
     def join(self, name: str, token_hash: str, at: int, key_hash: str = "") -> int:
-        """Seat a new player in the lobby; returns the seat. A join with the name and player
-        key of a person's seat (its first answer lost) gives that seat a new token instead,
-        whatever the room is doing."""
+        """Seat a new player in the lobby; returns the seat. A join with the player key of a
+        person's seat and its name, however written (its first answer lost, or the name typed
+        again on another device: "ann" for "Ann"), gives that seat a new token instead, whatever
+        the room is doing; the seat keeps its name."""
         name = clean_name(name)
         if key_hash:
             for index, seat in enumerate(self.seats):
-                if seat.bot is None and seat.key_hash == key_hash and seat.name == name:
+                mine = seat.bot is None and seat.key_hash == key_hash
+                if mine and name_taken((seat,), name) is not None:
                     self.record(Rejoined(index, token_hash))
                     return index
         if name in PATH_STEPS:  # a new seat's; names of earlier seats stay as they were

@@ -144,9 +144,9 @@ async def test_a_second_connection_of_a_seat_closes_the_first_4009(rooms_server:
 
 async def test_a_join_whose_answer_was_lost_takes_its_seat_again(rooms_server: Server) -> None:
     """A join that reached the room but whose answer (and token) was lost is asked again with
-    the same name and player key: it gets that seat with a new token, in the lobby or once the
-    match has started, rather than name_taken and a seat nobody can use. The old token holds
-    no seat any more, and whatever held the seat with it is closed."""
+    the same name (however written) and player key: it gets that seat with a new token, in the
+    lobby or once the match has started, rather than name_taken and a seat nobody can use. The
+    old token holds no seat any more, and whatever held the seat with it is closed."""
     key = "b" * 64
     room = create_room(rooms_server, turn_seconds=0)
     lost = join_room(rooms_server, room["code"], "Bob", key=key)
@@ -173,6 +173,10 @@ async def test_a_join_whose_answer_was_lost_takes_its_seat_again(rooms_server: S
     assert back.seat == 1
     assert back.state is not None
     assert len(back.state["you"]["hand"]) == 5
+    # The name typed again another way, as on another device, is that person's too.
+    fourth = join_room(rooms_server, room["code"], "BOB", key=key)
+    assert fourth["seat"] == 1
+    assert await back.wait_closed() == (4009, "this seat was taken again with a new token")
     # Another key, or none, with the name is someone else: the name is taken.
     for other in ("c" * 64, None):
         response = api(
