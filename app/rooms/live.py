@@ -15,7 +15,6 @@ import logging
 import math
 import time
 from collections.abc import Callable
-from functools import partial
 from typing import TypeVar
 
 from app.engine.errors import IllegalAction
@@ -105,7 +104,6 @@ class LiveRoom:
         self.saves = 0
         self.held_ack: tuple[Connection | None, object] = (None, None)
         self.needs_state: list[Connection] = []
-        self.owed: list[Callable[[], None]] = []  # timers' rings put off while a change is held
         self.release: asyncio.Task[None] | None = None
         self.frames = Frames(ViewBuilder(), {})
         self.frames.public = self.frames.public_view(state, self.table, self.timers)
@@ -311,6 +309,7 @@ class LiveRoom:
             return
         self.holding = True
         self.held_ack = (sender, ack)
+        self.timers.stand_still()
         for connection in self.table.connections:
             told = ack if connection is sender else None
             connection.push(protocol.error_frame("not_saved", NOT_SAVED, told))
@@ -333,6 +332,7 @@ class LiveRoom:
                     return
                 table = self.table
                 self._follow()
+                self.timers.go_on()
                 self.follow_host(passing=False)
                 # Every connection was told not_saved: each gets a patch that ends it, an empty
                 # one if the held changes came to nothing for it (a join withdrawn).
@@ -340,9 +340,6 @@ class LiveRoom:
                 for connection in waiting:
                     if connection in table.connections:
                         self.send_state(connection)
-                owed, self.owed = self.owed, []
-                for ring in owed:
-                    ring()
                 log.info("room %s: held changes saved and shown", self.code)
                 # A wait between rounds may have ended meanwhile, its ring dropped (``rings``).
                 if self._deal_when_all_ready():
@@ -360,11 +357,13 @@ class LiveRoom:
 
     def rings(self, timer: Timer[K], key: K) -> bool:
         """Whether a timer's ring for ``key`` still stands: the room is open and the timer is
-        still set for that key (a ring that lost a race is not), and no change is held (the
-        timer then rings again once the held change is shown, if still set for that key: a turn
-        or a pause over while the database was away does not start again)."""
+        still set for that key (a ring that lost a race is not), and no change is held. A timer
+        that stands still while a change is held (``RoomTimers.stand_still``) rings again when
+        it goes on; any other (a wait for a player, the host's) is set again once the held
+        change is shown."""
         if self.holding and timer.holds(key):
-            self.owed.append(partial(timer.ring_again, key))
+            if timer.held is None:
+                timer.clear()
             return False
         return not self.closed and timer.holds(key)
 

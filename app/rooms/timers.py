@@ -146,7 +146,7 @@ K = TypeVar("K")
 class Timer(Generic[K]):
     """One timer: the key it is set for, when it rings, and the job it runs then."""
 
-    __slots__ = ("clock", "deadline", "due", "handle", "job", "key")
+    __slots__ = ("clock", "deadline", "due", "handle", "held", "job", "key")
 
     def __init__(self, clock: Clock, job: Callable[[K], Awaitable[None]]) -> None:
         self.clock = clock
@@ -155,6 +155,7 @@ class Timer(Generic[K]):
         self.deadline: int | None = None
         self.due = 0.0  # when it rings, on the clock's steady time
         self.handle: Handle | None = None
+        self.held: float | None = None  # standing still: the time it had left
 
     def set(self, key: K, delay: float) -> None:
         """Ring for ``key`` in ``delay`` seconds, unless already set for it."""
@@ -173,11 +174,26 @@ class Timer(Generic[K]):
             self.handle = None
         self.key = None
         self.deadline = None
+        self.held = None
 
-    def ring_again(self, key: K) -> None:
-        """Ring once more, at once, if still set for ``key`` (its ring was put off)."""
-        if key == self.key:
-            self.handle = self.clock.call_later(0.0, lambda: self.job(key))
+    def stand_still(self) -> None:
+        """Keep the key and the time left, and ring only once it goes on (``go_on``)."""
+        if self.key is None or self.held is not None:
+            return
+        self.held = self.left()  # 0 for a ring that came and has not been acted on
+        if self.handle is not None:
+            self.handle.cancel()
+            self.handle = None
+
+    def go_on(self) -> None:
+        """Go on with the time it had left when it stood still."""
+        key, left = self.key, self.held
+        if key is None or left is None:
+            return
+        self.held = None
+        self.deadline = millis(self.clock) + int(left * 1000)
+        self.due = self.clock.steady() + left
+        self.handle = self.clock.call_later(left, lambda: self.job(key))
 
     def holds(self, key: K) -> bool:
         """Whether the timer is still set for ``key`` (a ring that lost a race is not)."""
@@ -187,6 +203,8 @@ class Timer(Generic[K]):
         """Seconds until it rings (0 when it is not set), whatever the system's time did."""
         if self.key is None:
             return 0.0
+        if self.held is not None:
+            return self.held
         return max(0.0, self.due - self.clock.steady())
 
 
@@ -306,6 +324,18 @@ class RoomTimers:
         elif waiting is not None and (ready is None or waiting.until > self.back.clock.steady()):
             self.back.clear()  # the pause is over, or nobody is waited for any more
         # Else a wait that has just ended is left to ring: the change that comes first deals.
+
+    def stand_still(self) -> None:
+        """While a change is held, the turn, the pause between rounds and a bot's turn stand
+        still: nobody can act meanwhile, so nobody's time runs. (A wait for a player who lost
+        their link runs on: they can come back meanwhile.)"""
+        for timer in (self.turn, self.ready, self.bot):
+            timer.stand_still()
+
+    def go_on(self) -> None:
+        """Once the held change is shown, each goes on with the time it had left."""
+        for timer in (self.turn, self.ready, self.bot):
+            timer.go_on()
 
     def stop(self) -> None:
         """Clear every timer."""

@@ -391,42 +391,98 @@ async def test_a_grace_that_ends_while_a_change_is_held_deals_once_it_is_saved()
     await table.close()
 
 
-async def test_the_ready_time_that_ends_while_a_change_is_held_deals_once_it_is_saved() -> None:
-    """The ready time's ring comes while a change is held: the round is dealt once the change
-    is shown, not a whole ready time later."""
+def at_most_a_milli_apart(shown: int, seconds: float) -> bool:
+    return abs(shown - seconds * 1000) <= 1
+
+
+async def test_the_pause_between_rounds_stands_still_while_a_change_is_held() -> None:
+    """Nobody can say they are ready while a change is held: the ready time goes on after it
+    with the time it had left (it was set again for the whole 30 s), and the deadline shown
+    says so."""
     rooms, table = await at_the_results()
     ann = table.host
+    await rooms.clock.advance(20)
     release = await hold_a_change(rooms, ann)
-    await rooms.clock.advance(30.5)
+    await rooms.clock.advance(40)  # longer than the pause had left
     assert status_of(ann) == "round_over"
     await release()
-    ended = rooms.clock.time
-    await rooms.clock.advance(0)  # what is due rings
+    assert ann.state is not None
+    assert at_most_a_milli_apart(ann.state["ready_deadline"], rooms.clock.time + 10)
+    await rooms.clock.advance(9.9)
+    assert status_of(ann) == "round_over"
+    await rooms.clock.advance(0.2)
     assert status_of(ann) == "playing"
-    assert rooms.clock.time == ended
     await table.close()
 
 
-async def test_a_turn_whose_time_ends_while_a_change_is_held_is_played_once_it_is_saved() -> None:
-    """The turn timer's ring comes while a change is held: the turn is played for the player
-    once the change is shown, without a whole turn's time again."""
+async def turn_with_a_change_held() -> tuple[
+    Host, Table, LocalClient, Callable[[], Awaitable[None]]
+]:
+    """A 10 s turn, 8 s of it gone, when someone else's chat line is held: the player on turn
+    is refused meanwhile, and the database is back 30 s later. Gives the release."""
     rooms = Host(GRACE)
     table = await started(rooms, turn_seconds=10)
-    ann = table.host
-    seat = round_of(ann)["turn"]["seat"]
-    deadline = round_of(ann)["turn"]["deadline"]
-    release = await hold_a_change(rooms, ann)
-    await rooms.clock.advance(10.5)
-    assert round_of(ann)["turn"]["seat"] == seat
+    mover = table.mover()
+    other = next(player for player in table.players if player is not mover)
+    await rooms.clock.advance(8)
+    release = await hold_a_change(rooms, other)
+    with pytest.raises(Refused, match="not_saved"):
+        await mover.act("take", piles=[0])
+    await rooms.clock.advance(30)
+    return rooms, table, mover, release
+
+
+async def test_a_turn_stands_still_while_a_change_is_held() -> None:
+    """The player on turn was refused while a change was held, so their time did not run: after
+    it the turn goes on with the 2 s it had left (it was played at once, or set again for the
+    whole turn), then the timer plays it."""
+    rooms, table, mover, release = await turn_with_a_change_held()
+    seat = mover.seat
+    assert round_of(mover)["turn"]["seat"] == seat
     await release()
-    assert round_of(ann)["turn"]["deadline"] == deadline, "the same turn, the same time"
-    await rooms.clock.advance(0)
+    assert at_most_a_milli_apart(round_of(mover)["turn"]["deadline"], rooms.clock.time + 2)
+    await rooms.clock.advance(1.9)
+    assert round_of(mover)["turn"]["seat"] == seat
+    await rooms.clock.advance(0.2)
     await table.settle()
-    assert round_of(ann)["turn"]["seat"] != seat
-    played = round_of(ann)
+    played = round_of(mover)
+    assert played["turn"]["seat"] != seat
     assert [move["type"] for move in played["log"]] == ["take", "discard"]
     assert played["auto"] == [0, 1], "both the timer's"
     await table.close()
+
+
+async def test_a_move_refused_while_a_change_was_held_is_taken_when_sent_again() -> None:
+    """The move sent again as soon as the held change is shown is the player's own, and no
+    missed turn is counted against them."""
+    rooms, table, mover, release = await turn_with_a_change_held()
+    await release()
+    await rooms.clock.advance(0)  # what is due rings
+    await mover.act("take", piles=[0])
+    assert round_of(mover)["auto"] == []
+    assert mover.room.table.stand_ins.missed == {}
+    await table.close()
+
+
+async def test_a_bots_turn_stands_still_while_a_change_is_held() -> None:
+    """A change held as a bot's turn comes: after it, the bot plays once its own delay (1 s) has
+    run, not the turn timer's greedy move for it (both of them rang at once)."""
+    rooms = Host(GRACE)
+    room = rooms.create("Ann", turn_seconds=5)
+    ann = LocalClient(rooms, str(room["code"]), str(room["token"]))
+    await ann.connect()
+    await ann.act("add_bot", level="normal")
+    await ann.act("start")
+    await ann.wait_for(lambda s: s["round"]["turn"]["seat"] == 1)  # Ann's time runs out first
+    release = await hold_a_change(rooms, ann)
+    await rooms.clock.advance(10)  # past the bot's delay and the turn's time
+    assert round_of(ann)["turn"]["seat"] == 1
+    await release()
+    await rooms.clock.advance(0.9)
+    assert round_of(ann)["turn"]["seat"] == 1
+    await rooms.clock.advance(0.2)
+    assert round_of(ann)["turn"]["seat"] == 0, "the bot played, 1 s after the release"
+    await ann.close()
 
 
 async def test_a_player_who_takes_their_seat_again_as_the_grace_ends_is_waited_for() -> None:
