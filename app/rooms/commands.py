@@ -69,8 +69,8 @@ class RoomCommands:
     def join(self, name: str, token_hash: str, at: int, key_hash: str = "") -> int:
         """Seat a new player in the lobby; returns the seat. A join with the player key of a
         person's seat and its name, however written (its first answer lost, or the name typed
-        again on another device: "ann" for "Ann"), gives that seat a new token instead, whatever
-        the room is doing; the seat keeps its name."""
+        again another way in the same browser: "ann" for "Ann"), gives that seat a new token
+        instead, whatever the room is doing; the seat keeps its name."""
         name = clean_name(name)
         if key_hash:
             for index, seat in enumerate(self.seats):

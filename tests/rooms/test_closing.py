@@ -173,7 +173,7 @@ async def test_a_join_whose_answer_was_lost_takes_its_seat_again(rooms_server: S
     assert back.seat == 1
     assert back.state is not None
     assert len(back.state["you"]["hand"]) == 5
-    # The name typed again another way, as on another device, is that person's too.
+    # The name typed again another way (the same browser, its key) is that person's too.
     fourth = join_room(rooms_server, room["code"], "BOB", key=key)
     assert fourth["seat"] == 1
     assert await back.wait_closed() == (4009, "this seat was taken again with a new token")
