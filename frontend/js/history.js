@@ -4,7 +4,7 @@ import { navigate } from './app.js';
 import { api, cardRow, hex, minus, scoreLine, signed } from './cards.js';
 import { ALL_CARDS } from './patch.js';
 import { delegate, html, render, store } from './dom.js';
-import { lang, t } from './i18n.js';
+import { joined, lang, t } from './i18n.js';
 import { settingsSummary } from './settings.js';
 import { head, moveWords, pileWords } from './views.js';
 
@@ -133,7 +133,7 @@ function matchList(ui, empty) {
     (match) => html`<li data-k="${match.id}"><a class="match-link" href="/matches/${match.id}">
       <span class="players">${match.players.map((seat) => `${seat.name} ${minus(seat.total)}`).join(' · ')}</span>
       <span class="when">${when(match.started_at)} · ${t('roundsOf', { n: match.rounds_planned, done: match.rounds_played })}
-        · ${match.status === 'finished' ? t('wonBy', { names: match.winners.join(` ${t('and')} `) }) : t('unfinished')}</span></a></li>`,
+        · ${match.status === 'finished' ? t('wonBy', { names: joined(match.winners) }) : t('unfinished')}</span></a></li>`,
   )}</ul>
   ${ui.cursor ? html`<div class="row" style="margin-top:8px"><button class="btn" data-act="more" ${ui.more ? 'disabled' : ''}>${t(ui.more ? 'loading' : 'more')}</button></div>` : ''}`;
 }
@@ -178,7 +178,7 @@ function matchView(ui) {
   const standings = [...match.players].sort((a, b) => (a.place ?? 99) - (b.place ?? 99) || b.total - a.total);
   return html`<section class="page">
     <p class="muted small" style="margin:0"><a href="/history">${t('history')}</a>${match.room_code ? ` · ${t('roomLow', { code: match.room_code })}` : ''}</p>
-    <h1>${finished ? t('won', { names: match.winners.join(` ${t('and')} `), n: match.winners.length }) : t('unfinishedMatch')}</h1>
+    <h1>${finished ? t('won', { names: joined(match.winners), n: match.winners.length }) : t('unfinishedMatch')}</h1>
     <p class="muted">${when(match.started_at)} · ${t('roundsPlayed', { n: match.rounds_planned, done: match.rounds_played })} · ${settingsSummary(match.settings, false)}</p>
     <div class="panel"><table class="standings"><thead><tr>${head()}</tr></thead><tbody>
       ${standings.map((seat) => html`<tr class="${seat.place === 1 ? 'first' : ''}"><td><span class="place">${seat.place ?? '–'}</span></td>

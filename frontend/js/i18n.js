@@ -39,6 +39,7 @@ function fill(id, params, escaping) {
 }
 
 export const t = (id, params = {}) => fill(id, params, String);
+export const joined = (list) => new Intl.ListFormat(lang).format(list);
 
 // HTML-escaped params.
 export const th = (id, params = {}) => raw(fill(id, params, escape));

@@ -2,7 +2,7 @@
 
 import { NAME_KEY, cardFace, cardName, cardRow, minus, scoreDetail, scoreLine, signed } from './cards.js';
 import { html, store } from './dom.js';
-import { t, th } from './i18n.js';
+import { joined, t, th } from './i18n.js';
 import { settingsFields, settingsSummary } from './settings.js';
 
 export const tap = (id) => t(id, { tap: t(matchMedia('(pointer: coarse)').matches ? 'tap' : 'click') });
@@ -374,8 +374,8 @@ function readyBox(page, state) {
       : ''}
     <span class="muted small">${state.ready_deadline
       ? th('nextIn', { time: countdown(page, state.ready_deadline, 'plain') })
-      : ''}${ready.length ? ` · ${t('readyNames', { names: ready.map((p) => p.name).join(', ') })}` : ''}${
-      waiting.length && ready.length ? ` · ${t('waitingFor', { names: waiting.map((p) => p.name).join(', ') })}` : ''
+      : ''}${ready.length ? ` · ${t('readyNames', { names: joined(ready.map((p) => p.name)) })}` : ''}${
+      waiting.length && ready.length ? ` · ${t('waitingFor', { names: joined(waiting.map((p) => p.name)) })}` : ''
     }</span></div>`;
 }
 
@@ -391,7 +391,7 @@ function standings(page, state) {
         <td class="name">${player.name}${player.seat === me ? ` (${t('you')})` : ''}</td><td class="num">${minus(player.total)}</td>${series ? html`<td class="num">${minus(player.series)}</td>` : ''}</tr>`;
     });
   const winners = state.players.filter((player) => player.place === 1).map((player) => player.name);
-  return html`<div class="panel celebrate"><h1 id="results-title" tabindex="-1">${winners.length > 1 ? t('tie', { names: winners.join(` ${t('and')} `) }) : t('wins', { name: winners[0] })}</h1>
+  return html`<div class="panel celebrate"><h1 id="results-title" tabindex="-1">${winners.length > 1 ? t('tie', { names: joined(winners) }) : t('wins', { name: winners[0] })}</h1>
     <table class="standings"><thead><tr>${head()}${series ? html`<th class="num">${t('series')}</th>` : ''}</tr></thead>
     <tbody>${rows}</tbody></table>
     <div class="sticky-actions">

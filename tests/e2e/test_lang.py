@@ -12,8 +12,10 @@ import pytest
 
 from tests.api.test_words import PARAM, table
 from tests.e2e.conftest import DESKTOP, PHONE, Pages, scroll_width
+from tests.e2e.matches import in_thread, play_matches
 from tests.e2e.test_access import resize
 from tests.e2e.ui import controlled, expect, wait_for
+from tests.rooms.client import api
 
 Shot = Callable[[Any, str], None]
 APOSTROPHE = "\N{RIGHT SINGLE QUOTATION MARK}"  # French text writes its apostrophes so
@@ -323,3 +325,36 @@ def test_a_french_page_writes_decimals_with_a_comma(pages: Pages) -> None:
     page.route("**/api/players/*", lambda route: route.fulfill(json=player))
     page.goto(pages.server.url + "/players/Zo%C3%A9")
     expect(page.locator(".stat b")).to_have_text(["3", "1", "4", "\N{MINUS SIGN}2,5"])
+
+
+@pytest.mark.parametrize(
+    ("locale", "heading", "listed"),
+    [
+        ("en-US", "Tia, Tib, and Tic won", "won by Tia, Tib, and Tic"),
+        ("fr-FR", "Tia, Tib et Tic ont gagné", "gagnée par Tia, Tib et Tic"),
+    ],
+)
+def test_three_winners_are_listed_as_a_sentence_of_the_language(
+    pages: Pages, locale: str, heading: str, listed: str
+) -> None:
+    """A first place shared by three is written as the language lists names ("A and B and C"
+    before), on the match page and in the list of matches; the match is played, its answers
+    given as they are but for the winners."""
+    names = ["Tia", "Tib", "Tic"]
+    in_thread(play_matches, pages.server, names, 1)
+    found = api(pages.server, "GET", "/api/matches?player=Tia&limit=1").json()["matches"]
+    match_id = found[0]["id"]
+
+    def three_winners(route: Any) -> None:
+        answer = route.fetch()
+        body = answer.json()
+        for match in body.get("matches", [body]):
+            match["winners"] = names
+        route.fulfill(response=answer, json=body)
+
+    page = pages.open(None, locale=locale)
+    page.route(re.compile(r"/api/matches(/[0-9a-f]{32})?(\?.*)?$"), three_winners)
+    page.goto(f"{pages.server.url}/matches/{match_id}")
+    expect(page.locator("h1")).to_have_text(heading)
+    page.goto(f"{pages.server.url}/history?player=Tia")
+    expect(page.locator("a", has_text=listed).first).to_be_visible()
