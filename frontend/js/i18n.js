@@ -40,11 +40,11 @@ function fill(id, params, escaping) {
 
 export const t = (id, params = {}) => fill(id, params, String);
 export const joined = (list) => new Intl.ListFormat(lang).format(list);
+export const and = (list) => list.join(` ${t('and')} `);
 
 // HTML-escaped params.
 export const th = (id, params = {}) => raw(fill(id, params, escape));
 
-// The server speaks English.
 export function refusal(code, message = code) {
   const id = `e_${code}`;
   return table[id] ? t(id, { n: message.match(/\d+/g)?.pop() }) : `${message[0].toUpperCase()}${message.slice(1)}.`;

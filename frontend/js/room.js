@@ -4,7 +4,7 @@ import { load } from './app.js';
 import { FINAL_CLOSES, RoomConnection } from './conn.js';
 import { delegate, html, render, setText, store, toast } from './dom.js';
 import { ApiError, FILL, NAME_KEY, api, cardFace, cardName, normalCode, pointsWords, seatToken, shareLink } from './cards.js';
-import { lang, refusal, t, th } from './i18n.js';
+import { and, lang, refusal, t, th } from './i18n.js';
 import { fieldValue, roundsOk } from './settings.js';
 import { clock, lobbyView, pileWords, predict, resultsView, sameTurn, tableView, toggle, turnOf } from './views.js';
 
@@ -414,7 +414,7 @@ class RoomPage {
       action.type === 'take'
         ? action.piles.map((pile) => t('hintTake', { card: top(pile) ? cardName(top(pile)) : '–', pile: pileWords(pile) }))
         : action.type === 'discard'
-          ? t('hintDiscard', { cards: action.cards.map(cardName).join(` ${t('and')} `) })
+          ? t('hintDiscard', { cards: and(action.cards.map(cardName)) })
           : t('hintKnock'),
     );
     const text = t(knock ? 'hintKeep' : 'hintAim', { moves: moves.join(`, ${t('then')} `), points: pointsWords(frame.points) });
@@ -424,6 +424,7 @@ class RoomPage {
   changeSetting(input) {
     const value = fieldValue(input);
     if (input.name === 'rounds' && !roundsOk(value)) {
+      input.value = input.defaultValue;
       toast(t('roundsRange'), 'error');
       return;
     }

@@ -2,7 +2,7 @@
 
 import { NAME_KEY, cardFace, cardName, cardRow, minus, scoreDetail, scoreLine, signed } from './cards.js';
 import { html, store } from './dom.js';
-import { joined, t, th } from './i18n.js';
+import { and, joined, t, th } from './i18n.js';
 import { settingsFields, settingsSummary } from './settings.js';
 
 export const tap = (id) => t(id, { tap: t(matchMedia('(pointer: coarse)').matches ? 'tap' : 'click') });
@@ -76,7 +76,6 @@ export function holding(state, seat) {
 export const pileWords = (pile) => (pile > 3 ? t('theDiscard') : t('pileN', { n: pile + 1 }));
 
 export function moveWords(move, who) {
-  const and = (list) => list.join(` ${t('and')} `);
   const params = { who, cards: and((move.cards ?? []).map(cardName)), piles: and((move.piles ?? []).map(pileWords)) };
   if (move.type === 'take') return t(who ? 'took' : 'tookYou', params);
   if (move.type === 'discard') return t(who ? 'discarded' : 'discardedYou', params);

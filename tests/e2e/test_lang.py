@@ -302,6 +302,23 @@ def test_a_refused_setting_is_said_in_french(pages: Pages) -> None:
     expect(page.locator("#set-seats")).to_have_value("6")
 
 
+def test_rounds_out_of_range_in_the_lobby_leave_the_rooms_in_the_field(pages: Pages) -> None:
+    """The host types 0 rounds: refused before it is sent, in French, and the field shows the
+    rounds the room has again (it kept the 0 while everyone else saw the room's)."""
+    page = pages.open("/", locale="fr-FR")
+    page.fill("#name", "Léo")
+    page.locator("[data-submit=create] button.primary").click()
+    expect(page.locator(".code")).to_be_visible()
+    rounds = page.locator("#set-rounds")
+    rounds.fill("3")
+    rounds.press("Tab")
+    expect(rounds).to_have_attribute("value", "3")  # the room's rounds, as drawn
+    rounds.fill("0")
+    rounds.press("Tab")
+    expect(page.locator("#toast")).to_have_text("Les manches vont de 1 à 50.")
+    expect(rounds).to_have_value("3")
+
+
 def test_rounds_out_of_range_are_said_in_french_before_the_room_is_made(pages: Pages) -> None:
     """The server would refuse them in its English words (a 422 naming the field)."""
     page = pages.open("/", locale="fr-FR")
