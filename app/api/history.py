@@ -138,8 +138,9 @@ Tag = Annotated[
         "who played without a player key.",
     ),
 ]
-# Names never hold control characters (see app.rooms.seats.clean_name).
-VISIBLE_TEXT = r"^[^\x00-\x1f\x7f]+$"
+# A name asked for is checked as a seat's is, by clean_name: a tab or a line break tidied into a
+# space as when the seat was taken, and anything that could be no one's name refused as bad_name.
+NAME_ASKED = "A player's name, whatever its case; tidied as a seated name is."
 # The longest number a request may write: every count it takes is far below a billion.
 DIGITS = 9
 
@@ -207,7 +208,7 @@ def _decode_cursor(text: str) -> history.Cursor:
 @router.get("/matches", response_model=MatchPage, responses=UNAVAILABLE)
 async def list_matches(
     session: SessionDep,
-    player: Annotated[str | None, Query(min_length=1, max_length=96, pattern=VISIBLE_TEXT)] = None,
+    player: Annotated[str | None, Query(description=NAME_ASKED)] = None,
     limit: Annotated[int, Query(ge=1, le=100), BeforeValidator(plain_digits)] = 20,
     cursor: Annotated[str | None, Query(max_length=200)] = None,
     tag: Tag = None,
@@ -410,7 +411,7 @@ def _best_hand_out(best: history.BestHand | None) -> BestHandOut | None:
 @router.get("/players/{name:path}", response_model=PlayerOut, responses=NOT_FOUND)
 async def get_player(
     session: SessionDep,
-    name: Annotated[str, Path(min_length=1, max_length=96, pattern=VISIBLE_TEXT)],
+    name: Annotated[str, Path(description=NAME_ASKED)],
     tag: Tag = None,
 ) -> PlayerOut:
     """One person's matches, wins, average points per hand and best hands (5-card rounds and

@@ -161,6 +161,8 @@ def test_matches_of_one_player(history: tuple[Server, Played]) -> None:
         # Spaces around or inside are tidied as a seated name's are.
         spaced = get(server, "/api/matches", player=f" {name}\u3164 ", limit=100).json()
         assert spaced == listed
+        # A tab or a line break, as a seated name's, is a space.
+        assert get(server, "/api/matches", player=f"\t{name}\n", limit=100).json() == listed
         assert (
             get(server, f"/api/players/{name}%20").json()
             == get(server, f"/api/players/{name}").json()
@@ -471,6 +473,9 @@ def test_a_person_is_named_and_best_by_their_own_seats(backend: str, tmp_path: P
         ("/api/players/Ann\u00ad", [], ("name", "bad_name")),
         ("/api/matches", [("player", "\u200b\u200b")], ("player", "bad_name")),
         ("/api/players/" + "A" * 25, [], ("name", "bad_name")),
+        ("/api/matches", [("player", "A" * 97)], ("player", "bad_name")),
+        ("/api/matches", [("player", "")], ("player", "bad_name")),
+        ("/api/matches", [("player", "Ann\x01")], ("player", "bad_name")),
         # Nothing drawn but a space between: a mark alone, a variation selector.
         ("/api/players/\u0301 \u0302", [], ("name", "bad_name")),
         ("/api/matches", [("player", "\u034f \ufe0f")], ("player", "bad_name")),
