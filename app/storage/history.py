@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import time
 from dataclasses import dataclass
@@ -307,18 +308,27 @@ class Leaderboards:
         self.read_at = 0.0
         self.version = -1
         self.reading: asyncio.Future[list[PlayerTotals]] | None = None
+        self.reading_version = -1
 
     async def get(
         self, sessions: async_sessionmaker[AsyncSession], version: int
     ) -> list[PlayerTotals]:
         """The leaderboard; ``version`` counts the finished rounds saved here (a new one means
-        the board may have changed)."""
-        fresh = time.monotonic() - self.read_at < self.seconds
-        if self.board is not None and version == self.version and fresh:
-            return self.board
-        if self.reading is None:
-            self.reading = asyncio.ensure_future(self._read(sessions, version))
-        return await asyncio.shield(self.reading)
+        the board may have changed). A reading begun before the last of them was saved may
+        have missed it: it is waited for, then the board read again."""
+        while True:
+            fresh = time.monotonic() - self.read_at < self.seconds
+            if self.board is not None and self.version >= version and fresh:
+                return self.board
+            reading = self.reading
+            if reading is None:
+                self.reading = asyncio.ensure_future(self._read(sessions, version))
+                self.reading_version = version
+                return await asyncio.shield(self.reading)
+            if self.reading_version >= version:
+                return await asyncio.shield(reading)
+            with contextlib.suppress(Exception):  # its failure is its own requests'
+                await asyncio.shield(reading)
 
     async def _read(
         self, sessions: async_sessionmaker[AsyncSession], version: int

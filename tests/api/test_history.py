@@ -825,8 +825,8 @@ async def test_the_leaderboard_counts_a_round_the_moment_this_server_saves_it(
 
 def test_the_leaderboard_is_read_once_for_requests_that_come_together(tmp_path: Path) -> None:
     """Requests that come while the leaderboard is read wait for that one reading; it is read
-    again once a round is saved here, or once it is older than its time (here: an hour, or
-    none at all)."""
+    again once a round is saved here (after the reading under way, if one began before it), or
+    once it is older than its time (here: an hour, or none at all)."""
 
     async def check(url: str) -> None:
         engine = make_engine(url)
@@ -852,6 +852,15 @@ def test_the_leaderboard_is_read_once_for_requests_that_come_together(tmp_path: 
             await at_once.get(sessions, version=1)
             await at_once.get(sessions, version=1)
             assert len(statements) == 4 * one_reading  # never kept
+            # A round saved while a reading is under way: a request after it is answered by a
+            # reading begun after that one, which may have missed the round.
+            under_way = asyncio.ensure_future(kept.get(sessions, version=3))
+            await asyncio.sleep(0)
+            assert kept.reading is not None
+            await kept.get(sessions, version=4)
+            await under_way
+            assert len(statements) == 6 * one_reading
+            assert kept.version == 4
         finally:
             await engine.dispose()
 
