@@ -560,6 +560,16 @@ def test_six_players_on_a_small_phone_see_the_piles_and_the_hand(pages: Pages, s
     )
     assert cut == []
     fits_phone(ann)
+    # Totals of a minus and two digits, as after a few rounds, keep each tag's cards and points
+    # on the one line under its name (a negative total went onto a third line).
+    ann.locator(".felt .seat .pts").evaluate_all(
+        "totals => totals.forEach((total) => { total.textContent = '\u221225 pts'; })"
+    )
+    wrapped = ann.locator(".felt .seat").evaluate_all(
+        "tags => tags.filter((tag) => tag.querySelector('.pts').getBoundingClientRect().top"
+        " > tag.querySelector('.cc').getBoundingClientRect().top + 2).length"
+    )
+    assert wrapped == 0
 
 
 # Every message the page's sockets send, kept in window.sent.
