@@ -327,14 +327,15 @@ class RoomTimers:
 
     def stand_still(self) -> None:
         """While a change is held, the turn, the pause between rounds and a bot's turn stand
-        still: nobody can act meanwhile, so nobody's time runs. (A wait for a player who lost
-        their link runs on: they can come back meanwhile.)"""
-        for timer in (self.turn, self.ready, self.bot):
+        still: nobody can act meanwhile, so nobody's time runs. (The wait between rounds for a
+        player who lost their link runs on: they can come back meanwhile.)"""
+        for timer in (self.bot, self.turn, self.ready):
             timer.stand_still()
 
     def go_on(self) -> None:
-        """Once the held change is shown, each goes on with the time it had left."""
-        for timer in (self.turn, self.ready, self.bot):
+        """Once the held change is shown, each goes on with the time it had left; the bot's
+        first, as ``follow`` sets them, so that a bot whose time comes with the turn's plays."""
+        for timer in (self.bot, self.turn, self.ready):
             timer.go_on()
 
     def stop(self) -> None:

@@ -485,6 +485,44 @@ async def test_a_bots_turn_stands_still_while_a_change_is_held() -> None:
     await ann.close()
 
 
+async def test_a_bot_whose_time_comes_with_the_turns_still_plays_after_a_hold() -> None:
+    """A bot's delay and the turn's time end together: the bot plays, not the turn timer's
+    greedy move for it, after a hold as without one (the timers went on turn first)."""
+
+    async def who_plays(hold: bool) -> list[str]:
+        rooms = Host(GRACE)  # a bot plays after 1 s
+        room = rooms.create("Ann", turn_seconds=1)
+        ann = LocalClient(rooms, str(room["code"]), str(room["token"]))
+        await ann.connect()
+        await ann.act("add_bot", level="normal")
+        await ann.act("start")
+        timers, played = ann.room.timers, []
+        for name, timer in (("bot", timers.bot), ("turn", timers.turn)):
+
+            async def noted(key: Any, job: Any = timer.job, name: str = name) -> None:
+                moves = len(round_of(ann)["log"])
+                await job(key)
+                if len(round_of(ann)["log"]) != moves:
+                    played.append(name)
+
+            timer.job = noted
+        if round_of(ann)["turn"]["seat"] == 0:
+            await ann.act("take", piles=[0])
+            await ann.act("discard", cards=[ann.view["you"]["hand"][0]])
+        assert round_of(ann)["turn"]["seat"] == 1
+        if hold:
+            await rooms.clock.advance(0.5)
+            release = await hold_a_change(rooms, ann)
+            await rooms.clock.advance(5)
+            await release()
+        await rooms.clock.advance(1)
+        await ann.close()
+        return played
+
+    assert await who_plays(hold=False) == ["bot"]
+    assert await who_plays(hold=True) == ["bot"]
+
+
 async def test_a_player_who_takes_their_seat_again_as_the_grace_ends_is_waited_for() -> None:
     """Bob joins again (a new device, his player key) just as his grace ends: the join is not
     the change that deals; his new token's connection is waited for."""
