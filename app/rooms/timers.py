@@ -162,16 +162,23 @@ class Timer(Generic[K]):
         if key == self.key:
             return
         self.clear()
+        self._ring_in(key, delay)
+
+    def _ring_in(self, key: K, delay: float) -> None:
+        """Be set for ``key``, to ring in ``delay`` seconds."""
         self.key = key
         self.deadline = millis(self.clock) + int(delay * 1000)
         self.due = self.clock.steady() + delay
         self.handle = self.clock.call_later(delay, lambda: self.job(key))
 
-    def clear(self) -> None:
-        """Call off the ring and forget the key."""
+    def _call_off(self) -> None:
         if self.handle is not None:
             self.handle.cancel()
             self.handle = None
+
+    def clear(self) -> None:
+        """Call off the ring and forget the key."""
+        self._call_off()
         self.key = None
         self.deadline = None
         self.held = None
@@ -181,9 +188,7 @@ class Timer(Generic[K]):
         if self.key is None or self.held is not None:
             return
         self.held = self.left()  # 0 for a ring that came and has not been acted on
-        if self.handle is not None:
-            self.handle.cancel()
-            self.handle = None
+        self._call_off()
 
     def go_on(self) -> None:
         """Go on with the time it had left when it stood still."""
@@ -191,9 +196,7 @@ class Timer(Generic[K]):
         if key is None or left is None:
             return
         self.held = None
-        self.deadline = millis(self.clock) + int(left * 1000)
-        self.due = self.clock.steady() + left
-        self.handle = self.clock.call_later(left, lambda: self.job(key))
+        self._ring_in(key, left)
 
     def holds(self, key: K) -> bool:
         """Whether the timer is still set for ``key`` (a ring that lost a race is not)."""
