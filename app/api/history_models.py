@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Set
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
@@ -161,6 +161,15 @@ class OtherPerson(BaseModel):
     matches: int
 
 
+AveragePoints = Annotated[
+    float | None,
+    Field(
+        description="Points per 5-card hand, to two places (a 10-card round scores two hands "
+        "together and counts as two); null before any round."
+    ),
+]
+
+
 class PlayerOut(BaseModel):
     """What one person's matches add up to: a name and a player key (names are not accounts,
     and a key is only what one browser kept; see docs/history.md)."""
@@ -175,10 +184,7 @@ class PlayerOut(BaseModel):
     finished_matches: int
     wins: int
     rounds: int
-    average_points: float | None = Field(
-        description="Points per 5-card hand, to two places (a 10-card round scores two hands "
-        "together and counts as two); null before any round."
-    )
+    average_points: AveragePoints
     best_hand: BestHandOut | None = Field(
         description="The highest-scoring round of 5-card hands; null before any."
     )
@@ -197,10 +203,7 @@ class LeaderboardEntry(BaseModel):
     matches: int
     wins: int
     rounds: int
-    average_points: float | None = Field(
-        description="Points per 5-card hand, to two places (a 10-card round scores two hands "
-        "together and counts as two); null before any round."
-    )
+    average_points: AveragePoints
 
 
 class Leaderboard(BaseModel):
