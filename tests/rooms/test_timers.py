@@ -464,15 +464,21 @@ async def test_a_move_refused_while_a_change_was_held_is_taken_when_sent_again()
     await table.close()
 
 
-async def test_a_bots_turn_stands_still_while_a_change_is_held() -> None:
-    """A change held as a bot's turn comes: after it, the bot plays once its own delay (1 s) has
-    run, not the turn timer's greedy move for it (both of them rang at once)."""
-    rooms = Host(GRACE)
-    room = rooms.create("Ann", turn_seconds=5)
+async def ann_and_a_bot(rooms: Host, turn_seconds: int) -> LocalClient:
+    """Ann's room with a normal bot, its match started; Ann's connection."""
+    room = rooms.create("Ann", turn_seconds=turn_seconds)
     ann = LocalClient(rooms, str(room["code"]), str(room["token"]))
     await ann.connect()
     await ann.act("add_bot", level="normal")
     await ann.act("start")
+    return ann
+
+
+async def test_a_bots_turn_stands_still_while_a_change_is_held() -> None:
+    """A change held as a bot's turn comes: after it, the bot plays once its own delay (1 s) has
+    run, not the turn timer's greedy move for it (both of them rang at once)."""
+    rooms = Host(GRACE)
+    ann = await ann_and_a_bot(rooms, turn_seconds=5)
     await ann.wait_for(lambda s: s["round"]["turn"]["seat"] == 1)  # Ann's time runs out first
     release = await hold_a_change(rooms, ann)
     await rooms.clock.advance(10)  # past the bot's delay and the turn's time
@@ -491,11 +497,7 @@ async def test_a_bot_whose_time_comes_with_the_turns_still_plays_after_a_hold() 
 
     async def who_plays(hold: bool) -> list[str]:
         rooms = Host(GRACE)  # a bot plays after 1 s
-        room = rooms.create("Ann", turn_seconds=1)
-        ann = LocalClient(rooms, str(room["code"]), str(room["token"]))
-        await ann.connect()
-        await ann.act("add_bot", level="normal")
-        await ann.act("start")
+        ann = await ann_and_a_bot(rooms, turn_seconds=1)
         timers, played = ann.room.timers, []
         for name, timer in (("bot", timers.bot), ("turn", timers.turn)):
 
