@@ -113,7 +113,11 @@ class Miss(enum.Enum):
 def find_room(
     registry: RoomRegistry, misses: WindowLimiter, code: str, address: str
 ) -> LiveRoom | Miss:
-    """The room with this code; each unknown code counts against the address's misses."""
+    """The room with this code; each unknown code counts against the address's misses. Past
+    them, every code is refused until the window lets the address try again, a room's too: a
+    refusal that came only for unknown codes would tell which codes are rooms."""
+    if misses.full(address):
+        return Miss.TOO_MANY
     room = registry.get(code)
     if room is not None:
         return room
@@ -130,6 +134,8 @@ async def find_room_anywhere(
     """As ``find_room``; in a cluster, the room claimed here if nobody holds it, or where it is."""
     if services.cluster is None:
         return find_room(services.registry, services.room_misses, code, address)
+    if services.room_misses.full(address):
+        return Miss.TOO_MANY
     found = await locate(services.cluster, code)
     if found is not None:
         return found

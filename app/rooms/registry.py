@@ -62,18 +62,29 @@ class WindowLimiter:
         self.events: dict[str, deque[float]] = {}
         self.next_sweep = 0.0
 
+    def full(self, key: str) -> bool:
+        """Whether the key has had its ``limit`` events in the window (nothing is counted)."""
+        stamps = self.events.get(key)
+        if not stamps or len(stamps) < self.limit:
+            return False
+        self._drop_old(stamps, time.monotonic())
+        return len(stamps) >= self.limit
+
     def hit(self, key: str) -> bool:
         """Count an event; False if the key is over its limit (the event is not counted)."""
         now = time.monotonic()
         stamps = self.events.setdefault(key, deque())
-        while stamps and stamps[0] <= now - self.window:
-            stamps.popleft()
+        self._drop_old(stamps, now)
         if len(stamps) >= self.limit:
             return False
         stamps.append(now)
         if len(self.events) > self.KEPT and now >= self.next_sweep:
             self._forget_idle(now)
         return True
+
+    def _drop_old(self, stamps: deque[float], now: float) -> None:
+        while stamps and stamps[0] <= now - self.window:
+            stamps.popleft()
 
     def _forget_idle(self, now: float) -> None:
         self.next_sweep = now + self.window

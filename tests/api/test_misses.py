@@ -3,13 +3,18 @@ room's page, its QR code and the WebSocket."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
 
+from app.api.deps import Miss, find_room
+from app.rooms import registry as registry_module
+from app.rooms.live import RoomConfig
+from app.rooms.registry import RoomRegistry, WindowLimiter
+from app.rooms.settings import RoomSettings
 from tests import fetch
-from tests.api.test_pages import the_page
 from tests.rooms.client import closed_with
 from tests.server import FAST, Server, running_server
 
@@ -40,12 +45,48 @@ async def test_every_lookup_counts_unknown_codes_and_refuses_past_the_limit(
     assert fetch.post(f"{url}/api/rooms/2345-6788/join", json={"name": "Bo"}).status_code == 429
     closed, _ = await closed_with(guarded_server, "2345-6789", {"type": "hello", "spectate": True})
     assert closed == 4029
-    # A room that exists is found as ever: only unknown codes are counted and refused.
+    # Past the limit a room that exists is refused as an unknown code is, with the same answer:
+    # a refusal that came only for unknown codes would tell which codes are rooms. Its players
+    # are refused too, their token unread (a socket is closed before its hello).
     known = fetch.get(f"{url}/r/{room['code']}")
-    assert known.status_code == 200
-    assert known.text == the_page(url)
-    assert fetch.get(f"{url}/api/rooms/{room['code']}/qr.svg").status_code == 200
-    assert fetch.get(f"{url}/api/rooms/{room['code']}").status_code == 200
+    assert known.status_code == 429
+    assert known.json() == page.json()
+    assert fetch.get(f"{url}/api/rooms/{room['code']}/qr.svg").status_code == 429
+    assert fetch.get(f"{url}/api/rooms/{room['code']}").json() == answer.json()
+    joined = fetch.post(f"{url}/api/rooms/{room['code']}/join", json={"name": "Bo"})
+    assert joined.status_code == 429
+    closed, reason = await closed_with(
+        guarded_server, room["code"], {"type": "hello", "token": room["token"]}
+    )
+    assert (closed, reason) == (4029, "too many unknown room codes; wait a minute")
+    # Another address finds the room as ever.
+    other = fetch.get(
+        f"{url}/api/rooms/{room['code']}", headers={"X-Forwarded-For": "198.51.100.7"}
+    )
+    assert other.status_code == 200
+
+
+def test_past_the_limit_a_room_is_found_again_once_the_minute_is_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    registry = RoomRegistry(RoomConfig(), 10)
+    room, _ = asyncio.run(registry.create("Ann", RoomSettings()))
+    clock = [1000.0]
+    monkeypatch.setattr(registry_module.time, "monotonic", lambda: clock[0])
+    misses = WindowLimiter(2, 60)
+    address = "192.0.2.1"
+    assert find_room(registry, misses, room.state.code, address) is room
+    assert [find_room(registry, misses, f"ABCD-EFG{n}", address) for n in (2, 3, 4)] == [
+        Miss.UNKNOWN,
+        Miss.UNKNOWN,
+        Miss.TOO_MANY,
+    ]
+    clock[0] += 59.9
+    assert find_room(registry, misses, room.state.code, address) is Miss.TOO_MANY
+    assert find_room(registry, misses, room.state.code, "192.0.2.2") is room
+    clock[0] += 0.1
+    assert find_room(registry, misses, room.state.code, address) is room
+    assert find_room(registry, misses, "ABCD-EFG5", address) is Miss.UNKNOWN
 
 
 @pytest.fixture(scope="module")

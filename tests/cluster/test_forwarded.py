@@ -14,7 +14,9 @@ from tests.cluster.harness import Cluster, running_cluster
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
-    with running_cluster(count=1, ROOMS_PER_ADDRESS_PER_MINUTE="2") as started:
+    with running_cluster(
+        count=1, ROOMS_PER_ADDRESS_PER_MINUTE="2", ROOM_MISSES_PER_MINUTE="2"
+    ) as started:
         yield started
 
 
@@ -29,6 +31,23 @@ def test_an_address_the_client_writes_is_not_taken(cluster: Cluster) -> None:
         for n in range(1, 4)
     ]
     assert answers == [201, 201, 429]
+
+
+def test_past_its_misses_an_address_is_refused_a_rooms_code_too(cluster: Cluster) -> None:
+    """In a cluster too, where a room is sought in Redis: refused only unknown codes, an
+    address past its misses would learn which codes are rooms."""
+    [node] = cluster.nodes.values()
+    made = fetch.post(
+        f"{node.url}/api/rooms", json={"name": "Cy"}, headers={"X-Forwarded-For": "203.0.113.10"}
+    )
+    room = f"{node.url}/api/rooms/{made.json()['code']}"
+    guesser = {"X-Forwarded-For": "203.0.113.11"}
+    asked = [room, f"{node.url}/api/rooms/ABCD-EFG2", f"{node.url}/api/rooms/ABCD-EFG3"]
+    asked += [f"{node.url}/api/rooms/ABCD-EFG4", room]
+    answers = [fetch.get(url, headers=guesser) for url in asked]
+    assert [answer.status_code for answer in answers] == [200, 404, 404, 429, 429]
+    assert answers[4].json() == answers[3].json()
+    assert fetch.get(room, headers={"X-Forwarded-For": "203.0.113.12"}).status_code == 200
 
 
 def handshake(cluster: Cluster, path: str, origin: str, proto: str | None) -> int:
