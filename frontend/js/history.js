@@ -92,8 +92,7 @@ export function mount(root, { page, param }) {
   const STEPS = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
   const onKey = (event) => {
     const by = STEPS[event.key];
-    const box = document.getElementById('replay')?.getBoundingClientRect();
-    if (!by || !box || box.bottom < 0 || box.top > innerHeight || event.altKey || event.ctrlKey || event.metaKey || event.target.closest('input, select, textarea')) return;
+    if (!by || !event.target.closest('#replay') || event.altKey || event.ctrlKey || event.metaKey || event.target.closest('input, select, textarea')) return;
     event.preventDefault();
     go(ui.view.move + by);
   };

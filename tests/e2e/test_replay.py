@@ -85,6 +85,11 @@ def test_a_match_replayed_to_its_last_move_ends_with_the_stored_hands(
     deal = replayed_hands(first["seed"], first["dealer"], 3, 5, [])
     assert shown_hands(page) == names(deal)
 
+    # The keys step the replay while the focus is in it; elsewhere they are the page's own.
+    page.keyboard.press("End")
+    replay.get_by_role("button", name="Round 1").focus()
+    page.keyboard.press("ArrowRight")
+    at_move(page, 1, last)
     page.keyboard.press("End")
     at_move(page, last, last)
     assert shown_hands(page) == names([hand["cards"] for hand in first["hands"]])
@@ -169,6 +174,7 @@ def test_a_plain_http_lan_address_replays_from_the_servers_deal(
         last = len(first["moves"])
         at_move(page, 0, last)
         assert shown_hands(page) == names(replayed_hands(first["seed"], first["dealer"], 3, 5, []))
+        page.locator(".replay").get_by_role("button", name="Round 1").focus()
         page.keyboard.press("ArrowRight")
         page.keyboard.press("ArrowRight")
         at_move(page, 2, last)
@@ -223,6 +229,7 @@ def test_a_link_past_the_end_shows_the_last_move_and_steps_back_from_it(
     page = pages_here.open(f"/matches/{match['id']}?round=2&move=999")
     at_move(page, last, last)
     expect(page).to_have_url(re.compile(rf"\?round=2&move={last}$"))
+    page.locator(".replay").get_by_role("button", name="Round 2").focus()
     page.keyboard.press("ArrowLeft")
     at_move(page, last - 1, last)
     # Forward again by keyboard to the end: the focus stays on a control of the replay.

@@ -394,7 +394,7 @@ move Move
 moveOf Move {m} of {of}
 discardShort Discard
 linkMove Link to this move
-keys Keys: ← → step, Home and End jump.
+keys In the replay: ← → step, Home and End jump.
 otherLang Français
 history History
 `;

@@ -393,7 +393,7 @@ move Coup
 moveOf Coup {m} sur {of}
 discardShort Défausse
 linkMove Lien vers ce coup
-keys Touches : ← → pour avancer, Début et Fin pour sauter.
+keys Dans le rejeu : ← → pour avancer, Début et Fin pour sauter.
 otherLang English
 history Historique
 `;
