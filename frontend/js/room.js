@@ -137,6 +137,7 @@ class RoomPage {
     }
     const round = state.round;
     const sameRound = before?.round && round && before.match_id === state.match_id && before.round.number === round.number;
+    if (!sameRound) this.recap = null;
     this.noteAway(state);
     if (!before || !sameRound || !sameTurn(before.round, round)) {
       const [hint, was, now] = [this.ui.hint, turnOf(before?.round), turnOf(round)];
