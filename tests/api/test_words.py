@@ -110,3 +110,11 @@ def test_each_refusal_with_words_is_a_code_the_server_gives() -> None:
     assert len(codes) > 10
     for code in codes:
         assert f'"{code}"' in server, code
+
+
+def test_no_french_text_puts_de_before_a_name() -> None:
+    """French writes "d'Alice", not "de Alice": a name given at run time may begin with a
+    vowel, so no text puts "de", "que" or "le" before one (each is said another way)."""
+    french = table("fr")
+    before = re.compile(r"\b(?:de|que|le|la|du)\s+\{(?:name|names|player|who|by)\}", re.I)
+    assert [key for key, text in french.items() if before.search(text)] == []

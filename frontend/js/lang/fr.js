@@ -118,7 +118,7 @@ strong Fort
 free Une place libre|{n} places libres
 start Lancer la partie
 oneMore Il faut encore au moins un joueur. Partagez le lien !
-waitHost En attente de {name} pour lancer la partie.
+waitHost {name} va lancer la partie.
 waitTheHost En attente de l’hôte pour lancer la partie.
 nowHost Vous êtes l’hôte maintenant.
 hostNow {name} est l’hôte maintenant.
@@ -212,14 +212,14 @@ clear Effacer
 lastOnTop La dernière carte choisie sera sur le dessus de la défausse.
 discardOf Défausser {n}/{of}
 ranOut Les pioches sont épuisées
-handOf Main de {name}
+handOf Main : {name}
 total total {p}
 handsOf Mains de la manche {n}
 isReady Prêt ✓
 ready Prêt pour la manche suivante
 nextIn Manche suivante dans {time}
 readyNames prêts : {names}
-waitingFor en attente de {names}
+waitingFor on attend {names}
 place place {n}
 placeShared place {n}, ex æquo
 tie Égalité : {names}
@@ -333,7 +333,7 @@ match Partie
 loading Chargement…
 notFound Introuvable
 allMatches Toutes les parties
-nobody Personne du nom de {name} n’a encore joué de manche ici.
+nobody {name} n’a encore joué aucune manche ici.
 nothing Rien ici.
 roundsOf {done} sur {n} manche|{done} sur {n} manches
 wonBy gagnée par {names}
@@ -380,7 +380,7 @@ noCrypto Vérifier les donnes demande une page sécurisée (https).
 badSeen Manche {n} : ce navigateur a vu à la table l’engagement {seen}, pas celui enregistré.
 badHash Manche {n} : la graine révélée ne correspond pas à l’engagement affiché avant la manche (SHA-256 de la graine : {got}, engagement : {shown}).
 badTop Manche {n}, coup {m} : la graine met {card} sur le dessus de {pile}, mais {said} a été pris.
-badEnd Manche {n} : la main de {name} refaite depuis la graine est {got}, mais celle enregistrée est {kept}.
+badEnd Manche {n}, {name} : la main refaite depuis la graine est {got}, mais celle enregistrée est {kept}.
 fixed ✓ Cette donne était fixée avant le début de la manche.
 first Premier coup
 prev Précédent
