@@ -61,16 +61,16 @@ export function markdown(source) {
 let cached = null;
 
 export function rulesHTML() {
-  return (cached ??= fetch('/static/rules.md')
-    .then((response) => {
-      if (!response.ok) throw new Error(String(response.status));
-      return response.text();
-    })
-    .then((source) => `<div lang="en">${markdown(source).replace('</table></div>', `</table></div>${handsShown()}`)}</div>`)
-    .catch((error) => {
+  return (cached ??= fetch('/static/rules.md').then((response) => {
+    if (!response.ok) throw new Error(String(response.status));
+    return response.text();
+  })).then(
+    (source) => `<div lang="en">${markdown(source).replace('</table></div>', `</table></div>${handsShown()}`)}</div>`,
+    (error) => {
       cached = null;
       return `<p>${escape(t('rulesFailed', { error: error.message }))}</p>`;
-    }));
+    },
+  );
 }
 
 export function mount(root) {

@@ -179,6 +179,12 @@ def test_a_french_browser_gets_every_page_in_french(pages: Pages, shot: Shot) ->
         "Essayer des mains dans le calculateur de score"
     )
     in_french(page, shot, "rules")
+    # Switched on the page, the hands shown as cards are in the new language as the rest is.
+    page.locator("#lang").click()
+    expect(page.locator(".prose h3")).to_have_text("The scoring hands, as cards")
+    expect(page.locator(".prose .shown .line").first).to_have_text("1 complete · Mono · 2 points")
+    page.locator("#lang").click()
+    expect(page.locator(".prose h3")).to_have_text("Les mains qui marquent, en cartes")
     page.goto(pages.server.url + "/r/NOPE")
     expect(page.locator("h1")).to_have_text(f"Ce n{APOSTROPHE}est pas un code de salle")
     page.goto(pages.server.url + "/no/such/page")
