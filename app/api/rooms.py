@@ -119,17 +119,45 @@ class RoomInfo(BaseModel):
     node: str | None = Field(description="The node that holds the room; null for one node.")
 
 
-ERRORS: dict[int | str, dict[str, Any]] = {
-    404: {"model": ErrorOut, "description": "No room has this code."},
-    409: {"model": ErrorOut, "description": "The room is full or has started."},
-    429: {"model": ErrorOut, "description": "Too many requests from this address."},
+Responses = dict[int | str, dict[str, Any]]
+
+
+def _error(words: str) -> dict[str, Any]:
+    return {"model": ErrorOut, "description": words}
+
+
+# What each route may answer besides its own, each with the codes of docs/protocol.md.
+NO_ROOM = _error("`no_room`: no room has this code.")
+MISSES = _error(
+    "`too_many_requests`, or `too_many_misses`: too many unknown room codes from this address."
+)
+CREATE_ERRORS: Responses = {
+    429: _error("`too_many_requests`, or `too_many_rooms` made from this address."),
+    503: _error(
+        "`server_full`; `not_saved` (the database cannot take the room yet); in a cluster, "
+        "`moving` (no node can take a new room)."
+    ),
+}
+JOIN_ERRORS: Responses = {
+    404: NO_ROOM,
+    409: _error("`already_started`, `room_full` or `name_taken`."),
+    429: MISSES,
+    503: _error(
+        "`restoring` (the server is putting its rooms back), `not_saved`, `room_moved` "
+        "(the room closed or moved meanwhile), or in a cluster `moving`."
+    ),
+}
+INFO_ERRORS: Responses = {
+    404: NO_ROOM,
+    429: MISSES,
+    503: _error("`restoring`, or in a cluster `moving`."),
 }
 
 
 NO_NODE = "no server can take a new room right now; try again in a moment"
 
 
-@router.post("/api/rooms", status_code=201, response_model=CreatedRoom, responses=ERRORS)
+@router.post("/api/rooms", status_code=201, response_model=CreatedRoom, responses=CREATE_ERRORS)
 async def create_room(
     body: Annotated[CreateRoom, Body()],
     registry: RegistryDep,
@@ -174,7 +202,9 @@ async def create_room(
     )
 
 
-@router.post("/api/rooms/{code}/join", status_code=201, response_model=JoinedRoom, responses=ERRORS)
+@router.post(
+    "/api/rooms/{code}/join", status_code=201, response_model=JoinedRoom, responses=JOIN_ERRORS
+)
 async def join_room(
     room: RoomDep, body: Annotated[JoinRoom, Body()], cluster: ClusterDep
 ) -> JoinedRoom:
@@ -187,7 +217,7 @@ async def join_room(
     return JoinedRoom(seat=seat, token=token, socket=socket_path(cluster, room.code))
 
 
-@router.get("/api/rooms/{code}", response_model=RoomInfo, responses=ERRORS)
+@router.get("/api/rooms/{code}", response_model=RoomInfo, responses=INFO_ERRORS)
 async def room_info(room: RoomDep, cluster: ClusterDep) -> RoomInfo:
     """A room's status, settings and seated players."""
     online = room.presence()
