@@ -141,12 +141,13 @@ class Leases:
 
     async def renew_many(self, leases: list[Lease]) -> list[bool]:
         """Extend many leases in one round trip; each answer as from ``renew``."""
-        pipe = self.redis.pipeline(transaction=False)
-        for lease in leases:
-            await self._renew(
-                keys=[self.owner_key(lease.code)], args=[lease.token, self.ttl_ms], client=pipe
-            )
-        return [bool(answer) for answer in await pipe.execute()]
+        # As a context, the pipeline gives its connection back even when Redis fails it.
+        async with self.redis.pipeline(transaction=False) as pipe:
+            for lease in leases:
+                await self._renew(
+                    keys=[self.owner_key(lease.code)], args=[lease.token, self.ttl_ms], client=pipe
+                )
+            return [bool(answer) for answer in await pipe.execute()]
 
     async def release(self, lease: Lease) -> bool:
         """Give the room up, if the lease is still this one."""

@@ -40,12 +40,17 @@ async def test_play_goes_on_when_redis_restarts_mid_match() -> None:
             await play_moves(clients, rng, 3)
         acked = [table(client.view) for client in everyone]
 
-        await asyncio.to_thread(redis_server.restart)
+        # Down until a renewal has failed, then started again with nothing kept.
+        await asyncio.to_thread(redis_server.stop)
+        await asyncio.to_thread(a_renewal_failed, cluster)
+        await asyncio.to_thread(redis_server.start)
         for node in cluster.nodes.values():
             ready = await asyncio.to_thread(wait_until_ready, node.url)
             assert ready["redis"] == "ok"
         await back_at_table(everyone)
         assert [table(client.view) for client in everyone] == acked
+        # A renewal Redis failed gave its connection back (a pipeline left open says so).
+        assert "Unclosed" not in cluster.logs()
 
         for clients in tables:
             await play_moves(clients, rng, 200)
@@ -54,6 +59,16 @@ async def test_play_goes_on_when_redis_restarts_mid_match() -> None:
         for node in cluster.ids:  # every node is in the directory again
             info = cluster.api("GET", f"/n/{node}/readyz").json()
             assert info["node"] == node
+
+
+def a_renewal_failed(cluster: Cluster) -> None:
+    deadline = time.monotonic() + 60
+    while not any(
+        cluster.metrics(node).get(f'spectrum_lease_renewals_failed_total{{node="{node}"}}', 0)
+        for node in cluster.ids
+    ):
+        assert time.monotonic() < deadline, "no renewal failed"
+        time.sleep(0.1)
 
 
 def lost_rooms(cluster: Cluster) -> float:
