@@ -12,9 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.requests import HTTPConnection
 
 from app.api.addresses import limited_as
-from app.api.errors import ApiError
+from app.api.errors import DATABASE_RETRY_SECONDS, ApiError
 from app.api.placement import Moved, locate, there
-from app.cluster.moved import Elsewhere
+from app.cluster.moved import DatabaseUnreachable, Elsewhere
 from app.config import Settings
 from app.metrics import Metrics
 from app.rooms.live import LiveRoom
@@ -108,6 +108,8 @@ class Miss(enum.Enum):
     TOO_MANY = "too_many_misses"
     # The rooms kept at the last stop are not held again yet: the code may be one of them.
     RESTORING = "restoring"
+    # In a cluster: the room is held by nobody, and the database cannot be read to restore it.
+    UNAVAILABLE = "database_unavailable"
 
 
 def find_room(
@@ -136,7 +138,10 @@ async def find_room_anywhere(
         return find_room(services.registry, services.room_misses, code, address)
     if services.room_misses.full(address):
         return Miss.TOO_MANY
-    found = await locate(services.cluster, code)
+    try:
+        found = await locate(services.cluster, code)
+    except DatabaseUnreachable:
+        return Miss.UNAVAILABLE
     if found is not None:
         return found
     return Miss.UNKNOWN if services.room_misses.hit(address) else Miss.TOO_MANY
@@ -154,11 +159,14 @@ async def get_room_or_none(
         raise too_many_misses(services, address)
     if found is Miss.RESTORING:
         raise ApiError(503, "restoring", RESTORING_WORDS, RESTORING_RETRY_SECONDS)
+    if found is Miss.UNAVAILABLE:
+        raise ApiError(503, "database_unavailable", UNAVAILABLE_WORDS, DATABASE_RETRY_SECONDS)
     return None if found is Miss.UNKNOWN else found
 
 
 RESTORING_WORDS = "the server is restoring its rooms; try again in a moment"
 RESTORING_RETRY_SECONDS = 2
+UNAVAILABLE_WORDS = "the database is unavailable; try again later"
 
 
 def too_many_misses(services: Services, address: str) -> ApiError:

@@ -14,7 +14,7 @@ from fastapi import Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from starlette.requests import HTTPConnection
 
-from app.cluster.moved import Elsewhere
+from app.cluster.moved import DatabaseUnreachable, Elsewhere
 from app.rooms.live import LiveRoom
 from app.rooms.registry import normalise_code
 
@@ -64,6 +64,11 @@ async def locate(cluster: ClusterNode, code: str) -> LiveRoom | Elsewhere | None
         return None
     try:
         return await cluster.locate(normal)
+    except DatabaseUnreachable as error:
+        log.warning(
+            "room %s cannot be restored while the database is unreachable: %s", normal, error
+        )
+        raise
     except (RedisError, OSError) as error:
         log.warning("room %s cannot be sought while Redis is unreachable: %s", normal, error)
         return Elsewhere("", "")

@@ -14,6 +14,7 @@ from starlette.types import Receive
 
 from app.api.deps import (
     RESTORING_WORDS,
+    UNAVAILABLE_WORDS,
     AddressDep,
     Miss,
     RegistryDep,
@@ -181,6 +182,8 @@ async def _admit(
             await websocket.close(CLOSE_NO_ROOM, "there is no room with this code")
         elif found is Miss.RESTORING:  # the client tries again, as after a restart
             await websocket.close(CLOSE_BUSY, RESTORING_WORDS)
+        elif found is Miss.UNAVAILABLE:
+            await websocket.close(CLOSE_BUSY, UNAVAILABLE_WORDS)
         else:
             await _serve(websocket, found, settings, said_hello, address)
     finally:

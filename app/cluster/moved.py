@@ -14,3 +14,8 @@ class Elsewhere:
 
     node: str
     path: str
+
+
+class DatabaseUnreachable(Exception):
+    """The database could not be read or written while a room was sought or claimed: the
+    room cannot be restored here for now (refused like any failed read, 503 or 1013)."""

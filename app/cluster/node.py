@@ -19,10 +19,11 @@ from typing import Any, cast
 
 import orjson
 from redis.exceptions import RedisError
+from sqlalchemy.exc import SQLAlchemyError
 
 from app.cluster.epochs import claim_in_database, raise_epoch, stored_epoch
 from app.cluster.lease import WAITED, Lease, Leases, Taken
-from app.cluster.moved import CLOSE_MOVED, Elsewhere
+from app.cluster.moved import CLOSE_MOVED, DatabaseUnreachable, Elsewhere
 from app.cluster.nodes import Directory, NodeInfo, connect
 from app.cluster.ownership import Ownership
 from app.config import Settings
@@ -282,7 +283,10 @@ class ClusterNode:
             return Elsewhere(holder.node, await self.path_of(holder.node))
         if self.draining:
             return Elsewhere("", "")
-        floor = await stored_epoch(self.store.engine, code)
+        try:
+            floor = await stored_epoch(self.store.engine, code)
+        except (OSError, SQLAlchemyError) as error:
+            raise DatabaseUnreachable(error) from error
         if floor is None:
             return None
         outcome = await self.ownership.claim(code, floor)
@@ -290,7 +294,10 @@ class ClusterNode:
             if outcome.node == WAITED:
                 return Elsewhere("", "")
             return Elsewhere(outcome.node, await self.path_of(outcome.node))
-        state = await claim_in_database(self.store.engine, code, outcome.epoch)
+        try:
+            state = await claim_in_database(self.store.engine, code, outcome.epoch)
+        except (OSError, SQLAlchemyError) as error:
+            raise DatabaseUnreachable(error) from error
         if state is None:
             await self.ownership.release(code)
             return None
