@@ -144,13 +144,17 @@ JOIN_ERRORS: Responses = {
     429: MISSES,
     503: _error(
         "`restoring` (the server is putting its rooms back), `not_saved`, `room_moved` "
-        "(the room closed or moved meanwhile), or in a cluster `moving`."
+        "(the room closed or moved meanwhile); in a cluster `moving`, or "
+        "`database_unavailable` (no node holds the room, and the database cannot be read)."
     ),
 }
 INFO_ERRORS: Responses = {
     404: NO_ROOM,
     429: MISSES,
-    503: _error("`restoring`, or in a cluster `moving`."),
+    503: _error(
+        "`restoring`; in a cluster `moving`, or `database_unavailable` (no node holds the "
+        "room, and the database cannot be read)."
+    ),
 }
 
 
