@@ -25,6 +25,12 @@ async def stored_epoch(engine: AsyncEngine, code: str) -> int | None:
     return None if epoch is None else int(epoch)
 
 
+async def stored_codes(engine: AsyncEngine) -> list[str]:
+    """The code of every room the database holds."""
+    async with engine.connect() as connection:
+        return list((await connection.scalars(select(ROOMS.c.code))).all())
+
+
 async def raise_epoch(engine: AsyncEngine, code: str, epoch: int) -> bool:
     """Raise the room's stored epoch to ``epoch``; False when it holds a newer one (or no room)."""
     async with engine.begin() as connection:

@@ -71,6 +71,8 @@ class ScriptHost(Protocol):
 
     def pipeline(self, transaction: bool = True) -> Any: ...
 
+    async def mget(self, keys: list[str]) -> list[Any]: ...
+
 
 @dataclass(frozen=True, slots=True)
 class Lease:
@@ -152,6 +154,13 @@ class Leases:
     async def release(self, lease: Lease) -> bool:
         """Give the room up, if the lease is still this one."""
         return bool(await self._release(keys=[self.owner_key(lease.code)], args=[lease.token]))
+
+    async def unheld(self, codes: list[str]) -> list[str]:
+        """Those of ``codes`` that no node holds (nor Redis forgot: those are waited for)."""
+        if not codes:
+            return []
+        values = await self.redis.mget([self.owner_key(code) for code in codes])
+        return [code for code, value in zip(codes, values, strict=True) if value is None]
 
     async def holder(self, code: str) -> Lease | None:
         """Who holds the room now, if anyone (``WAITED``: Redis forgot it, see ``claim``)."""

@@ -21,7 +21,7 @@ import orjson
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.cluster.epochs import claim_in_database, raise_epoch, stored_epoch
+from app.cluster.epochs import claim_in_database, raise_epoch, stored_codes, stored_epoch
 from app.cluster.lease import WAITED, Lease, Leases, Taken
 from app.cluster.moved import CLOSE_MOVED, DatabaseUnreachable, Elsewhere
 from app.cluster.nodes import Directory, NodeInfo, connect
@@ -33,6 +33,14 @@ from app.storage.journal import Tenure
 from app.storage.store import DatabaseStore
 
 log = logging.getLogger(__name__)
+
+# How often at most a node looks for rooms no node holds (at most every ROOM_IDLE_SECONDS), how
+# many it restores at a time, and how many leases it reads from Redis in one request.
+ADOPT_EVERY_SECONDS = 60.0
+ADOPT_AT_ONCE = 200
+LEASES_READ_AT_ONCE = 500
+# How long a room dropped when idle keeps its lease at most, while its journal is deleted.
+FORGET_WAIT_SECONDS = 30.0
 
 
 @dataclass(slots=True)
@@ -80,6 +88,7 @@ class ClusterNode:
             asyncio.create_task(self.ownership.run()),
             asyncio.create_task(self._beat_forever()),
             asyncio.create_task(self._watch_leases()),
+            asyncio.create_task(self._adopt_forever()),
         ]
         log.info("node %s joined the cluster at %s", self.node, self.path)
 
@@ -180,10 +189,48 @@ class ClusterNode:
             nearest = min((held.valid_until for held in ownership.held.values()), default=now)
             await asyncio.sleep(min(max(0.05, nearest - now), ownership.renew_every))
 
+    async def _adopt_forever(self) -> None:
+        """Now and then, restore here the rooms that no node holds. A room whose node died, or
+        stopped, with nobody in it is asked for by nobody: unclaimed, it would never close
+        (nor would its finished matches ever name it). Restored, it closes when idle, as
+        every room does, unless someone comes back to it."""
+        while True:
+            every = min(ADOPT_EVERY_SECONDS, self.settings.room_idle_seconds)
+            await asyncio.sleep(every * random.uniform(0.5, 1.0))
+            if self.draining:
+                continue
+            try:
+                await self.adopt()
+            except (RedisError, OSError, SQLAlchemyError, DatabaseUnreachable) as error:
+                log.warning("rooms held by no node could not be sought: %s", error)
+
+    async def adopt(self, most: int = ADOPT_AT_ONCE) -> int:
+        """Restore here up to ``most`` rooms the database holds and no node does; how many."""
+        codes = [
+            code
+            for code in await stored_codes(self.store.engine)
+            if code not in self.registry.rooms
+        ]
+        adopted = 0
+        for start in range(0, len(codes), LEASES_READ_AT_ONCE):
+            for code in await self.leases.unheld(codes[start : start + LEASES_READ_AT_ONCE]):
+                if adopted >= most or self.draining:
+                    return adopted
+                if isinstance(await self.locate(code), LiveRoom):
+                    adopted += 1
+                    log.info("room %s was held by no node: restored here", code)
+        return adopted
+
     def dropped(self, code: str) -> None:
-        """A room left memory (idle): let its lease go."""
+        """A room left memory (idle): let its lease go once its journal is deleted, so that no
+        node restores it meanwhile (a room no node holds is restored by one, see ``adopt``)."""
         self.store.epochs.pop(code, None)
-        task = asyncio.create_task(self.ownership.release(code))
+
+        async def release() -> None:
+            await self.store.settle({code}, FORGET_WAIT_SECONDS)
+            await self.ownership.release(code)
+
+        task = asyncio.create_task(release())
         task.add_done_callback(lambda done: done.cancelled() or done.exception())
 
     def beat_soon(self) -> None:

@@ -108,6 +108,7 @@ class Cluster:
         **env: str,
     ) -> None:
         tag = secrets.token_hex(2)
+        self.database_url = database_url
         self.name = f"test-{tag}"
         self.ids = [f"t{tag}-{n}" for n in range(1, count + 1)]
         # Each node's environment; its port is chosen as it starts.
