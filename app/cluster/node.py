@@ -205,17 +205,20 @@ class ClusterNode:
                 log.warning("rooms held by no node could not be sought: %s", error)
 
     async def adopt(self, most: int = ADOPT_AT_ONCE) -> int:
-        """Restore here up to ``most`` rooms the database holds and no node does; how many."""
+        """Try to restore here up to ``most`` rooms the database holds and no node does (after
+        Redis restarted, every room looks so until its node claims it again: such a claim is
+        refused); how many were."""
         codes = [
             code
             for code in await stored_codes(self.store.engine)
             if code not in self.registry.rooms
         ]
-        adopted = 0
+        tried = adopted = 0
         for start in range(0, len(codes), LEASES_READ_AT_ONCE):
             for code in await self.leases.unheld(codes[start : start + LEASES_READ_AT_ONCE]):
-                if adopted >= most or self.draining:
+                if tried >= most or self.draining:
                     return adopted
+                tried += 1
                 if isinstance(await self.locate(code), LiveRoom):
                     adopted += 1
                     log.info("room %s was held by no node: restored here", code)
