@@ -61,6 +61,7 @@ class Autoplay:
         async with room.lock:
             if not room.rings(room.timers.bot, key):
                 return
+            armed = room.timers.bot.armed
             current, seat = self._on_turn()
             standin = STANDIN_LEVEL if room.state.settings.hints else STANDIN_LEVEL_WITHOUT_HINTS
             level = room.state.seats[seat].bot or standin
@@ -75,7 +76,9 @@ class Autoplay:
             log.exception("bot of seat %d failed; playing the greedy move", seat)
             actions = ()
         async with room.lock:
-            if not room.rings(room.timers.bot, key):
+            # Set again meanwhile, for the same turn (a player who came back and left again is
+            # owed the whole grace again): that ring plays, not this one.
+            if not room.rings(room.timers.bot, key) or room.timers.bot.armed != armed:
                 return
             room.timers.bot.clear()
             self._play(seat, actions or tuple(greedy_turn(current, seat)))

@@ -146,7 +146,7 @@ K = TypeVar("K")
 class Timer(Generic[K]):
     """One timer: the key it is set for, when it rings, and the job it runs then."""
 
-    __slots__ = ("clock", "deadline", "due", "handle", "held", "job", "key")
+    __slots__ = ("armed", "clock", "deadline", "due", "handle", "held", "job", "key")
 
     def __init__(self, clock: Clock, job: Callable[[K], Awaitable[None]]) -> None:
         self.clock = clock
@@ -156,6 +156,9 @@ class Timer(Generic[K]):
         self.due = 0.0  # when it rings, on the clock's steady time
         self.handle: Handle | None = None
         self.held: float | None = None  # standing still: the time it had left
+        # How many times it was set to ring: a job that waited tells by it whether the timer
+        # was set again meanwhile, maybe for the same key.
+        self.armed = 0
 
     def set(self, key: K, delay: float) -> None:
         """Ring for ``key`` in ``delay`` seconds, unless already set for it."""
@@ -167,6 +170,7 @@ class Timer(Generic[K]):
     def _ring_in(self, key: K, delay: float) -> None:
         """Be set for ``key``, to ring in ``delay`` seconds."""
         self.key = key
+        self.armed += 1
         self.deadline = millis(self.clock) + int(delay * 1000)
         self.due = self.clock.steady() + delay
         self.handle = self.clock.call_later(delay, lambda: self.job(key))

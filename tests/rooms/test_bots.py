@@ -256,8 +256,10 @@ class GatedThinker(Thinker):
     def __init__(self) -> None:
         super().__init__(workers=0)
         self.gate = asyncio.Event()
+        self.asked = asyncio.Event()
 
     async def decide(self, level: str, observation: Observation, seed: int) -> Decision:
+        self.asked.set()
         await self.gate.wait()
         return await super().decide(level, observation, seed)
 
@@ -283,4 +285,45 @@ async def test_a_hint_for_a_position_that_passed_meanwhile_is_refused(bot_server
     assert late["code"] == "hint_late"
     # Asked again in the new position, the hint comes.
     assert (await answer(mover, {"type": "hint", "id": "now"}))["type"] == "hint"
+    await table.close()
+
+
+def actions(room: Any) -> list[Any]:
+    """The moves of the round under way."""
+    assert room.state.match is not None
+    assert room.state.match.round is not None
+    return list(room.state.match.round.actions)
+
+
+async def test_a_player_back_and_gone_again_while_the_stand_in_thinks_is_owed_a_whole_grace() -> (
+    None
+):
+    """The stand-in's move, worked out before the player came back, is not played when they
+    leave again as it comes: the timer was set again for the same turn, and that grace runs
+    whole before a bot plays for them."""
+    server = Host(RoomConfig(ready_seconds=2, bot_delay_seconds=0, standin_seconds=5))
+    table = await open_table(server, 2, rounds=1, turn_seconds=0)
+    ann, bob = table.players
+    await ann.act("start")
+    await bob.wait_for(lambda s: s["status"] == "playing")
+    if ann.my_turn():
+        await ann.act("take", piles=[0])
+        await ann.play({"type": "discard", "cards": [ann.view["you"]["hand"][-1]]})
+    assert bob.my_turn()
+    room = server.rooms[table.code]
+    thinker = GatedThinker()
+    room.autoplay.thinker = thinker
+    played = len(actions(room))
+    await bob.close()
+    ringing = asyncio.create_task(server.clock.ring_next())  # the grace ends: the bot thinks
+    await asyncio.wait_for(thinker.asked.wait(), 5)
+    back = LocalClient(server, table.code, table.tokens[1])
+    await back.connect()
+    await back.close()  # gone again as the bot's move comes
+    thinker.gate.set()
+    await ringing
+    assert len(actions(room)) == played
+    assert room.timers.bot.left() == 5
+    await server.clock.ring_next()  # the new grace ends: now the bot plays the turn
+    assert len(actions(room)) > played
     await table.close()
