@@ -38,13 +38,26 @@ def twin(current: Round, seat: int, rng: random.Random) -> Round:
     return other
 
 
-@given(st.integers(0, 2**32), st.sampled_from(["standard", "multi", "ten"]), st.integers(0, 30))
-@settings(max_examples=25, deadline=None)
-def test_decisions_depend_only_on_what_the_seat_may_see(seed: int, name: str, turns: int) -> None:
+@given(
+    st.integers(0, 2**32),
+    st.sampled_from(sorted(VARIANTS)),
+    st.integers(0, 4),
+    st.integers(0, 30),
+    st.booleans(),
+)
+@settings(max_examples=40, deadline=None)
+def test_decisions_depend_only_on_what_the_seat_may_see(
+    seed: int, name: str, more: int, turns: int, mid_turn: bool
+) -> None:
+    """In every variant, from two players to the most, at either step of a turn."""
     rng = random.Random(seed)
-    current = Round(VARIANTS[name], 3, dealer=seed % 3, seed=f"{seed:064x}")
+    variant = VARIANTS[name]
+    players = min(2 + more, variant.max_players)
+    current = Round(variant, players, dealer=seed % players, seed=f"{seed:064x}")
     while not current.ended and current.turns < turns:
         current.apply(current.random_action(rng, knock_chance=0.02))
+    if mid_turn and not current.ended:  # a take: the seat on turn is to discard
+        current.apply(current.random_action(rng, knock_chance=0))
     if current.ended:
         return
     seat = current.turn
