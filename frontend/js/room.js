@@ -249,15 +249,17 @@ class RoomPage {
     if (!document.activeElement.value) this.root.querySelector('.side')?.scrollIntoView({ block: 'nearest' });
   }
 
-  // A new stage opens at its top, focused, unless a message is being written.
+  // A new stage opens at its top, focused; while a message is being written, its heading is said.
   focusStage(status) {
     const was = this.stage;
     this.stage = status;
     if (was !== status) this.focusNext = null;
-    if (!was || was === status || this.conn.status === 'closed' || document.activeElement.value) return;
-    scrollTo(0, 0);
+    if (!was || was === status || this.conn.status === 'closed') return;
     // The heading, which says what the stage is (a key still on its way presses nothing).
-    this.root.querySelector(status === 'playing' ? '#table-title' : '#results-title')?.focus();
+    const heading = this.root.querySelector(status === 'playing' ? '#table-title' : '#results-title');
+    if (document.activeElement.value) return heading && toast(heading.textContent, 'sr');
+    scrollTo(0, 0);
+    heading?.focus();
   }
 
   tick() {

@@ -10,7 +10,17 @@ from app.rooms.chat import REACTIONS
 from tests.e2e.conftest import PHONE, Pages
 from tests.e2e.test_access import AXE_SIZES, on_screen, resize
 from tests.e2e.test_play import SMALL_PHONE, fits_phone
-from tests.e2e.ui import create_room, expect, join_from_home, my_turn, seat_online, wait_for
+from tests.e2e.ui import (
+    create_room,
+    discard,
+    expect,
+    join_from_home,
+    knock_or_end,
+    my_turn,
+    seat_online,
+    take,
+    wait_for,
+)
 
 Shot = Callable[[Any, str], None]
 MARKUP = "<img src=x onerror=alert(1)><b>hi</b>"
@@ -156,3 +166,30 @@ def test_bubbles_cover_no_control_and_no_card_of_the_hand(pages: Pages, shot: Sh
     assert covered(ann, "a line long") == []
     ann.evaluate("scrollTo(0, 0)")
     shot(ann, "bubble-table-360x640")
+
+
+def test_a_round_that_ends_while_a_message_is_written_is_said_and_the_message_kept(
+    pages: Pages,
+) -> None:
+    """The results take the table's place, but the focus stays in the chat box being written
+    in: the results' heading is said instead (the toast is a polite live region, out of sight
+    here, where it would cover the box's Send button)."""
+    ann = pages.open("/")
+    code = create_room(ann, "Ann", rounds=2, timer="0")
+    bob = pages.open("/")
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    ann.click("text=Start the match")
+    take(bob, 0)  # seat 0 deals, so Bob plays first
+    discard(bob, 0)
+    knock_or_end(ann)
+    ann.fill("#chat-text", "gg")
+    take(bob, 0)
+    discard(bob, 0, hand_after=None)
+    heading = ann.locator("#results-title")
+    expect(heading).to_be_visible()
+    expect(ann.locator("#toast")).to_have_text(heading.inner_text())
+    clip = ann.locator("#toast").evaluate("toast => getComputedStyle(toast).clip")
+    assert clip == "rect(0px, 0px, 0px, 0px)", clip
+    expect(ann.locator("#chat-text")).to_be_focused()
+    expect(ann.locator("#chat-text")).to_have_value("gg")
