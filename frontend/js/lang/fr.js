@@ -251,7 +251,7 @@ copied Lien copié. Envoyez-le à vos amis !
 close Fermer
 joiningRoom Connexion à la salle {code}…
 offline Vous êtes hors ligne.
-offlineText Une salle a besoin du réseau : la table attend ici son retour, puis la page se reconnecte seule.
+offlineText Une salle a besoin du réseau : la table attend son retour, et la page se reconnecte seule.
 backReconnecting De retour en ligne. Reconnexion…
 lost Connexion perdue. Reconnexion dans {seconds} s…
 tryNow Réessayer
@@ -319,7 +319,7 @@ bestSplit {score} : le meilleur partage en deux mains
 handBest Main {n}, meilleur ordre
 bestOrder Meilleur ordre
 bestOrderIs Meilleur ordre :
-calcText Choisissez 5 cartes (10 pour le jeu à 10 cartes) pour voir leur meilleur score. Pratique aussi avec de vraies cartes TIC.
+calcText Choisissez 5 cartes (10 au jeu à 10 cartes) pour voir leur meilleur score. Pratique aussi avec de vraies cartes TIC.
 chosen Cartes choisies
 chosenLabel Cartes choisies (choisissez-en une pour la retirer)
 colour Couleur
