@@ -321,3 +321,17 @@ def test_clearing_picked_piles_by_keyboard_leaves_the_focus_on_a_pile(pages: Pag
     ann.keyboard.press("Enter")
     expect(second).to_have_attribute("aria-pressed", "false")
     expect(piles.get_by_role("button", name=re.compile("^Pile 1: "))).to_be_focused()
+
+
+def test_every_colour_tab_of_the_calculator_reads_at_aa_contrast_when_chosen(
+    pages: Pages,
+) -> None:
+    """Chosen, a tab's words are paper on ink, whatever its colour (white on the yellow or the
+    cyan was under 3:1), in both themes."""
+    for dark in (False, True):
+        page = pages.open("/calculator", dark=dark)
+        for colour in ("violet", "cyan", "yellow", "orange", "red"):
+            tab = page.locator(f".tab[data-colour={colour}]")
+            tab.click()
+            expect(tab).to_have_attribute("aria-pressed", "true")
+            assert tab.evaluate(CONTRAST, None) >= 4.5, colour
