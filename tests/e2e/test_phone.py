@@ -291,3 +291,31 @@ def test_a_players_counts_of_one_are_said_in_the_singular(
     expect(page.locator(".stat b")).to_have_text(["1", "1", "1", "5"])
     expect(page.locator(".stat span").first).to_have_text(words[0])
     assert page.locator(".stat span").all_inner_texts()[:3] == words
+
+
+def test_text_made_twice_as_large_on_a_phone_leaves_every_control_of_the_room_on_screen(
+    pages: Pages,
+) -> None:
+    """A phone's text at 200% (32 px for 16): the site's links, the room's bar and the lobby's
+    rows wrap rather than push "Rules" off a page that cannot scroll sideways, or cut a
+    player's name to a letter."""
+    ann = pages.open(None, phone=True)
+    larger = "() => document.documentElement.style.fontSize = '32px'"
+    ann.add_init_script(f"addEventListener('DOMContentLoaded', {larger})")
+    ann.goto(pages.server.url + "/")
+    create_room(ann, "Ann")
+    ann.click("[data-act=add-bot][data-level=easy]")
+    expect(ann.locator(".seatlist")).to_contain_text("Easy bot")
+    # The names in the lobby are whole: the badges and buttons go under them.
+    for who in ann.locator(".seatlist .who").all():
+        assert who.evaluate("who => who.scrollWidth <= who.clientWidth"), who.inner_text()
+    for stage in ("lobby", "table"):
+        if stage == "table":
+            ann.click("[data-act=start]")
+            expect(ann.locator(".hand .card")).to_have_count(5)
+        assert scroll_width(ann) <= 360, f"the {stage} scrolls sideways: {scroll_width(ann)} px"
+        for name in ("Rules", "Sound"):
+            box = ann.locator(".roombar").get_by_role("button", name=name).bounding_box()
+            assert box is not None
+            assert box["x"] >= 0, (stage, name, box)
+            assert box["x"] + box["width"] <= 360, (stage, name, box)
