@@ -350,7 +350,7 @@ matchesH Parties
 perRound Points par main
 avg Moy.
 byWins Par victoires, puis points par main (Moy.).
-notAccounts Les noms ne sont pas des comptes : des homonymes se distinguent par une clé privée que garde leur navigateur. Les bots ne sont pas classés.
+notAccounts Les noms ne sont pas des comptes : des homonymes se distinguent par la clé secrète de leur navigateur. Les bots ne sont pas classés.
 finishToAppear Finissez une partie pour apparaître ici.
 bestCards Cartes dans leur meilleur ordre
 roomLow salle {code}
