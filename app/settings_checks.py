@@ -446,7 +446,13 @@ def redis_url(value: str) -> None:
     known = set(URL_QUERY_ARGUMENT_PARSERS) | REDIS_TEXT_OPTIONS
     if parts.scheme == "rediss":
         known |= REDIS_TLS_OPTIONS
-    for name in sorted(parse_qs(parts.query, keep_blank_values=True)):
+    options = parse_qs(parts.query, keep_blank_values=True)
+    if "db" in options and parts.scheme != "unix":
+        # redis-py would take it over the path's.
+        raise ValueError(
+            "REDIS_URL: the database number is its path (redis://host:6379/3), not db=: remove it"
+        )
+    for name in sorted(options):
         if name not in known:
             raise ValueError(
                 f"REDIS_URL: {name} is not an option redis-py takes here"

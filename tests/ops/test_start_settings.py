@@ -151,6 +151,7 @@ def test_a_site_that_cannot_be_one_is_refused(
         ("redis://127.0.0.1:6379/5?timeout_seconds=5", "timeout_seconds is not an option"),
         ("redis://127.0.0.1:6379/5?ssl_certfile=node.pem", "(TLS options need rediss://)"),
         ("unix://", "REDIS_URL names no socket"),
+        ("redis://127.0.0.1:6379/0?db=3", "the database number is its path"),
     ],
 )
 def test_a_redis_url_redis_cannot_read_as_written_is_refused(
