@@ -665,8 +665,10 @@ class Chat {
         return el('p', { class: 'row' }, el('span', { class: 'who' }, p.name), badge, button(word, t(off ? 'unmuteName' : 'muteName', { name: p.name }), () => this.page.send({ type: 'mute', seat: p.seat, muted: !off, name: p.name })));
       });
     const open = host.open;
+    const at = [...host.querySelectorAll('input, button')].indexOf(document.activeElement);
     host.replaceChildren(el('summary', {}, t('chatSettings')), el('label', { class: 'row' }, box, t('letWatchers')), ...rows);
     host.open = open;
+    host.querySelectorAll('input, button')[at]?.focus();
   }
 
   bubble(state, line) {

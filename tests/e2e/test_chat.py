@@ -78,14 +78,18 @@ def test_two_players_chat_and_react_and_markup_stays_text(pages: Pages, shot: Sh
         assert colours[0] != colours[1], colours
 
     # The host mutes Bob: he is told, and cannot send; the host sees it.
+    # By keyboard, the focus goes from each control to the one drawn in its place.
     ann.click(".chathost summary")
-    ann.click("button[aria-label='Mute Bob']")
+    ann.locator("button[aria-label='Mute Bob']").focus()
+    ann.keyboard.press("Enter")
     expect(bob.locator(".chatnote")).to_have_text("The host has muted you.")
     expect(bob.locator("#chat-text")).to_be_disabled()
     expect(bob.locator(".reacts button").first).to_be_disabled()
     expect(ann.locator(".chathost .badge")).to_have_text("muted")
-    ann.click("button[aria-label='Unmute Bob']")
+    expect(ann.locator("button[aria-label='Unmute Bob']")).to_be_focused()
+    ann.keyboard.press("Enter")
     expect(bob.locator("#chat-text")).to_be_enabled()
+    expect(ann.locator("button[aria-label='Mute Bob']")).to_be_focused()
     expect(bob.locator(".chatnote")).to_be_hidden()
 
     # A spectator reads along, and chats once the host allows it.
@@ -93,8 +97,11 @@ def test_two_players_chat_and_react_and_markup_stays_text(pages: Pages, shot: Sh
     expect(cy.locator(".chatlog p")).to_have_count(2)
     expect(cy.locator(".chatnote")).to_have_text("The host has not let spectators chat.")
     expect(cy.locator("#chat-text")).to_be_disabled()
-    ann.check(".chathost input[type=checkbox]")
+    ann.locator(".chathost input[type=checkbox]").focus()
+    ann.keyboard.press("Space")
     expect(cy.locator("#chat-text")).to_be_enabled()
+    expect(ann.locator(".chathost input[type=checkbox]")).to_be_focused()
+    expect(ann.locator(".chathost input[type=checkbox]")).to_be_checked()
     say(cy, "good luck!")
     expect(ann.locator(".chatlog p").last).to_have_text("Spectator: good luck!")
 
