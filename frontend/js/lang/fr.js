@@ -29,7 +29,7 @@ noComplete Aucune propriété complète · {points}
 complete {n} complète · {sequence} · {points}|{n} complètes · {sequence} · {points}
 inSequence en ordre : {names}
 completeOnes Complètes : {names}
-e_too_many_requests Trop d’essais depuis cette adresse : attendez une minute.
+e_too_many_requests Trop d’essais d’ici : attendez une minute.
 answered Le serveur a répondu {status}.
 unreachable Le serveur est injoignable. Vérifiez la connexion.
 e_not_your_turn Ce n’est pas encore votre tour.
@@ -60,7 +60,7 @@ e_unknown_reaction Ce n’est pas une des réactions rapides.
 e_wrong_status Pas à ce moment de la partie.
 e_no_such_seat Cette place n’existe plus.
 e_seat_changed Ce joueur est parti entre-temps : rien n’a été fait.
-e_too_many_misses Trop de codes de salle inconnus depuis cette adresse : attendez une minute.
+e_too_many_misses Trop de codes de salle inconnus d’ici : attendez une minute.
 e_database_unavailable La base de données du serveur est indisponible : réessayez plus tard.
 e_moving Le serveur ne peut pas placer cette salle pour l’instant : réessayez dans un instant.
 e_restoring Le serveur remet ses salles en place : réessayez dans un instant.
