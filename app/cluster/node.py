@@ -75,6 +75,8 @@ class ClusterNode:
         self.redis_ok = True
         # One claim at a time per room: its lock, and how many wait on it.
         self._claiming: dict[str, tuple[asyncio.Lock, int]] = {}
+        # The rooms no node held at the last look for them (``adopt``), since when.
+        self._unheld: dict[str, float] = {}
         self._tasks: list[asyncio.Task[None]] = []
         store.on_fenced = self._fenced
         store.fencing = True
@@ -205,23 +207,35 @@ class ClusterNode:
                 log.warning("rooms held by no node could not be sought: %s", error)
 
     async def adopt(self, most: int = ADOPT_AT_ONCE) -> int:
-        """Try to restore here up to ``most`` rooms the database holds and no node does (after
-        Redis restarted, every room looks so until its node claims it again: such a claim is
-        refused); how many were."""
+        """Try to restore here up to ``most`` rooms the database holds and no node does, seen
+        so for a lease's time at least (a live node whose lease Redis lost claims its room
+        again meanwhile; after Redis restarted, every room looks so until then, and such a
+        claim is refused), while this node holds fewer than ``MAX_ROOMS``; how many were."""
         codes = [
             code
             for code in await stored_codes(self.store.engine)
             if code not in self.registry.rooms
         ]
-        tried = adopted = 0
+        now = self.ownership.clock()
+        unheld: dict[str, float] = {}
         for start in range(0, len(codes), LEASES_READ_AT_ONCE):
             for code in await self.leases.unheld(codes[start : start + LEASES_READ_AT_ONCE]):
-                if tried >= most or self.draining:
-                    return adopted
-                tried += 1
-                if isinstance(await self.locate(code), LiveRoom):
-                    adopted += 1
-                    log.info("room %s was held by no node: restored here", code)
+                unheld[code] = self._unheld.get(code, now)
+        self._unheld = unheld
+        tried = adopted = 0
+        for code, since in unheld.items():
+            if now - since < self.settings.lease_ms / 1000:
+                continue
+            if (
+                tried >= most
+                or self.draining
+                or len(self.registry.rooms) >= self.registry.max_rooms
+            ):
+                break
+            tried += 1
+            if isinstance(await self.locate(code), LiveRoom):
+                adopted += 1
+                log.info("room %s was held by no node: restored here", code)
         return adopted
 
     def dropped(self, code: str) -> None:
@@ -231,7 +245,9 @@ class ClusterNode:
 
         async def release() -> None:
             await self.store.settle({code}, FORGET_WAIT_SECONDS)
-            await self.ownership.release(code)
+            # Claimed again meanwhile (restored here, or being restored): that hold stays.
+            if code not in self.registry.rooms and code not in self._claiming:
+                await self.ownership.release(code)
 
         task = asyncio.create_task(release())
         task.add_done_callback(lambda done: done.cancelled() or done.exception())
@@ -347,6 +363,9 @@ class ClusterNode:
         try:
             state = await claim_in_database(self.store.engine, code, outcome.epoch)
         except (OSError, SQLAlchemyError) as error:
+            # Not restored: held by nobody again, for whoever asks next (or ``adopt``).
+            with contextlib.suppress(RedisError, OSError):
+                await self.ownership.release(code)
             raise DatabaseUnreachable(error) from error
         if state is None:
             await self.ownership.release(code)

@@ -40,7 +40,8 @@ async def test_a_room_left_by_a_dead_node_is_restored_elsewhere_and_closes_when_
         await asyncio.to_thread(cluster.nodes[dying].stop, signal.SIGKILL)
         await spectator.wait_closed(60)
 
-        deadline = time.monotonic() + 60
+        # Seen held by no node at two looks (5 to 10 s apart), restored, then idle for 10 s.
+        deadline = time.monotonic() + 120
         while await asyncio.to_thread(rooms_stored, cluster, code):
             assert time.monotonic() < deadline, "the room was never closed"
             await asyncio.sleep(0.2)
