@@ -296,9 +296,8 @@ def test_a_players_counts_of_one_are_said_in_the_singular(
 def test_text_made_twice_as_large_on_a_phone_leaves_every_control_of_the_room_on_screen(
     pages: Pages,
 ) -> None:
-    """A phone's text at 200% (32 px for 16): the site's links, the room's bar and the lobby's
-    rows wrap rather than push "Rules" off a page that cannot scroll sideways, or cut a
-    player's name to a letter."""
+    """A phone's text at 200% (32 px for 16): the site's links and the room's bar wrap rather
+    than push "Rules" off a page that cannot scroll sideways."""
     ann = pages.open(None, phone=True)
     larger = "() => document.documentElement.style.fontSize = '32px'"
     ann.add_init_script(f"addEventListener('DOMContentLoaded', {larger})")
@@ -306,9 +305,6 @@ def test_text_made_twice_as_large_on_a_phone_leaves_every_control_of_the_room_on
     create_room(ann, "Ann")
     ann.click("[data-act=add-bot][data-level=easy]")
     expect(ann.locator(".seatlist")).to_contain_text("Easy bot")
-    # The names in the lobby are whole: the badges and buttons go under them.
-    for who in ann.locator(".seatlist .who").all():
-        assert who.evaluate("who => who.scrollWidth <= who.clientWidth"), who.inner_text()
     for stage in ("lobby", "table"):
         if stage == "table":
             ann.click("[data-act=start]")
