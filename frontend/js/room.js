@@ -665,10 +665,12 @@ class Chat {
         return el('p', { class: 'row' }, el('span', { class: 'who' }, p.name), badge, button(word, t(off ? 'unmuteName' : 'muteName', { name: p.name }), () => this.page.send({ type: 'mute', seat: p.seat, muted: !off, name: p.name })));
       });
     const open = host.open;
-    const at = [...host.querySelectorAll('input, button')].indexOf(document.activeElement);
+    const was = [...host.querySelectorAll('input, button')];
+    const at = was.indexOf(document.activeElement);
     host.replaceChildren(el('summary', {}, t('chatSettings')), el('label', { class: 'row' }, box, t('letWatchers')), ...rows);
     host.open = open;
-    host.querySelectorAll('input, button')[at]?.focus();
+    const now = host.querySelectorAll('input, button');
+    if (now.length === was.length) now[at]?.focus();
   }
 
   bubble(state, line) {
