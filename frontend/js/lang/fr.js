@@ -29,7 +29,7 @@ noComplete Aucune propriété complète · {points}
 complete {n} complète · {sequence} · {points}|{n} complètes · {sequence} · {points}
 inSequence en ordre : {names}
 completeOnes Complètes : {names}
-e_too_many_requests Trop d’essais d’ici : attendez une minute.
+e_too_many_requests Trop d’essais depuis cette adresse : attendez une minute.
 answered Le serveur a répondu {status}.
 unreachable Le serveur est injoignable. Vérifiez la connexion.
 e_not_your_turn Ce n’est pas encore votre tour.
@@ -40,7 +40,7 @@ e_rate_limited Doucement : beaucoup de clics d’un coup.
 e_not_enough_players Une partie demande au moins 2 joueurs.
 e_not_host Seul l’hôte peut faire cela.
 e_card_not_in_hand Cette carte n’est plus dans votre main.
-e_not_a_player Les spectateurs ne jouent pas. Prenez d’abord une place.
+e_not_a_player Les spectateurs ne jouent pas : prenez une place.
 e_hints_off L’hôte a désactivé les indices.
 e_room_full Toutes les places sont prises.
 e_already_started La partie a commencé ; vous pouvez regarder.
@@ -60,7 +60,7 @@ e_unknown_reaction Ce n’est pas une des réactions rapides.
 e_wrong_status Pas à ce moment de la partie.
 e_no_such_seat Cette place n’existe plus.
 e_seat_changed Ce joueur est parti entre-temps : rien n’a été fait.
-e_too_many_misses Trop de codes de salle inconnus d’ici : attendez une minute.
+e_too_many_misses Trop de codes inconnus depuis cette adresse : attendez une minute.
 e_database_unavailable La base de données du serveur est indisponible : réessayez plus tard.
 e_moving Le serveur ne peut pas placer cette salle pour l’instant : réessayez dans un instant.
 e_restoring Le serveur remet ses salles en place : réessayez dans un instant.
@@ -275,7 +275,7 @@ closedText4011 Créez une nouvelle salle depuis l’accueil.
 playHere Jouer ici
 watch Regarder la salle
 sound Son
-e_not_saved Enregistrement impossible pour l’instant ; votre coup attend. Le jeu reprend dès qu’il est enregistré.
+e_not_saved Enregistrement impossible pour l’instant : votre coup attend, et le jeu reprend dès qu’il est enregistré.
 hintTake prenez {card} dans {pile}
 hintDiscard défaussez {cards}
 hintKnock frappez maintenant
