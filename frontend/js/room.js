@@ -340,6 +340,7 @@ class RoomPage {
       case 'start':
       case 'rematch':
       case 'leave':
+      case 'back':
         this.send({ type: name });
         return;
       case 'kick':
@@ -375,9 +376,6 @@ class RoomPage {
         return;
       case 'add-bot':
         this.send({ type: 'add_bot', level: element.dataset.level });
-        return;
-      case 'back':
-        this.send({ type: 'back' });
         return;
       case 'recap-ok':
         this.recap = null;

@@ -12,7 +12,15 @@ import pytest
 from tests.e2e.conftest import E2E_SETTINGS, PHONE, Pages, scroll_width
 from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
-from tests.e2e.ui import create_room, expect, join_from_home, my_turn, seat_online, wait_for
+from tests.e2e.ui import (
+    create_room,
+    expect,
+    join_from_home,
+    knock_or_end,
+    my_turn,
+    seat_online,
+    wait_for,
+)
 from tests.replays import new_key, play_match
 from tests.server import running_server
 
@@ -315,3 +323,23 @@ def test_text_made_twice_as_large_on_a_phone_leaves_every_control_of_the_room_on
             assert box is not None
             assert box["x"] >= 0, (stage, name, box)
             assert box["x"] + box["width"] <= 360, (stage, name, box)
+
+
+def test_a_winner_of_24_letters_in_one_word_fits_a_phone_at_200_percent_text(
+    pages: Pages,
+) -> None:
+    """The final standings' heading ("… wins!", or every name of a tie) breaks a name too long
+    for the line rather than push the page sideways."""
+    names = ["Anastasiakonstantinovaxy", "Bartholomewfitzgeraldxyz"]
+    ann = pages.open("/", phone=True)
+    code = create_room(ann, names[0])
+    bob = pages.open("/", phone=True)
+    join_from_home(bob, names[1], code)
+    seat_online(ann, names[1])
+    ann.click("text=Start the match")
+    knock_or_end(bob)  # seat 0 deals, so Bob plays first
+    knock_or_end(ann)
+    heading = ann.locator("#results-title")
+    expect(heading).to_contain_text(re.compile("|".join(names)))
+    ann.evaluate("document.documentElement.style.fontSize = '32px'")
+    assert scroll_width(ann) <= 360, f"the standings scroll sideways: {scroll_width(ann)} px"
