@@ -12,7 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.requests import HTTPConnection
 
 from app.api.addresses import limited_as
-from app.api.errors import DATABASE_RETRY_SECONDS, ApiError
+from app.api.errors import DATABASE_RETRY_SECONDS, DATABASE_WORDS, ApiError
 from app.api.placement import Moved, locate, there
 from app.cluster.moved import DatabaseUnreachable, Elsewhere
 from app.config import Settings
@@ -160,13 +160,12 @@ async def get_room_or_none(
     if found is Miss.RESTORING:
         raise ApiError(503, "restoring", RESTORING_WORDS, RESTORING_RETRY_SECONDS)
     if found is Miss.UNAVAILABLE:
-        raise ApiError(503, "database_unavailable", UNAVAILABLE_WORDS, DATABASE_RETRY_SECONDS)
+        raise ApiError(503, "database_unavailable", DATABASE_WORDS, DATABASE_RETRY_SECONDS)
     return None if found is Miss.UNKNOWN else found
 
 
 RESTORING_WORDS = "the server is restoring its rooms; try again in a moment"
 RESTORING_RETRY_SECONDS = 2
-UNAVAILABLE_WORDS = "the database is unavailable; try again later"
 
 
 def too_many_misses(services: Services, address: str) -> ApiError:

@@ -20,6 +20,7 @@ REFUSAL_STATUS = {"server_full": 503, "room_moved": 503, "not_saved": 503}
 # server frees a room only as one ends.
 REFUSAL_RETRY = {"server_full": 30, "room_moved": 1, "not_saved": 5}
 DATABASE_RETRY_SECONDS = 5
+DATABASE_WORDS = "the database is unavailable; try again later"
 
 
 class ErrorOut(BaseModel):
@@ -110,7 +111,7 @@ async def api_error_handler(request: Request, error: Exception) -> JSONResponse:
 async def database_error_handler(request: Request, error: Exception) -> JSONResponse:
     """The database could not answer: 503, so clients know to try again later."""
     return JSONResponse(
-        {"detail": "the database is unavailable; try again later", "code": "database_unavailable"},
+        {"detail": DATABASE_WORDS, "code": "database_unavailable"},
         status_code=503,
         headers={"Retry-After": str(DATABASE_RETRY_SECONDS)},
     )

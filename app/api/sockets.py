@@ -14,7 +14,6 @@ from starlette.types import Receive
 
 from app.api.deps import (
     RESTORING_WORDS,
-    UNAVAILABLE_WORDS,
     AddressDep,
     Miss,
     RegistryDep,
@@ -23,6 +22,7 @@ from app.api.deps import (
     SettingsDep,
     find_room_anywhere,
 )
+from app.api.errors import DATABASE_WORDS
 from app.api.middleware import raw_receive, raw_send
 from app.cluster.moved import CLOSE_MOVED, Elsewhere
 from app.config import Settings
@@ -183,7 +183,7 @@ async def _admit(
         elif found is Miss.RESTORING:  # the client tries again, as after a restart
             await websocket.close(CLOSE_BUSY, RESTORING_WORDS)
         elif found is Miss.UNAVAILABLE:
-            await websocket.close(CLOSE_BUSY, UNAVAILABLE_WORDS)
+            await websocket.close(CLOSE_BUSY, DATABASE_WORDS)
         else:
             await _serve(websocket, found, settings, said_hello, address)
     finally:
