@@ -63,3 +63,27 @@ def test_the_docs_describe_the_api_and_are_not_in_it(server: Server) -> None:
     assert "/api/leaderboard" in paths
     assert not {"/docs", "/redoc", "/docs/oauth2-redirect"} & set(paths)
     assert 'url: "/openapi.json"' in fetch.get(server.url + "/docs").text.replace("'", '"')
+
+
+def test_each_room_route_lists_the_refusals_it_gives(server: Server) -> None:
+    """Not one list for all three: making a room is never answered 404 or 409, and each may be
+    answered 503, with the codes of docs/protocol.md."""
+    paths = fetch.get(server.url + "/openapi.json").json()["paths"]
+
+    def refusals(path: str, method: str) -> dict[str, str]:
+        answers = paths[path][method]["responses"]
+        return {status: answers[status]["description"] for status in answers if status >= "4"}
+
+    made = refusals("/api/rooms", "post")
+    assert sorted(made) == ["422", "429", "503"]
+    assert "server_full" in made["503"]
+    assert "too_many_rooms" in made["429"]
+    joined = refusals("/api/rooms/{code}/join", "post")
+    assert sorted(joined) == ["404", "409", "422", "429", "503"]
+    for code in ("already_started", "room_full", "name_taken"):
+        assert code in joined["409"]
+    for code in ("restoring", "not_saved", "room_moved", "database_unavailable"):
+        assert code in joined["503"]
+    seen = refusals("/api/rooms/{code}", "get")
+    assert sorted(seen) == ["404", "422", "429", "503"]
+    assert "too_many_misses" in seen["429"]
