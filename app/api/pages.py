@@ -24,8 +24,8 @@ from starlette.exceptions import HTTPException
 from starlette.types import Scope
 
 from app.api.deps import BaseUrlDep, RoomDep, count_room_miss
-from app.api.errors import ErrorOut
 from app.api.gzipped import request_header, takes_gzip
+from app.api.rooms import INFO_ERRORS
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 # Paths the client routes itself: each serves the same page.
@@ -173,8 +173,7 @@ def manifest() -> FileResponse:
     response_class=Response,
     responses={
         200: {"content": {"image/svg+xml": {}}, "description": "The room's link as a QR code."},
-        404: {"model": ErrorOut, "description": "No room has this code."},
-        429: {"model": ErrorOut, "description": "Too many requests from this address."},
+        **INFO_ERRORS,
     },
 )
 async def room_qr(room: RoomDep, base: BaseUrlDep) -> Response:

@@ -87,3 +87,5 @@ def test_each_room_route_lists_the_refusals_it_gives(server: Server) -> None:
     seen = refusals("/api/rooms/{code}", "get")
     assert sorted(seen) == ["404", "422", "429", "503"]
     assert "too_many_misses" in seen["429"]
+    # The room's QR code is refused as the room is.
+    assert refusals("/api/rooms/{code}/qr.svg", "get") == seen
