@@ -6,6 +6,7 @@ import atexit
 import contextlib
 import functools
 import os
+import random
 import shutil
 import signal
 import socket
@@ -49,11 +50,31 @@ FAST = {
 
 
 def free_port() -> int:
-    """A TCP port nobody listens on right now."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+    """A TCP port nobody uses right now, below the range the system takes the local ports of
+    outgoing connections from: a port the system hands out (``bind`` to port 0) may be taken by
+    any connection another test opens before the server binds it, and then the server cannot."""
+    low = _outgoing_ports_from()
+    while True:
+        port = PORTS.randrange(10_000, low) if low > 10_001 else 0
+        with socket.socket() as probe:
+            try:
+                probe.bind(("", port))
+            except OSError:
+                continue
+            chosen: int = probe.getsockname()[1]
+            return chosen
+
+
+# Drawn from the system's entropy: test processes side by side draw apart, whatever a test seeds.
+PORTS = random.SystemRandom()
+
+
+@functools.cache
+def _outgoing_ports_from() -> int:
+    try:
+        return int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 # Servers are forked from a process that has imported the server's modules already (it is
