@@ -325,13 +325,15 @@ def test_text_made_twice_as_large_on_a_phone_leaves_every_control_of_the_room_on
             assert box["x"] + box["width"] <= 360, (stage, name, box)
 
 
-def test_a_winner_of_24_letters_in_one_word_fits_a_phone_at_200_percent_text(
-    pages: Pages,
-) -> None:
-    """The final standings' heading ("… wins!", or every name of a tie) breaks a name too long
-    for the line rather than push the page sideways."""
+def test_names_of_24_letters_in_one_word_fit_a_phone_at_200_percent_text(pages: Pages) -> None:
+    """Whatever names players (the final standings' "… wins!" or every name of a tie, the
+    round's "… knocked", the match page's winners and moves) breaks a name too long for the
+    line rather than push the page sideways, which on a phone zooms the whole page out."""
     names = ["Anastasiakonstantinovaxy", "Bartholomewfitzgeraldxyz"]
-    ann = pages.open("/", phone=True)
+    ann = pages.open(None, phone=True)
+    larger = "() => document.documentElement.style.fontSize = '32px'"
+    ann.add_init_script(f"addEventListener('DOMContentLoaded', {larger})")
+    ann.goto(pages.server.url + "/")
     code = create_room(ann, names[0])
     bob = pages.open("/", phone=True)
     join_from_home(bob, names[1], code)
@@ -341,5 +343,14 @@ def test_a_winner_of_24_letters_in_one_word_fits_a_phone_at_200_percent_text(
     knock_or_end(ann)
     heading = ann.locator("#results-title")
     expect(heading).to_contain_text(re.compile("|".join(names)))
-    ann.evaluate("document.documentElement.style.fontSize = '32px'")
-    assert scroll_width(ann) <= 360, f"the standings scroll sideways: {scroll_width(ann)} px"
+    # The winners' heading cheers (grows and shrinks) twice; the page is measured after.
+    ann.wait_for_function("() => !document.querySelector('#results-title').getAnimations().length")
+    for page in ("standings", "match page"):
+        if page == "match page":
+            ann.click("text=The whole match")
+            expect(ann.locator(".replay-what")).to_contain_text(names[0])
+        # A phone widens its page to what overflows at the next frame.
+        frames = "go => requestAnimationFrame(() => requestAnimationFrame(go))"
+        ann.evaluate(f"() => new Promise({frames})")
+        assert ann.evaluate("innerWidth") == 360, f"the {page} zoomed the page out"
+        assert scroll_width(ann) <= 360, f"the {page} scrolls sideways: {scroll_width(ann)} px"
