@@ -316,7 +316,7 @@ function replayPanel(match, ui) {
         : shown && html`<div class="row replay-steps">${buttons(0)}
           <input type="range" min="0" max="${last}" value="${at}" data-input="seek" aria-label="${t('move')}">${buttons(2)}</div>
         <p class="replay-what" aria-live="polite"><b>${t('moveOf', { m: at, of: last })}</b> · ${shown.text}</p>
-        <div class="replay-piles">${shown.piles.map((pile, p) => html`<span><span class="small">${t(p < 4 ? 'pile' : 'discardShort', { n: p + 1 })}</span>${
+        <div class="row replay-piles">${shown.piles.map((pile, p) => html`<span><span class="small">${t(p < 4 ? 'pile' : 'discardShort', { n: p + 1 })}</span>${
           pile.length ? cardRow([p < 4 ? pile[0] : pile.at(-1)], t(p < 4 ? 'pile' : 'discardShort', { n: p + 1 }), true) : ''
         }<span class="muted small">${t('cards', { n: pile.length })}</span></span>`)}</div>
         <ul class="hands">${shown.hands.map((hand, seat) => html`<li class="${shown.seat === seat ? 'mover' : ''}"><span class="who">${names[seat]}</span>

@@ -18,6 +18,7 @@ from tests.e2e.ui import (
     join_from_home,
     knock_or_end,
     my_turn,
+    play_to_the_results,
     seat_online,
     wait_for,
 )
@@ -354,3 +355,43 @@ def test_names_of_24_letters_in_one_word_fit_a_phone_at_200_percent_text(pages: 
         ann.evaluate(f"() => new Promise({frames})")
         assert ann.evaluate("innerWidth") == 360, f"the {page} zoomed the page out"
         assert scroll_width(ann) <= 360, f"the {page} scrolls sideways: {scroll_width(ann)} px"
+
+
+# The words under ``selector`` that the line breaks inside: a word drawn on two lines has two
+# boxes.
+BROKEN_WORDS = """(selector) => {
+  const broken = [];
+  for (const root of document.querySelectorAll(selector)) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.data.matchAll(/\\S+/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        if (range.getClientRects().length > 1) broken.push(word[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+def test_the_replays_piles_keep_their_words_whole_at_200_percent_text(pages: Pages) -> None:
+    """At 200% text the match page's five piles no longer fit a phone's line: they go on two
+    lines or more, rather than break "Discard" and "cards" inside the words ("car ds")."""
+    ann = pages.open(None, phone=True)
+    larger = "() => document.documentElement.style.fontSize = '32px'"
+    ann.add_init_script(f"addEventListener('DOMContentLoaded', {larger})")
+    ann.goto(pages.server.url + "/")
+    seated_with_a_bot(ann)
+    play_to_the_results(ann)
+    ann.click("text=The whole match")
+    expect(ann.locator(".replay-piles > span")).to_have_count(5)
+    for width in (360, 320):
+        resize(ann, {"width": width, "height": 640})
+        assert ann.evaluate(BROKEN_WORDS, ".replay-piles") == [], width
+        assert scroll_width(ann) <= width, f"the match page scrolls sideways at {width} px"
+        tops = ann.locator(".replay-piles > span").evaluate_all(
+            "piles => piles.map((pile) => pile.getBoundingClientRect().top)"
+        )
+        assert len(set(tops)) > 1, f"five piles on one line at {width} px"
