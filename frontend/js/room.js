@@ -538,7 +538,7 @@ class RoomPage {
   }
 
   bar(state, extra = '') {
-    return html`<div class="roombar"><span>${extra}<span class="nowrap">${th('room', { code: html`<strong>${state.code}</strong>` })}</span></span>
+    return html`<div class="roombar"><span>${extra}${th('room', { code: html`<strong>${state.code}</strong>` })}</span>
       <span class="row"><button class="btn quiet sound" data-act="sound" aria-pressed="${String(soundOn())}">${t('sound')}</button>
       <button class="btn quiet" data-act="rules" aria-haspopup="dialog">${t('rules')}</button></span></div>`;
   }

@@ -302,15 +302,18 @@ def test_a_players_counts_of_one_are_said_in_the_singular(
     assert page.locator(".stat span").all_inner_texts()[:3] == words
 
 
+@pytest.mark.parametrize("width", [360, 320])
 def test_text_made_twice_as_large_on_a_phone_leaves_every_control_of_the_room_on_screen(
-    pages: Pages,
+    pages: Pages, width: int
 ) -> None:
     """A phone's text at 200% (32 px for 16): the site's links and the room's bar wrap rather
-    than push "Rules" off a page that cannot scroll sideways."""
+    than push "Rules" off a page that cannot scroll sideways; a room code of the widest letters
+    goes under "Room" whole when the line has no room for both."""
     ann = pages.open(None, phone=True)
     larger = "() => document.documentElement.style.fontSize = '32px'"
     ann.add_init_script(f"addEventListener('DOMContentLoaded', {larger})")
     ann.goto(pages.server.url + "/")
+    resize(ann, {"width": width, "height": 640})
     create_room(ann, "Ann")
     ann.click("[data-act=add-bot][data-level=easy]")
     expect(ann.locator(".seatlist")).to_contain_text("Easy bot")
@@ -318,12 +321,15 @@ def test_text_made_twice_as_large_on_a_phone_leaves_every_control_of_the_room_on
         if stage == "table":
             ann.click("[data-act=start]")
             expect(ann.locator(".hand .card")).to_have_count(5)
-        assert scroll_width(ann) <= 360, f"the {stage} scrolls sideways: {scroll_width(ann)} px"
+        ann.locator(".roombar strong").evaluate("code => code.textContent = 'WWWW-WWWW'")
+        wide = scroll_width(ann)
+        assert wide <= width, f"the {stage} scrolls sideways: {wide} px"
         for name in ("Rules", "Sound"):
             box = ann.locator(".roombar").get_by_role("button", name=name).bounding_box()
             assert box is not None
             assert box["x"] >= 0, (stage, name, box)
-            assert box["x"] + box["width"] <= 360, (stage, name, box)
+            assert box["x"] + box["width"] <= width, (stage, name, box)
+        assert ann.evaluate(BROKEN_WORDS, ".roombar") == [], stage
 
 
 def test_names_of_24_letters_in_one_word_fit_a_phone_at_200_percent_text(pages: Pages) -> None:
