@@ -367,14 +367,15 @@ function readyBox(page, state) {
   const ready = state.players.filter((player) => player.ready);
   const waiting = state.players.filter((player) => !player.ready && player.connected && !player.bot);
   const mineReady = me != null && state.players[me]?.ready;
+  const list = (players) => joined(players.map((player) => `${player.name}${player.seat === me ? ` (${t('you')})` : ''}`));
   return html`<div class="sticky-actions">
     ${me != null
       ? html`<button class="btn primary" data-act="ready" ${mineReady ? html`aria-disabled="true"` : ''}>${t(mineReady ? 'isReady' : 'ready')}</button>`
       : ''}
     <span class="muted small">${state.ready_deadline
       ? th('nextIn', { time: countdown(page, state.ready_deadline, 'plain') })
-      : ''}${ready.length ? ` · ${t('readyNames', { names: joined(ready.map((p) => p.name)) })}` : ''}${
-      waiting.length && ready.length ? ` · ${t('waitingFor', { names: joined(waiting.map((p) => p.name)) })}` : ''
+      : ''}${ready.length ? ` · ${t('readyNames', { names: list(ready) })}` : ''}${
+      waiting.length && ready.length ? ` · ${t('waitingFor', { names: list(waiting) })}` : ''
     }</span></div>`;
 }
 

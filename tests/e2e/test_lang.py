@@ -175,9 +175,7 @@ def test_a_french_browser_gets_every_page_in_french(pages: Pages, shot: Shot) ->
 
     page.goto(pages.server.url + "/rules")
     expect(page.locator(".prose h3")).to_have_text("Les mains qui marquent, en cartes")
-    expect(page.locator(".prose a.btn")).to_have_text(
-        "Essayer des mains dans le calculateur de score"
-    )
+    expect(page.locator(".prose a.btn")).to_have_text("Essayer des mains au calculateur de score")
     in_french(page, shot, "rules")
     # Switched on the page, the hands shown as cards are in the new language as the rest is.
     page.locator("#lang").click()

@@ -398,7 +398,9 @@ def test_multiple_pickups_and_ten_cards_with_the_ready_countdown(pages: Pages, s
     expect(bob.locator("#results-title")).to_be_focused()  # the result is read first
     ann.click("[data-act=ready]")
     expect(ann.locator("[data-act=ready]")).to_have_text("Ready ✓")
-    expect(bob.locator(".sticky-actions")).to_contain_text("ready: Ann")
+    # Each says who is ready and who is awaited, the reader among them as themselves.
+    expect(bob.locator(".sticky-actions")).to_contain_text("ready: Ann · waiting for Bob (you)")
+    expect(ann.locator(".sticky-actions")).to_contain_text("ready: Ann (you) · waiting for Bob")
     bob.click("[data-act=ready]")
     for page in (ann, bob):
         expect(page.locator(".roombar")).to_contain_text("Round 2 of 2")

@@ -61,7 +61,7 @@ e_wrong_status Pas à ce moment de la partie.
 e_no_such_seat Cette place n’existe plus.
 e_seat_changed Ce joueur est parti entre-temps : rien n’a été fait.
 e_too_many_misses Trop de codes inconnus depuis cette adresse : attendez une minute.
-e_database_unavailable La base de données du serveur est indisponible : réessayez plus tard.
+e_database_unavailable La base de données est indisponible : réessayez plus tard.
 e_moving Le serveur ne peut pas placer cette salle pour l’instant : réessayez dans un instant.
 e_restoring Le serveur remet ses salles en place : réessayez dans un instant.
 e_room_moved La salle a été fermée ou déplacée : réessayez.
@@ -275,7 +275,7 @@ closedText4011 Créez une nouvelle salle depuis l’accueil.
 playHere Jouer ici
 watch Regarder la salle
 sound Son
-e_not_saved Enregistrement impossible pour l’instant : votre coup attend, et le jeu reprend dès qu’il est enregistré.
+e_not_saved Enregistrement impossible pour l’instant : votre coup attend ; le jeu reprend une fois enregistré.
 hintTake prenez {card} dans {pile}
 hintDiscard défaussez {cards}
 hintKnock frappez maintenant
@@ -297,7 +297,7 @@ chatSettings Réglages de la discussion
 letWatchers Laisser les spectateurs discuter
 botSits Un joueur ordinateur s’installe…
 roundOver La manche est finie
-scored Votre main a marqué {points}. Créez maintenant une salle et partagez son lien avec vos amis.
+scored Votre main a marqué {points}. Créez une salle et partagez son lien avec vos amis.
 realRoom Créer une vraie salle
 botPlays L’ordinateur joue…
 knockNow Votre main vaut {points} : frappez pour finir la manche.
@@ -327,7 +327,7 @@ colourCards Cartes de couleur {colour}
 handsShown Les mains qui marquent, en cartes
 rulesFailed Impossible de charger les règles ({error}). Vérifiez la connexion et réessayez.
 loadingRules Chargement des règles…
-tryCalc Essayer des mains dans le calculateur de score
+tryCalc Essayer des mains au calculateur de score
 noKey sans clé
 match Partie
 loading Chargement…
@@ -364,7 +364,7 @@ dealt {name} a distribué
 fairDeal Donne équitable
 seed Graine
 commitment Engagement (SHA-256 de la graine)
-personKey Les noms ne sont pas des comptes : une personne ayant joué sous le nom {name} depuis un navigateur qui garde sa clé.
+personKey Les noms ne sont pas des comptes : une personne ayant joué sous le nom {name} depuis un navigateur gardant sa clé.
 personNoKey Les noms ne sont pas des comptes : tous ceux ayant joué sous le nom {name} sans clé.
 othersAs D’autres ayant joué sous le nom {name} :
 nMatches {n} partie|{n} parties
