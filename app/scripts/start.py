@@ -34,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.config import Settings, load_settings, warn_of_misspelt_settings
 from app.logs import configure_logging
+from app.settings_checks import URL_PASSWORD
 from app.storage.db import SQLITE_JOURNALS, is_sqlite, make_engine
 from app.storage.eventlog import EventLog, folder_for
 from app.storage.filelock import NoLocks, hand_over, hold_to_serve, lock_path
@@ -440,13 +441,21 @@ def claim_sqlite_file(url: str) -> None:
 
 async def check_node_free(settings: Settings) -> None:
     """In cluster mode: Redis answers and no other running node holds this NODE_ID."""
+    from redis.exceptions import AuthenticationError, ResponseError
+
     from app.cluster.nodes import node_id_holder
 
+    where = URL_PASSWORD.sub(r"\1***@", settings.redis_url)
     try:
         holder = await node_id_holder(settings, patience=2 * settings.lease_ms / 1000)
-    except Exception as error:  # unreachable, refused, timed out: said once
+    except (AuthenticationError, ResponseError) as error:  # it answered, and said no
         raise Unusable(
-            f"Redis at {settings.redis_url} did not answer ({_reason(error)}); cluster mode "
+            f"Redis at {where} refused this server ({_reason(error)}); check REDIS_URL's "
+            "password and database number"
+        ) from None
+    except Exception as error:  # unreachable, timed out: said once
+        raise Unusable(
+            f"Redis at {where} did not answer ({_reason(error)}); cluster mode "
             "needs it to start. Check REDIS_URL and that Redis is running"
         ) from None
     if holder is not None:

@@ -8,6 +8,7 @@ import pytest
 
 from app.cluster.nodes import Directory
 from app.config import Settings
+from tests.cluster.harness import private_redis
 from tests.databases import postgres_database
 from tests.redis_server import TEST_REDIS_URL, redis_client
 from tests.server import ROOT, free_port, server_env
@@ -92,3 +93,35 @@ def test_a_node_id_held_by_a_running_node_is_refused_at_start() -> None:
     result = asyncio.run(hold_and_start())
     assert result.returncode == 1
     assert "node id 'dup-node' is in use by another running node" in result.stderr
+
+
+def test_a_redis_that_refuses_or_does_not_answer_is_said_so_at_start_without_its_password() -> None:
+    """A wrong password or a database number past the server's, and a Redis that is not
+    there: each is refused in one line naming the URL with its password hidden (it was said
+    back whole, and a refusal was called "did not answer")."""
+    with private_redis(password="right-horse-battery") as server, postgres_database() as url:
+        cases = {
+            f"redis://:wrong-staple-42@127.0.0.1:{server.port}/0": (
+                f"Redis at redis://:***@127.0.0.1:{server.port}/0 refused this server ("
+            ),
+            f"redis://:right-horse-battery@127.0.0.1:{server.port}/99": (
+                f"Redis at redis://:***@127.0.0.1:{server.port}/99 refused this server "
+                "(DB index is out of range); check REDIS_URL's password and database number"
+            ),
+            "redis://:wrong-staple-42@127.0.0.1:" + (port := str(free_port())) + "/0": (
+                f"Redis at redis://:***@127.0.0.1:{port}/0 did not answer ("
+            ),
+        }
+        for redis_url, said in cases.items():
+            result = start(
+                "app.scripts.start",
+                DATABASE_URL=url,
+                REDIS_URL=redis_url,
+                NODE_ID="node-1",
+                PORT=str(free_port()),
+            )
+            assert result.returncode == 1, result.stderr
+            (line,) = [line for line in result.stderr.splitlines() if "cannot start" in line]
+            assert said in line
+            assert "wrong-staple-42" not in result.stderr + result.stdout
+            assert "right-horse-battery" not in result.stderr + result.stdout
