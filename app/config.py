@@ -315,6 +315,12 @@ class Settings(BaseSettings):
         description="Milliseconds a node's hold on a room lasts unless renewed; a node that "
         "dies gives its rooms up this long after its last renewal.",
     )
+    redis_wait_seconds: int = Field(
+        60,
+        ge=0,
+        le=3600,
+        description="Seconds a node waits at start for Redis to answer before it gives up.",
+    )
 
     @property
     def ws_max_bytes(self) -> int:

@@ -377,7 +377,7 @@ def no_home(value: str, what: str) -> None:
 
 
 # The settings of cluster mode besides REDIS_URL, which switches it on.
-CLUSTER_SETTINGS = ("node_id", "node_path", "cluster_name", "lease_ms")
+CLUSTER_SETTINGS = ("node_id", "node_path", "cluster_name", "lease_ms", "redis_wait_seconds")
 
 
 def cluster(settings: Settings) -> None:

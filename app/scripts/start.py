@@ -440,24 +440,37 @@ def claim_sqlite_file(url: str) -> None:
 
 
 async def check_node_free(settings: Settings) -> None:
-    """In cluster mode: Redis answers and no other running node holds this NODE_ID."""
-    from redis.exceptions import AuthenticationError, ResponseError
+    """In cluster mode: Redis answers (waited for up to REDIS_WAIT_SECONDS) and no other
+    running node holds this NODE_ID."""
+    from redis.exceptions import AuthenticationError, RedisError, ResponseError
 
     from app.cluster.nodes import node_id_holder
 
     where = URL_PASSWORD.sub(r"\1***@", settings.redis_url)
-    try:
-        holder = await node_id_holder(settings, patience=2 * settings.lease_ms / 1000)
-    except (AuthenticationError, ResponseError) as error:  # it answered, and said no
-        raise Unusable(
-            f"Redis at {where} refused this server ({_reason(error)}); check REDIS_URL's "
-            "password and database number"
-        ) from None
-    except Exception as error:  # unreachable, timed out: said once
-        raise Unusable(
-            f"Redis at {where} did not answer ({_reason(error)}); cluster mode "
-            "needs it to start. Check REDIS_URL and that Redis is running"
-        ) from None
+    seconds = settings.redis_wait_seconds
+    deadline = time.monotonic() + seconds
+    announced = False
+    while True:
+        try:
+            holder = await node_id_holder(settings, patience=2 * settings.lease_ms / 1000)
+            break
+        except (AuthenticationError, ResponseError) as error:  # it answered, and said no
+            raise Unusable(
+                f"Redis at {where} refused this server ({_reason(error)}); check REDIS_URL's "
+                "password and database number"
+            ) from None
+        except (RedisError, OSError) as error:  # not up yet (refused, timed out, loading)
+            if time.monotonic() >= deadline:
+                raise Unusable(
+                    f"Redis at {where} did not answer within {seconds} s ({_reason(error)}); "
+                    "cluster mode needs it to start. Check REDIS_URL and that Redis is "
+                    "running, or raise REDIS_WAIT_SECONDS"
+                ) from None
+            if not announced:
+                log.info("waiting for Redis at %s (%s)", where, _reason(error))
+                announced = True
+            await asyncio.sleep(1)
+    log.info("Redis ready: %s", where)
     if holder is not None:
         raise Unusable(
             f"node id {settings.node_id!r} is in use by another running node (at {holder}); "

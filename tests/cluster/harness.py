@@ -444,16 +444,17 @@ class PrivateRedis:
 
 
 @contextmanager
-def private_redis(password: str = "") -> Iterator[PrivateRedis]:
-    """A Redis of this test's own (asking for ``password`` if given), stopped afterwards;
-    skipped without redis-server."""
+def private_redis(password: str = "", started: bool = True) -> Iterator[PrivateRedis]:
+    """A Redis of this test's own (asking for ``password`` if given; started later by the test
+    unless ``started``), stopped afterwards; skipped without redis-server."""
     if not any((Path(d) / "redis-server").exists() for d in os.environ["PATH"].split(":")):
         if os.environ.get("REQUIRE_REDIS") == "1":
             pytest.fail("REQUIRE_REDIS=1 but redis-server is not installed")
         pytest.skip("redis-server is not installed")
     with tempfile.TemporaryDirectory() as folder:
         server = PrivateRedis(Path(folder), password)
-        server.start()
+        if started:
+            server.start()
         try:
             yield server
         finally:

@@ -1,8 +1,10 @@
 """Cluster mode is switched on by REDIS_URL, and refuses what would split or lose rooms."""
 
 import asyncio
+import secrets
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +12,12 @@ from app.cluster.nodes import Directory
 from app.config import Settings
 from tests.cluster.harness import private_redis
 from tests.databases import postgres_database
+from tests.ops.test_start import (
+    _end_what_was_started,  # noqa: F401
+    until_logged,
+    wait_until_ready,
+)
+from tests.ops.test_start import start as start_logged
 from tests.redis_server import TEST_REDIS_URL, redis_client
 from tests.server import ROOT, free_port, server_env
 
@@ -109,7 +117,7 @@ def test_a_redis_that_refuses_or_does_not_answer_is_said_so_at_start_without_its
                 "(DB index is out of range); check REDIS_URL's password and database number"
             ),
             "redis://:wrong-staple-42@127.0.0.1:" + (port := str(free_port())) + "/0": (
-                f"Redis at redis://:***@127.0.0.1:{port}/0 did not answer ("
+                f"Redis at redis://:***@127.0.0.1:{port}/0 did not answer within 0 s ("
             ),
         }
         for redis_url, said in cases.items():
@@ -119,9 +127,29 @@ def test_a_redis_that_refuses_or_does_not_answer_is_said_so_at_start_without_its
                 REDIS_URL=redis_url,
                 NODE_ID="node-1",
                 PORT=str(free_port()),
+                REDIS_WAIT_SECONDS="0",  # the refusals end the start at once all the same
             )
             assert result.returncode == 1, result.stderr
             (line,) = [line for line in result.stderr.splitlines() if "cannot start" in line]
             assert said in line
             assert "wrong-staple-42" not in result.stderr + result.stdout
             assert "right-horse-battery" not in result.stderr + result.stdout
+
+
+def test_a_node_waits_for_redis_at_start_then_serves(tmp_path: Path) -> None:
+    """A Redis not answering yet (started after the node, or restarting) is waited for, as the
+    database is; the start ended at once, and a node started with its Redis stayed down."""
+    with private_redis(started=False) as server, postgres_database() as url:
+        port, log = free_port(), tmp_path / "start.log"
+        process = start_logged(
+            url,
+            port,
+            log,
+            REDIS_URL=server.url,
+            NODE_ID="node-1",
+            CLUSTER_NAME=f"wait{secrets.token_hex(4)}",
+        )
+        until_logged(log, f"waiting for Redis at {server.url}", process)
+        server.start()
+        wait_until_ready(process, port, log)
+        assert f"Redis ready: {server.url}" in log.read_text()

@@ -319,6 +319,7 @@ def test_refused_settings_are_said_as_json_when_log_json_asks(
     [
         ({"NODE_PATH": "/n/node-1"}, "NODE_PATH is"),
         ({"CLUSTER_NAME": "cards"}, "CLUSTER_NAME is"),
+        ({"REDIS_WAIT_SECONDS": "5"}, "REDIS_WAIT_SECONDS is"),
         ({"LEASE_MS": "3000", "NODE_ID": "node-1"}, "NODE_ID, LEASE_MS are"),
     ],
 )
