@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
 
 from app.cluster.lease import Script
 from app.config import Settings
@@ -43,6 +44,23 @@ def connect(settings: Settings) -> aioredis.Redis:
     return aioredis.Redis.from_url(
         settings.redis_url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
     )
+
+
+async def eviction_policy(settings: Settings) -> str | None:
+    """The policy by which Redis drops keys when its memory is full, if it may drop any: a
+    room's lease dropped so lets another node take the room. None with ``noeviction``, no
+    memory limit, or INFO refused (some hosted Redis rename it)."""
+    client = connect(settings)
+    try:
+        memory = await client.info("memory")
+    except ResponseError:
+        return None
+    finally:
+        await client.aclose()
+    policy = str(memory.get("maxmemory_policy", "noeviction"))
+    if policy == "noeviction" or not int(memory.get("maxmemory", 0) or 0):
+        return None
+    return policy
 
 
 async def node_id_holder(settings: Settings, patience: float) -> str | None:

@@ -444,7 +444,7 @@ async def check_node_free(settings: Settings) -> None:
     running node holds this NODE_ID."""
     from redis.exceptions import AuthenticationError, RedisError, ResponseError
 
-    from app.cluster.nodes import node_id_holder
+    from app.cluster.nodes import eviction_policy, node_id_holder
 
     where = URL_PASSWORD.sub(r"\1***@", settings.redis_url)
     seconds = settings.redis_wait_seconds
@@ -476,6 +476,16 @@ async def check_node_free(settings: Settings) -> None:
             f"node id {settings.node_id!r} is in use by another running node (at {holder}); "
             "give every node its own NODE_ID"
         )
+    with contextlib.suppress(RedisError, OSError):  # it answered a moment ago: only a warning
+        policy = await eviction_policy(settings)
+        if policy is not None:
+            log.warning(
+                "Redis at %s may drop keys when its memory is full (maxmemory-policy %s): a room "
+                "whose lease it drops can move to another node mid-match. Set maxmemory-policy "
+                "noeviction, or give the cluster a Redis of its own",
+                where,
+                policy,
+            )
 
 
 def main() -> None:

@@ -393,9 +393,10 @@ class ClusterClient(Client):
 class PrivateRedis:
     """A Redis of the test's own on a free port, keeping nothing on disk, that it may restart."""
 
-    def __init__(self, folder: Path, password: str = "") -> None:
+    def __init__(self, folder: Path, password: str = "", options: tuple[str, ...] = ()) -> None:
         self.port = free_port()
         self.password = password
+        self.options = options
         self.url = f"redis://{f':{password}@' if password else ''}127.0.0.1:{self.port}/0"
         self.folder = folder
         self.process: subprocess.Popen[bytes] | None = None
@@ -415,6 +416,7 @@ class PrivateRedis:
                 "--dir",
                 str(self.folder),
                 *(["--requirepass", self.password] if self.password else []),
+                *self.options,
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -444,15 +446,18 @@ class PrivateRedis:
 
 
 @contextmanager
-def private_redis(password: str = "", started: bool = True) -> Iterator[PrivateRedis]:
-    """A Redis of this test's own (asking for ``password`` if given; started later by the test
-    unless ``started``), stopped afterwards; skipped without redis-server."""
+def private_redis(
+    password: str = "", started: bool = True, options: tuple[str, ...] = ()
+) -> Iterator[PrivateRedis]:
+    """A Redis of this test's own (asking for ``password`` if given, with redis-server's
+    ``options``; started later by the test unless ``started``), stopped afterwards; skipped
+    without redis-server."""
     if not any((Path(d) / "redis-server").exists() for d in os.environ["PATH"].split(":")):
         if os.environ.get("REQUIRE_REDIS") == "1":
             pytest.fail("REQUIRE_REDIS=1 but redis-server is not installed")
         pytest.skip("redis-server is not installed")
     with tempfile.TemporaryDirectory() as folder:
-        server = PrivateRedis(Path(folder), password)
+        server = PrivateRedis(Path(folder), password, options)
         if started:
             server.start()
         try:

@@ -153,3 +153,28 @@ def test_a_node_waits_for_redis_at_start_then_serves(tmp_path: Path) -> None:
         server.start()
         wait_until_ready(process, port, log)
         assert f"Redis ready: {server.url}" in log.read_text()
+        assert "maxmemory-policy" not in log.read_text()
+
+
+@pytest.mark.parametrize("policy", ["allkeys-lru", "volatile-ttl"])
+def test_a_redis_that_may_drop_leases_when_full_is_warned_of_at_start(
+    tmp_path: Path, policy: str
+) -> None:
+    """A Redis that drops keys when its memory is full (a cache shared with other programs)
+    may drop a room's lease: the room then moves to another node. The start says so, and
+    serves all the same."""
+    options = ("--maxmemory", "64mb", "--maxmemory-policy", policy)
+    with private_redis(options=options) as server, postgres_database() as url:
+        port, log = free_port(), tmp_path / "start.log"
+        process = start_logged(
+            url,
+            port,
+            log,
+            REDIS_URL=server.url,
+            NODE_ID="node-1",
+            CLUSTER_NAME=f"full{secrets.token_hex(4)}",
+        )
+        wait_until_ready(process, port, log)
+        (warning,) = [line for line in log.read_text().splitlines() if "maxmemory" in line]
+        assert f"(maxmemory-policy {policy})" in warning
+        assert '"level":"warning"' in warning
