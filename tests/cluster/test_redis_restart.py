@@ -8,6 +8,8 @@ import asyncio
 import random
 import time
 
+import redis
+
 from tests import fetch
 from tests.cluster.harness import (
     Cluster,
@@ -18,6 +20,7 @@ from tests.cluster.harness import (
     table,
 )
 from tests.cluster.test_failover import rounds_in_history, seated
+from tests.redis_server import TEST_REDIS_URL
 
 
 def wait_until_ready(url: str) -> dict[str, object]:
@@ -110,3 +113,41 @@ async def test_a_room_asked_of_another_node_after_redis_restarts_stays_with_its_
         for clients in tables:
             await play_moves(clients, rng, 5)
         assert lost_rooms(cluster) == 0
+
+
+async def test_a_lease_redis_drops_when_full_moves_at_most_its_room_and_loses_nothing() -> None:
+    """A Redis that drops keys when its memory is full (README: any maxmemory-policy but
+    noeviction) may drop a room's lease while its node plays the room. Asked for the room
+    then, another node takes it unless the room's node has claimed it again first; either way
+    the players are back at the table with every acknowledged move, and the match ends with
+    every round in the history."""
+    with running_cluster() as cluster:
+        clients = await seated(cluster, 2, rounds=2)
+        rng = random.Random(4096)
+        await play_moves(clients, rng, 3)
+        acked = [table(client.view) for client in clients]
+        code = clients[0].code
+        first = cluster.owner(code)
+
+        store = redis.Redis.from_url(TEST_REDIS_URL, socket_timeout=10)
+        try:
+            assert store.delete(f"{cluster.name}:room:{code}:owner") == 1
+        finally:
+            store.close()
+        other = next(node for node in cluster.ids if node != first)
+        answer = await asyncio.to_thread(
+            fetch.get, f"{cluster.nodes[other].url}/api/rooms/{code}", timeout=10
+        )
+        if answer.status_code == 200:  # taken by the node asked
+            assert answer.json()["node"] == other
+            for client in clients:  # once the room's node finds its lease gone
+                assert (await client.wait_closed(60))[0] == 4012
+        else:  # claimed again by its own node first
+            assert answer.status_code == 307, answer.text
+            assert answer.headers["location"].startswith(f"/n/{first}/"), answer
+
+        await back_at_table(clients)
+        assert [table(client.view) for client in clients] == acked
+        await play_moves(clients, rng, 200)
+        assert clients[0].view["status"] == "finished"
+        assert rounds_in_history(cluster, clients[0].view["match_id"]) == [1, 2]
