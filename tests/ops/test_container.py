@@ -15,6 +15,7 @@ import yaml
 
 from app.config import Settings
 from app.scripts.healthcheck import health_url
+from app.settings_checks import CLUSTER_SETTINGS
 from tests.server import ROOT
 
 SETTINGS = {name.upper() for name in Settings.model_fields}
@@ -53,7 +54,7 @@ def test_compose_has_postgres_and_the_app() -> None:
     environment = app["environment"]
     # Every setting but the address and port inside the container passes through from .env;
     # the cluster's are docker-compose.cluster.yml's: one node here, with no Redis.
-    cluster = {"REDIS_URL", "NODE_ID", "NODE_PATH", "CLUSTER_NAME", "LEASE_MS"}
+    cluster = {"REDIS_URL", *(name.upper() for name in CLUSTER_SETTINGS)}
     assert set(environment) == SETTINGS - {"HOST", "PORT"} - cluster
     for name, value in environment.items():
         if name not in ("DATABASE_URL", "DATABASE_PASSWORD", "LOG_JSON", "OUTBOX_PATH"):
