@@ -4,8 +4,9 @@ Seat tokens travel only in request bodies and the WebSocket hello, and hands onl
 This server logs neither, uvicorn's access log is off, and every record passes through a filter
 that keeps only the kind and size of a WebSocket frame (the protocol layer traces frames at
 debug level), cuts query strings from request lines and from the connection scopes traced at
-trace level, blanks any "token" field however its name
-is spelled, and turns a client's malformed bytes into one warning line without a traceback.
+trace level, blanks any "token" field however its name is spelled and the credentials a proxy
+may add to a request's headers, and turns a client's malformed bytes into one warning line
+without a traceback.
 """
 
 from __future__ import annotations
@@ -30,6 +31,12 @@ _QUERY = re.compile(r'(\b(?:WebSocket|GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) /[
 TRACE = 5
 # A connection's scope, as uvicorn traces it: "'query_string': b'token=...'".
 _SCOPE_QUERY = re.compile(r"""('query_string': )b?(?:'[^']*'|"[^"]*")""")
+# Credentials a proxy in front may add to a request (basic auth, a session's cookie): the
+# protocol layer traces the handshake's headers at debug level ("< cookie: ..."), and uvicorn's
+# traced scopes hold them as pairs of bytes ("(b'cookie', b'...')").
+_CREDENTIAL_HEADERS = "(?:proxy-authorization|authorization|cookie|set-cookie)"
+_CREDENTIAL_LINE = re.compile(rf"(?im)^([<>] {_CREDENTIAL_HEADERS}: ).*$")
+_CREDENTIAL_PAIR = re.compile(rf"""(?i)(\(b'{_CREDENTIAL_HEADERS}', )b?(?:'[^']*'|"[^"]*")""")
 # The protocol layer's frame traces: "< %s" received, "> %s" sent.
 _FRAME_TRACES = ("< %s", "> %s")
 # What a client's bad bytes make the protocol layer log with a traceback: the client's fault,
@@ -67,8 +74,12 @@ class RedactTokens(logging.Filter):
             redacted = _SCOPE_QUERY.sub(r"\1'<...>'", redacted)
         if "\\u" in redacted:
             redacted = _ESCAPE.sub(lambda match: chr(int(match.group(1), 16)), redacted)
-        if "token" in redacted.lower():
+        lower = redacted.lower()
+        if "token" in lower:
             redacted = _TOKEN.sub(r"\1[redacted]", redacted)
+        if "authorization" in lower or "cookie" in lower:
+            redacted = _CREDENTIAL_LINE.sub(r"\1[redacted]", redacted)
+            redacted = _CREDENTIAL_PAIR.sub(r"\1'[redacted]'", redacted)
         if redacted != message:
             record.msg = redacted
             record.args = ()

@@ -21,11 +21,17 @@ async def test_no_token_hand_or_query_string_reaches_the_log(level: str) -> None
         room = create_room(server, "Ann", turn_seconds=0)
         bob = join_room(server, room["code"], "Bob")
         secrets = [room["token"], bob["token"]]
-        # Tokens in query strings, which the server ignores but a client may still send.
-        fetch.get(f"{server.url}/api/rooms/{room['code']}?token={secrets[0]}")
+        # Tokens in query strings, which the server ignores but a client may still send, and
+        # the credentials a proxy in front may add (basic auth, a session's cookie).
+        credentials = {
+            "Authorization": "Basic QmFzaWNTZWNyZXQ=",
+            "Proxy-Authorization": "Bearer ProxySecret",
+            "Cookie": "session=CookieSecret",
+        }
+        fetch.get(f"{server.url}/api/rooms/{room['code']}?token={secrets[0]}", headers=credentials)
         url = f"{server.ws_url}/ws/rooms/{room['code']}?token={secrets[1]}&x=1"
         for spelling in SPELLINGS:
-            async with connect(url, compression=None) as ws:
+            async with connect(url, compression=None, additional_headers=credentials) as ws:
                 await ws.send(f'{{"type":"hello",{spelling}:"{secrets[1]}"}}')
                 assert json.loads(await ws.recv())["type"] == "state"
         players = [Client(server, room["code"], token) for token in secrets]
@@ -39,7 +45,7 @@ async def test_no_token_hand_or_query_string_reaches_the_log(level: str) -> None
         await close_all()
         logs = server.logs()
     assert "WebSocket /ws/rooms/" in logs, "the access lines are there, without their queries"
-    for secret in secrets:
+    for secret in [*secrets, "QmFzaWNTZWNyZXQ=", "ProxySecret", "CookieSecret"]:
         assert secret not in logs
     assert "token=" not in logs
     assert not hands & card_ids_in(logs), "a hand reached the log"
