@@ -41,7 +41,14 @@ class Settings(BaseSettings):
     # No number is infinite or not a number, and each has a bound: past it a value would only
     # fail later, in a request (a burst past what a float holds, a timer set for ever).
     model_config = SettingsConfigDict(
-        env_file=ENV_FILE, extra="ignore", frozen=True, env_ignore_empty=True, allow_inf_nan=False
+        env_file=ENV_FILE,
+        extra="ignore",
+        frozen=True,
+        env_ignore_empty=True,
+        allow_inf_nan=False,
+        # A refusal read as pydantic writes it (alembic run by hand, a bare uvicorn) would say
+        # a URL back with its password; load_settings says each value back without it.
+        hide_input_in_errors=True,
     )
 
     # Serving.

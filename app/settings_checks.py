@@ -432,6 +432,11 @@ def redis_url(value: str) -> None:
         parse_url(value)  # type: ignore[no-untyped-call]
         port = parts.port
     except ValueError as error:
+        if "port" in str(error).lower():  # its words repeat what stood for the port
+            raise ValueError(
+                "REDIS_URL's port cannot be read: write it as a number after the host, and "
+                "escape a password's characters other than letters and digits as %XX (/ as %2F)"
+            ) from None
         raise ValueError(f"REDIS_URL is not a Redis URL redis-py can read: {error}") from None
     if port is not None and not 1 <= port <= 65535:
         raise ValueError("REDIS_URL's port must be a number from 1 to 65535")
@@ -461,8 +466,23 @@ def redis_url(value: str) -> None:
             )
 
 
-# A URL's password (scheme://user:password@host), hidden wherever a refused value is said back.
-URL_PASSWORD = re.compile(r"(://[^/@:\s]*:)[^/\s]*@")
+# A password given as an option of a URL (asyncpg takes ?password=).
+PASSWORD_OPTION = re.compile(r"([?&]password=)[^&#]*", re.IGNORECASE)
+
+
+def hide_password(url: str) -> str:
+    """``url`` with its password, if any, written ***: whatever follows the user up to the
+    URL's last '@' (a password written unescaped may hold '/', ' ' or '@'), and a ?password=
+    option. Said wherever a URL is said back (logs are read by more people than the settings).
+    """
+    scheme, separator, rest = url.partition("://")
+    if separator and "@" in rest:
+        userinfo, _, after = rest.rpartition("@")
+        user, colon, _ = userinfo.partition(":")
+        rest = f"{user}{':***' if colon else ''}@{after}"
+    return PASSWORD_OPTION.sub(r"\1***", scheme + separator + rest)
+
+
 # Settings whose values are never said back.
 SECRETS = {"database_password"}
 
@@ -475,7 +495,8 @@ def problems(error: ValidationError) -> list[str]:
         name = ".".join(str(part) for part in item["loc"]).upper() or "settings"
         message = str(item["msg"]).removeprefix("Value error, ")
         if item["loc"] and "input" in item and item["loc"][0] not in SECRETS:
-            said = URL_PASSWORD.sub(r"\1***@", repr(item["input"]))
+            value = item["input"]
+            said = repr(hide_password(value)) if isinstance(value, str) else repr(value)
             message += f" (got {said})"
         lines.append(f"{name}: {message}")
     return lines

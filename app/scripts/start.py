@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.config import Settings, load_settings, warn_of_misspelt_settings
 from app.logs import configure_logging
-from app.settings_checks import URL_PASSWORD
+from app.settings_checks import hide_password
 from app.storage.db import SQLITE_JOURNALS, is_sqlite, make_engine
 from app.storage.eventlog import EventLog, folder_for
 from app.storage.filelock import NoLocks, hand_over, hold_to_serve, lock_path
@@ -84,7 +84,7 @@ class Target:
         parsed = make_url(url)
         return cls(
             url,
-            parsed.render_as_string(hide_password=True),
+            hide_password(parsed.render_as_string(hide_password=True)),
             parsed.username or "",
             parsed.database or "",
         )
@@ -446,7 +446,7 @@ async def check_node_free(settings: Settings) -> None:
 
     from app.cluster.nodes import eviction_policy, node_id_holder
 
-    where = URL_PASSWORD.sub(r"\1***@", settings.redis_url)
+    where = hide_password(settings.redis_url)
     seconds = settings.redis_wait_seconds
     deadline = time.monotonic() + seconds
     announced = False

@@ -9,6 +9,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from app.config import Settings
+from app.settings_checks import hide_password
 from tests.server import ROOT, ZYGOTE, server_env
 
 
@@ -59,6 +60,10 @@ def test_empty_variables_keep_the_default() -> None:
         check=True,
     )
     assert result.stdout.strip() == "10000"
+
+
+# What cluster mode needs besides REDIS_URL, for a REDIS_URL to be judged.
+CLUSTER = {"DATABASE_URL": "postgresql+asyncpg://spectrum@db/spectrum", "NODE_ID": "node-1"}
 
 
 def start(folder: Path, **env: str) -> tuple[int, str]:
@@ -117,6 +122,25 @@ def test_bad_settings_refuse_to_start(env: dict[str, str], message: str, tmp_pat
             "(got 'postgresql://spectrum:***@db:5432/spectrum')",
         ),
         ({"REDIS_URL": "http://:Sup3r@Secret@redis:6379/0"}, "REDIS_URL must start with"),
+        # Written unescaped, a password may hold '/' or a space, which SQLAlchemy takes.
+        (
+            {"DATABASE_URL": "postgresql+asyncpg://spectrum:Sup3r/Secret@db/spectrum?sslmode=a"},
+            "(got 'postgresql+asyncpg://spectrum:***@db/spectrum?sslmode=a')",
+        ),
+        (
+            {"DATABASE_URL": "postgresql+asyncpg://spectrum:Sup3r Secret@db/spectrum?sslmode=a"},
+            "(got 'postgresql+asyncpg://spectrum:***@db/spectrum?sslmode=a')",
+        ),
+        (
+            {"DATABASE_URL": "postgresql+asyncpg://u@db/spectrum?password=Sup3rSecret&sslmode=a"},
+            "(got 'postgresql+asyncpg://u@db/spectrum?password=***&sslmode=a')",
+        ),
+        # redis-py's words for a port it cannot read repeat what stood there: here the password.
+        (
+            {**CLUSTER, "REDIS_URL": "redis://:Sup3r/Secret@redis:6379/0"},
+            "REDIS_URL's port cannot be read",
+        ),
+        ({**CLUSTER, "REDIS_URL": "redis://:Sup3rSecret"}, "REDIS_URL's port cannot be read"),
     ],
 )
 def test_a_refused_setting_never_shows_a_password(
@@ -127,3 +151,48 @@ def test_a_refused_setting_never_shows_a_password(
     assert shown in stderr
     assert "Sup3r" not in stderr
     assert "Secret" not in stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("postgresql+asyncpg://u:pw@h/d", "postgresql+asyncpg://u:***@h/d"),
+        ("postgresql+asyncpg://u:p/w d@x@h:5432/d", "postgresql+asyncpg://u:***@h:5432/d"),
+        (
+            "postgresql+asyncpg://u@h/d?ssl=require&PASSWORD=pw",
+            "postgresql+asyncpg://u@h/d?ssl=require&PASSWORD=***",
+        ),
+        ("redis://:pw@h:6379/0", "redis://:***@h:6379/0"),
+        ("redis://user:pw@h:6379/0", "redis://user:***@h:6379/0"),
+        ("postgresql+asyncpg://u@h/d", "postgresql+asyncpg://u@h/d"),
+        ("unix:///run/redis.sock?db=2", "unix:///run/redis.sock?db=2"),
+    ],
+)
+def test_a_url_is_said_without_its_password(url: str, said: str) -> None:
+    assert hide_password(url) == said
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"DATABASE_URL": "postgresql+asyncpg://u:Sup3rSecret@db/d?ssl=bad"},
+        {"DATABASE_URL": "postgresql+asyncpg://u:Sup3rSecret@db/d", "DATABASE_PASSWORD": "Sup3r"},
+    ],
+)
+def test_migrations_run_by_hand_refuse_settings_without_saying_a_password(
+    env: dict[str, str],
+) -> None:
+    """alembic reads the server's settings; their refusal, as pydantic words it, said the URL
+    (and DATABASE_PASSWORD with it) back whole."""
+    result = subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"],
+        cwd=ROOT,
+        env=server_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert "validation error for Settings" in result.stderr
+    assert "Sup3r" not in result.stdout + result.stderr

@@ -122,6 +122,25 @@ def test_a_database_at_head_is_not_migrated_again(tmp_path: Path) -> None:
     assert not any("Running upgrade" in message for message in said)
 
 
+def test_a_password_given_as_an_option_is_never_said(tmp_path: Path) -> None:
+    """asyncpg takes the password as ?password= too; the start's lines about the database
+    ("waiting for", "ready", "did not answer") hid only the one before the host."""
+    with postgres_database() as url:
+        url += "?password=Sup3rSecret"  # the test server asks none: it is not checked
+        set_connections_allowed(url, False)
+        port, log = free_port(), tmp_path / "start.log"
+        process = start(url, port, log)
+        try:
+            until_logged(log, "waiting for the database", process)
+            set_connections_allowed(url, True)
+            wait_until_ready(process, port, log)
+        finally:
+            stop(process)
+        said = log.read_text()
+        assert "Sup3rSecret" not in said
+        assert "?password=***" in said
+
+
 def test_gives_up_when_the_database_never_comes(tmp_path: Path) -> None:
     with postgres_database() as url:
         set_connections_allowed(url, False)
