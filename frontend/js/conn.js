@@ -110,14 +110,9 @@ export class RoomConnection {
   receive(frame) {
     if (Array.isArray(frame)) frame = { type: 'patch', version: frame[0], compact: frame[1], ack: frame[2] };
     if (frame.type === 'pong') return;
-    if (frame.type === 'error') {
+    if (frame.type === 'error' || frame.type === 'hint') {
       this.pending.delete(frame.id);
-      this.onEvent('error', frame);
-      return;
-    }
-    if (frame.type === 'hint') {
-      this.pending.delete(frame.id);
-      this.onEvent('hint', frame);
+      this.onEvent(frame.type, frame);
       return;
     }
     if (frame.type === 'state') {
