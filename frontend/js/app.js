@@ -28,9 +28,7 @@ async function route() {
   unmount?.();
   unmount = null;
   for (const link of document.querySelectorAll('[data-nav]')) {
-    const current = link.dataset.nav === (NAV[name] ?? name);
-    if (current) link.setAttribute('aria-current', 'page');
-    else link.removeAttribute('aria-current');
+    link.ariaCurrent = link.dataset.nav === (NAV[name] ?? name) ? 'page' : null;
   }
   document.body.dataset.page = name;
   if (name === 'missing') {
@@ -92,7 +90,7 @@ const theme = () => store.get(THEME) ?? (darkSystem.matches ? 'dark' : 'light');
 function showTheme() {
   const now = theme();
   document.documentElement.dataset.theme = now;
-  themeButton.setAttribute('aria-pressed', String(now === 'dark'));
+  themeButton.ariaPressed = now === 'dark';
   document.querySelector('meta[name=theme-color]').content = now === 'dark' ? '#14171d' : '#f6f4ef';
 }
 themeButton.addEventListener('click', () => {

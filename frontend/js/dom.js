@@ -28,7 +28,7 @@ export function html(strings, ...values) {
 
 export const raw = (text) => new Raw(text);
 
-const keyOf = (node) => (node.nodeType === 1 ? node.getAttribute('data-k') : null);
+const keyOf = (node) => node.dataset?.k;
 const same = (a, b) => a.nodeName === b.nodeName && keyOf(a) === keyOf(b);
 
 function morphNode(from, to) {
@@ -86,7 +86,7 @@ export function setText(element, text) {
 
 export function render(root, content) {
   const focused = document.activeElement;
-  const key = root.contains(focused) && focused.getAttribute('data-k');
+  const key = root.contains(focused) && focused.dataset.k;
   const template = document.createElement('template');
   template.innerHTML = escape(content);
   morphChildren(root, template.content);

@@ -222,7 +222,7 @@ class RoomPage {
     const { match_id: match, round } = this.viewState() ?? {};
     const step = [match, round?.number, round?.log?.filter((move) => move.type !== 'take').length, round?.turn?.seat, !round?.turn?.pending].join();
     if (step !== this.ui.step) Object.assign(this.ui, { step, piles: [], cards: [], knock: false });
-    this.root.setAttribute('aria-busy', String(this.conn.pending.size > 0));
+    this.root.ariaBusy = this.conn.pending.size > 0;
     const spots = snapshot(this.root);
     render(this.root, this.view());
     glide(this.root, spots, this.moves.splice(0));
@@ -287,7 +287,7 @@ class RoomPage {
         } else if (mine && turn.step === 'discard') {
           toast(t('discardFirst'));
         }
-        if (!mine || turn.step !== 'take' || element.getAttribute('aria-disabled') === 'true') return;
+        if (!mine || turn.step !== 'take' || element.ariaDisabled === 'true') return;
         const index = Number(element.dataset.pile);
         if (state.settings.multi_pickup) {
           this.ui.piles = toggle(this.ui.piles, index, 5);
