@@ -193,22 +193,16 @@ function handView(page, state, mine) {
       aria-label="${cardName(card)}${fresh.has(card) ? `, ${t('justTaken')}` : ''}" aria-disabled="${String(step !== 'discard')}" ${step === 'discard' ? '' : html`tabindex="-1"`}
       ${picking ? html`aria-pressed="${String(at >= 0)}"` : ''}>${cardFace(card)}${picking && at >= 0 ? html`<span class="pick" aria-hidden="true">${at + 1}</span>` : ''}</button>`;
   };
-  let hand;
-  let total;
-  if (evaluation?.hands) {
-    hand = html`${evaluation.hands.map(
-      (part, index) => html`<div class="handgroup"><div class="hand split" role="region" aria-label="${t('yourHandN', { n: index + 1 })}">
+  const total = evaluation
+    ? html`<p class="score">${scoreLine(evaluation)}</p>`
+    : html`<p class="score muted">${step === 'discard' ? (picking ? t('pickToDiscard', { n: turn.pending }) : tap('tapDiscard')) : '…'}</p>`;
+  const hand = evaluation?.hands
+    ? evaluation.hands.map(
+        (part, index) => html`<div class="handgroup"><div class="hand split" role="region" aria-label="${t('yourHandN', { n: index + 1 })}">
         ${part.order.map(button)}</div><p class="detail">${t('handScore', { n: index + 1, score: scoreLine(part) })}</p></div>`,
-    )}`;
-    total = html`<p class="score">${scoreLine(evaluation)}</p>`;
-  } else {
-    const many = you.hand.length > 5 ? 'many' : '';
-    total = evaluation
-      ? html`<p class="score">${scoreLine(evaluation)}</p>`
-      : html`<p class="score muted">${step === 'discard' ? (picking ? t('pickToDiscard', { n: turn.pending }) : tap('tapDiscard')) : '…'}</p>`;
-    hand = html`<div class="hand ${many}" role="region" aria-label="${t(evaluation ? 'yourHandBest' : 'yourHand')}">${ordered.map(button)}</div>
+      )
+    : html`<div class="hand ${you.hand.length > 5 ? 'many' : ''}" role="region" aria-label="${t(evaluation ? 'yourHandBest' : 'yourHand')}">${ordered.map(button)}</div>
       ${evaluation ? html`<p class="detail">${scoreDetail(evaluation)}</p>` : ''}`;
-  }
   const seat = seatsStrip(state, [state.players[you.seat]], t('You'), 'mine');
   // One box for the sticky dock.
   return html`<div class="side"><div class="handbox">${seat}${hand}</div><div class="dock">${total}${actions(page, state, mine)}</div></div>`;
