@@ -278,7 +278,7 @@ class RoomPage {
     const state = this.viewState();
     const round = state?.round;
     const turn = turnOf(round);
-    const mine = round && state.status === 'playing' && turn.seat === state.you.seat && state.you.seat != null;
+    const mine = state?.status === 'playing' && state.you.seat != null && turn.seat === state.you.seat;
     const keyboard = event.detail === 0;
     switch (name) {
       case 'pile': {
@@ -315,8 +315,7 @@ class RoomPage {
         if (mine && this.ui.cards.length === turn.pending) this.discard(this.ui.cards, keyboard);
         return;
       case 'clear':
-        this.ui.piles = [];
-        this.ui.cards = [];
+        Object.assign(this.ui, { piles: [], cards: [] });
         this.update();
         this.root.querySelector('.can')?.focus();
         return;
@@ -526,13 +525,12 @@ class RoomPage {
     const code = this.conn.closeCode;
     const known = FINAL_CLOSES.has(code);
     const [title, text] = known ? [t(`closed${code}`), t(`closedText${code}`)] : [t('disconnected'), t('closedText')];
-    const canWatch = code === 4001 || code === 4010;
     return html`<section class="page narrow"><div class="panel" role="alert">
       <h1>${title}</h1><p>${text}</p>
       <p class="muted small">${t('room', { code: this.code })}${!known && this.conn.closeReason ? ` · ${this.conn.closeReason}` : ''}</p>
       <div class="row">
         ${code === 4009 ? html`<button class="btn primary" data-act="reclaim">${t('playHere')}</button>` : ''}
-        ${canWatch ? html`<button class="btn primary" data-act="watch">${t('watch')}</button>` : ''}
+        ${code === 4001 || code === 4010 ? html`<button class="btn primary" data-act="watch">${t('watch')}</button>` : ''}
         <a class="btn" href="/">${t('home')}</a>
       </div></div></section>`;
   }
