@@ -92,7 +92,7 @@ export function mount(root, { page, param }) {
   const STEPS = { ArrowLeft: -1, ArrowRight: 1, Home: -Infinity, End: Infinity };
   const onKey = (event) => {
     const by = STEPS[event.key];
-    if (!by || !event.target.closest('#replay') || event.altKey || event.ctrlKey || event.metaKey || event.target.closest('input, select, textarea')) return;
+    if (!by || !event.target.closest('#replay') || event.altKey || event.ctrlKey || event.metaKey || event.target.matches('input')) return;
     event.preventDefault();
     go(ui.view.move + by);
   };
@@ -195,7 +195,7 @@ function matchView(ui) {
           (hand) => html`<li><span class="who">${hand.name}<br><span class="muted small">${signed(hand.points)} · ${t('total', { p: minus(hand.total) })}</span></span>
             <div>${scoredHand(hand.cards, hand.score)}</div></li>`,
         )}</ul>
-        <details><summary>${t('fairDeal')}</summary><p class="small muted" style="overflow-wrap:anywhere">${t('seed')} <code>${round.seed}</code><br>
+        <details><summary>${t('fairDeal')}</summary><p class="small muted">${t('seed')} <code>${round.seed}</code><br>
           ${t('commitment')} <code>${round.commitment}</code></p></details></div>`,
     )}
   </section>`;
