@@ -287,7 +287,7 @@ export function lobbyView(page, state) {
   const enough = state.players.length >= 2;
   let actions;
   if (host) {
-    actions = html`<button class="btn primary wide" data-act="start" ${enough ? '' : html`aria-disabled="true" disabled`}>${t('start')}</button>
+    actions = html`<button class="btn primary wide" data-act="start" ${enough ? '' : 'disabled'}>${t('start')}</button>
       ${enough ? '' : html`<p class="muted small" style="margin-top:8px">${t('oneMore')}</p>`}`;
   } else if (me != null) {
     actions = html`<p class="muted">${hostName ? t('waitHost', { name: hostName }) : t('waitTheHost')}</p>
