@@ -1,7 +1,7 @@
 // Home: name, new room, join.
 
 import { navigate } from './app.js';
-import { ApiError, NAME_KEY, api, cardImage, normalCode, seatToken, shareLink } from './cards.js';
+import { NAME_KEY, api, cardImage, normalCode, seatToken, shareLink } from './cards.js';
 import { delegate, html, render, store, toast } from './dom.js';
 import { t } from './i18n.js';
 import { DEFAULT_SETTINGS, readSettings, roundsOk, settingsFields, settingsSummary } from './settings.js';
@@ -123,7 +123,7 @@ export function mount(root) {
       navigate(`/r/${code}`);
     } catch (error) {
       ui.busy = '';
-      if (error instanceof ApiError && (error.code === 'already_started' || error.code === 'room_full')) {
+      if (error.code === 'already_started' || error.code === 'room_full') {
         toast(t(error.code === 'room_full' ? 'fullWatching' : 'startedWatching'));
         navigate(`/r/${code}`);
         return;

@@ -3,7 +3,7 @@
 import { load } from './app.js';
 import { FINAL_CLOSES, RoomConnection } from './conn.js';
 import { delegate, html, render, setText, store, toast } from './dom.js';
-import { ApiError, FILL, NAME_KEY, api, cardFace, cardName, normalCode, pointsWords, seatToken, shareLink } from './cards.js';
+import { FILL, NAME_KEY, api, cardFace, cardName, normalCode, pointsWords, seatToken, shareLink } from './cards.js';
 import { and, lang, refusal, t, th } from './i18n.js';
 import { fieldValue, roundsOk } from './settings.js';
 import { clock, lobbyView, pileWords, predict, resultsView, sameTurn, tableView, toggle, turnOf } from './views.js';
@@ -449,8 +449,7 @@ class RoomPage {
       this.token = seat.token;
       this.connect();
     } catch (error) {
-      const taken = error instanceof ApiError && error.code === 'name_taken';
-      this.ui.joinError = taken ? t('nameTaken', { name }) : error.message;
+      this.ui.joinError = error.code === 'name_taken' ? t('nameTaken', { name }) : error.message;
     }
     this.ui.joining = false;
     this.update();
