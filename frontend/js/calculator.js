@@ -81,8 +81,7 @@ export function mount(root) {
     const card = element.dataset.card;
     if (name === 'colour') ui.colour = element.dataset.colour;
     else if (name === 'clear') ui.chosen = [];
-    else if (name === 'remove') ui.chosen = ui.chosen.filter((id) => id !== card);
-    else if (name === 'pick') ui.chosen = toggle(ui.chosen, card, 10);
+    else if (name === 'remove' || name === 'pick') ui.chosen = toggle(ui.chosen, card, 10);
     if (name !== 'colour') score();
     update();
   });
