@@ -68,7 +68,6 @@ export function sameTurn(before, after) {
 export const handSize = (settings) => (settings.ten_card ? 10 : 5);
 
 export function holding(state, seat) {
-  if (!state.round) return 0;
   const turn = turnOf(state.round);
   return handSize(state.settings) + (turn.seat === seat ? turn.pending : 0);
 }
@@ -101,14 +100,14 @@ function recapView(page) {
 function seatsStrip(state, players, label, extra = '') {
   const round = state.round;
   return html`<ol class="seats ${extra}" aria-label="${label}">${players.map((player) => {
-    const turn = round && turnOf(round).seat === player.seat;
+    const turn = turnOf(round).seat === player.seat;
     const cards = holding(state, player.seat);
     const facts = [
       t(player.connected ? 'online' : 'away'),
       t('cards', { n: cards }),
       t('nPoints', { p: minus(player.total) }),
-      round?.dealer === player.seat && t('dealer'),
-      round?.knocker === player.seat && t('knockedBadge'),
+      round.dealer === player.seat && t('dealer'),
+      round.knocker === player.seat && t('knockedBadge'),
       player.bot && t('computerPlayer'),
       player.standin && t('standin'),
       turn && t('onTurn'),
@@ -117,7 +116,7 @@ function seatsStrip(state, players, label, extra = '') {
         aria-label="${player.name}${player.seat === state.you.seat ? ` (${t('you')})` : ''}: ${facts.join(', ')}">
       <span class="dot ${player.connected ? 'on' : ''}" aria-hidden="true"></span>
       <span class="who" aria-hidden="true">${player.name}</span>
-      ${round?.knocker === player.seat ? html`<span class="badge warm" aria-hidden="true">${t('knockedBadge')}</span>` : ''}
+      ${round.knocker === player.seat ? html`<span class="badge warm" aria-hidden="true">${t('knockedBadge')}</span>` : ''}
       ${player.standin ? html`<span class="badge" aria-hidden="true">${t('botPlaying')}</span>` : ''}
       <span class="cc" aria-hidden="true">${cards}</span><span class="pts" aria-hidden="true">${t('pts', { p: minus(player.total) })}</span></li>`;
   })}</ol>`;
