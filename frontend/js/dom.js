@@ -43,8 +43,8 @@ function morphNode(from, to) {
   for (const { name, value } of to.attributes) {
     if (from.getAttribute(name) !== value) from.setAttribute(name, value);
   }
-  if (from.type === 'checkbox' || from.type === 'radio') from.checked = to.checked;
-  else if (/^(INPUT|SELECT|TEXTAREA)$/.test(from.nodeName) && from !== document.activeElement) {
+  if (from.type === 'checkbox') from.checked = to.checked;
+  else if (/^(INPUT|SELECT)$/.test(from.nodeName) && from !== document.activeElement) {
     if (from.value !== to.value) from.value = to.value;
   }
   // data-own: children drawn elsewhere.
