@@ -119,7 +119,7 @@ free Une place libre|{n} places libres
 start Lancer la partie
 oneMore Il faut encore au moins un joueur. Partagez le lien !
 waitHost {name} va lancer la partie.
-waitTheHost En attente de l’hôte pour lancer la partie.
+waitTheHost L’hôte va lancer la partie.
 nowHost Vous êtes l’hôte maintenant.
 hostNow {name} est l’hôte maintenant.
 leave Quitter ma place
