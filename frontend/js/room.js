@@ -39,6 +39,7 @@ class RoomPage {
         if (name === 'join') this.join(form);
       }),
       delegate(root, 'change', (name, form, event) => this.changeSetting(event.target)),
+      delegate(root, 'keydown', (name, element, event) => event.key === 'Escape' && this.act(name, element, event)),
     ];
     this.ticker = setInterval(() => this.tick(), 250);
     this.offline = !navigator.onLine;
@@ -242,6 +243,11 @@ class RoomPage {
     document.title = `${mine ? `● ${t('yourTurnTitle')} · ` : ''}${t('room', { code: this.code })} · Spectrum Online`;
     alertTurn(mine);
     this.focusStage(state?.status);
+    // Seated: the lobby is drawn anew, and read from the room's heading.
+    if (state && this.seated) {
+      this.seated = false;
+      this.root.querySelector('h1[tabindex]')?.focus();
+    }
   }
 
   // The hand in view above the dock, unless a message is being written.
@@ -392,7 +398,7 @@ class RoomPage {
 
   discard(cards, keyboard) {
     if (this.send({ type: 'discard', cards: [...cards] }, { guess: true }) != null && keyboard) {
-      this.focusNext = '.pile[data-pile="0"]';
+      this.focusNext = '.pile:has(.card)';
     }
   }
 
@@ -448,6 +454,7 @@ class RoomPage {
       seatToken.keep(this.code, seat.token);
       this.token = seat.token;
       this.connect();
+      this.seated = true;
     } catch (error) {
       this.ui.joinError = error.code === 'name_taken' ? t('nameTaken', { name }) : error.message;
     }

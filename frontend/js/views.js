@@ -222,7 +222,7 @@ function actions(page, state, mine) {
       : '';
   if (page.ui.knock) {
     const points = state.you.evaluation?.points;
-    return html`<div class="actions" role="group" aria-label="${t('knockQ')}">
+    return html`<div class="actions" role="group" aria-label="${t('knockQ')}" data-keydown="knock-no">
       <p class="hint">${t('knockWith', { points: points != null ? ` (${t('nPoints', { p: minus(points) })})` : '' })}</p>
       <button class="btn primary" data-act="knock-yes">${t('knock')}</button><button class="btn" data-act="knock-no">${t('notYet')}</button></div>`;
   }
@@ -350,7 +350,7 @@ export function resultsView(page, state) {
     });
   return html`${page.bar(state)}
     ${finished ? standings(page, state) : ''}
-    <h1 style="font-size:1.3rem" ${finished ? '' : html`id="results-title" tabindex="-1"`}>${t('roundEnd', { n: result.number, of: state.settings.rounds, ending })}</h1>
+    <h${finished ? 2 : 1} style="font-size:1.3rem" ${finished ? '' : html`id="results-title" tabindex="-1"`}>${t('roundEnd', { n: result.number, of: state.settings.rounds, ending })}</h${finished ? 2 : 1}>
     ${finished ? '' : readyBox(page, state)}
     <ol class="results" aria-label="${t('handsOf', { n: result.number })}">${rows}</ol>`;
 }

@@ -68,8 +68,14 @@ def test_the_focus_stays_in_the_page_after_each_action(pages: Pages) -> None:
     press(mover, "[data-act=hint]")
     expect(mover.locator(".hint-line")).to_be_visible()
     focus_kept(mover)
-    # Knock, and knock again to say so: the buttons go, the focus goes to the table's heading.
+    # Knock, and Escape to think again: the question goes, the focus is back on Knock.
     press(mover, "[data-act=knock]")
+    expect(mover.locator("[data-act=knock-yes]")).to_be_focused()
+    mover.keyboard.press("Escape")
+    expect(mover.locator("[data-act=knock-yes]")).to_have_count(0)
+    expect(mover.locator("[data-act=knock]")).to_be_focused()
+    # Knock, and knock again to say so: the buttons go, the focus goes to the table's heading.
+    mover.keyboard.press("Enter")
     expect(mover.locator("[data-act=knock-yes]")).to_be_focused()
     mover.keyboard.press("Enter")
     expect(mover.locator(".status.mine")).to_have_count(0)
@@ -124,6 +130,9 @@ def test_the_standings_say_the_place_in_words(pages: Pages) -> None:
     ann.click("[data-act=start]")
     play_to_the_results(ann)
     expect(ann.locator(".standings")).to_be_visible()
+    # One heading names the page: the winners; the last round's is under it.
+    expect(ann.locator("h1")).to_have_count(1)
+    expect(ann.locator("h1")).to_have_id("results-title")
     nodes = ann.context.new_cdp_session(ann).send("Accessibility.getFullAXTree")["nodes"]
     texts = [
         node["name"]["value"]
@@ -134,3 +143,40 @@ def test_the_standings_say_the_place_in_words(pages: Pages) -> None:
     assert len(places) == 2, texts
     assert all(re.fullmatch(r"place \d(, shared)?", text) for text in places), places
     assert "=" not in texts, texts  # a shared place's "=1" is not read as "equals 1"
+
+
+def test_a_seat_taken_from_the_rooms_link_by_keyboard_keeps_the_focus_in_the_page(
+    pages: Pages,
+) -> None:
+    """The Join button was disabled while the seat was asked for, which took the focus from it
+    to the page: the seated lobby was then read from its top by nobody. The focus now goes to
+    the room's heading once the seat is taken."""
+    ann = pages.open("/")
+    code = create_room(ann, "Ann")
+    bob = pages.open(f"/r/{code}")
+    bob.locator("form[data-submit=join] input[name=name]").fill("Bob")
+    press(bob, "form[data-submit=join] input[name=name]")
+    expect(bob.locator("[data-act=leave]")).to_be_visible()
+    expect(bob.locator("h1")).to_be_focused()
+    expect(bob.locator("h1")).to_have_text(f"Room {code}")
+
+
+def test_after_a_discard_by_keyboard_the_focus_is_on_a_pile_with_a_card(pages: Pages) -> None:
+    """The focus went to pile 1 after a discard, even once it was empty."""
+    ann = pages.open("/")
+    code = create_room(ann, "Ann", rounds=1, timer="0")
+    bob = pages.open("/")
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    ann.click("[data-act=start]")
+    movers = [bob, ann]  # seat 0 deals; the player after the dealer plays first
+    # Pile 1 holds 29 cards (115 in four piles, the larger first): each turn takes one.
+    for turn in range(29):
+        mover = movers[turn % 2]
+        take(mover, 0)
+        if turn < 28:
+            discard(mover, 0)
+    expect(bob.locator('.pile[data-pile="0"] .card')).to_have_count(0)
+    press(bob, ".hand .card >> nth=0")
+    expect(bob.locator(".hand .card")).to_have_count(5)
+    expect(bob.locator('.pile[data-pile="1"]')).to_be_focused()

@@ -135,7 +135,7 @@ def test_two_players_play_a_round_and_see_the_results(pages: Pages, shot: Shot) 
     for page in (ann, bob):
         expect(page.locator(".result")).to_have_count(2)
         expect(page.locator(".standings tbody tr")).to_have_count(2)
-        expect(page.locator("h1", has_text="Round 1 of 1")).to_contain_text("Bob knocked")
+        expect(page.locator("h2", has_text="Round 1 of 1")).to_contain_text("Bob knocked")
     expect(ann.locator("[data-act=rematch]")).to_be_visible()
     expect(bob.locator("[data-act=rematch]")).to_have_count(0)
     shot(ann, "results")
