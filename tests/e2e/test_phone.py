@@ -14,12 +14,14 @@ from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
 from tests.e2e.ui import (
     create_room,
+    discard,
     expect,
     join_from_home,
     knock_or_end,
     my_turn,
     play_to_the_results,
     seat_online,
+    take,
     wait_for,
 )
 from tests.replays import new_key, play_match
@@ -308,19 +310,33 @@ def test_text_made_twice_as_large_on_a_phone_leaves_every_control_of_the_room_on
 ) -> None:
     """A phone's text at 200% (32 px for 16): the site's links and the room's bar wrap rather
     than push "Rules" off a page that cannot scroll sideways; a room code of the widest letters
-    goes under "Room" whole when the line has no room for both."""
+    goes under "Room" whole when the line has no room for both; the lobby's rows, the discard
+    pile's word and the knocker's badge wrap too."""
     ann = pages.open(None, phone=True)
     larger = "() => document.documentElement.style.fontSize = '32px'"
     ann.add_init_script(f"addEventListener('DOMContentLoaded', {larger})")
     ann.goto(pages.server.url + "/")
     resize(ann, {"width": width, "height": 640})
-    create_room(ann, "Ann")
+    code = create_room(ann, "Ann")
     ann.click("[data-act=add-bot][data-level=easy]")
     expect(ann.locator(".seatlist")).to_contain_text("Easy bot")
-    for stage in ("lobby", "table"):
-        if stage == "table":
+    bob = pages.open("/", phone=True)
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    for stage in ("lobby", "table", "knock"):
+        if stage == "table":  # without the bot, which might knock: Bob plays first
+            ann.click("[data-act=remove_bot]")
+            expect(ann.locator(".seatlist")).not_to_contain_text("Easy bot")
             ann.click("[data-act=start]")
             expect(ann.locator(".hand .card")).to_have_count(5)
+            take(bob, 0)
+            discard(bob, 0)
+            expect(ann.locator(".pile.discard .card")).to_have_count(1)
+        if stage == "knock":  # Bob's last turn waits
+            my_turn(ann)
+            ann.click("[data-act=knock]")
+            ann.click("[data-act=knock-yes]")
+            expect(ann.locator(".status .badge")).to_contain_text("You knocked · 1 turn left")
         ann.locator(".roombar strong").evaluate("code => code.textContent = 'WWWW-WWWW'")
         wide = scroll_width(ann)
         assert wide <= width, f"the {stage} scrolls sideways: {wide} px"
