@@ -136,19 +136,27 @@ def test_a_redis_that_refuses_or_does_not_answer_is_said_so_at_start_without_its
             assert "right-horse-battery" not in result.stderr + result.stdout
 
 
+def start_node(
+    database_url: str, redis_url: str, folder: Path
+) -> tuple[subprocess.Popen[bytes], int, Path]:
+    """A cluster node's start on its own port and cluster name: its process, port and log."""
+    port, log = free_port(), folder / "start.log"
+    process = start_logged(
+        database_url,
+        port,
+        log,
+        REDIS_URL=redis_url,
+        NODE_ID="node-1",
+        CLUSTER_NAME=f"start{secrets.token_hex(4)}",
+    )
+    return process, port, log
+
+
 def test_a_node_waits_for_redis_at_start_then_serves(tmp_path: Path) -> None:
     """A Redis not answering yet (started after the node, or restarting) is waited for, as the
     database is; the start ended at once, and a node started with its Redis stayed down."""
     with private_redis(started=False) as server, postgres_database() as url:
-        port, log = free_port(), tmp_path / "start.log"
-        process = start_logged(
-            url,
-            port,
-            log,
-            REDIS_URL=server.url,
-            NODE_ID="node-1",
-            CLUSTER_NAME=f"wait{secrets.token_hex(4)}",
-        )
+        process, port, log = start_node(url, server.url, tmp_path)
         until_logged(log, f"waiting for Redis at {server.url}", process)
         server.start()
         wait_until_ready(process, port, log)
@@ -165,15 +173,7 @@ def test_a_redis_that_may_drop_leases_when_full_is_warned_of_at_start(
     serves all the same."""
     options = ("--maxmemory", "64mb", "--maxmemory-policy", policy)
     with private_redis(options=options) as server, postgres_database() as url:
-        port, log = free_port(), tmp_path / "start.log"
-        process = start_logged(
-            url,
-            port,
-            log,
-            REDIS_URL=server.url,
-            NODE_ID="node-1",
-            CLUSTER_NAME=f"full{secrets.token_hex(4)}",
-        )
+        process, port, log = start_node(url, server.url, tmp_path)
         wait_until_ready(process, port, log)
         (warning,) = [line for line in log.read_text().splitlines() if "maxmemory" in line]
         assert f"(maxmemory-policy {policy})" in warning
