@@ -427,17 +427,27 @@ def redis_url(value: str) -> None:
     database 0, and pass an unknown option on to fail every connection)."""
     from redis.connection import URL_QUERY_ARGUMENT_PARSERS, parse_url
 
-    parts = urlsplit(value)
+    escape = "escape a password's characters other than letters and digits as %XX (/ as %2F)"
     try:
+        parts = urlsplit(value)
         parse_url(value)  # type: ignore[no-untyped-call]
         port = parts.port
     except ValueError as error:
-        if "port" in str(error).lower():  # its words repeat what stood for the port
+        said = str(error)
+        if "out of range" in said:
+            raise ValueError("REDIS_URL's port must be a number from 1 to 65535") from None
+        if "port" in said.lower():  # its words repeat what stood for the port
             raise ValueError(
                 "REDIS_URL's port cannot be read: write it as a number after the host, and "
-                "escape a password's characters other than letters and digits as %XX (/ as %2F)"
+                + escape
             ) from None
-        raise ValueError(f"REDIS_URL is not a Redis URL redis-py can read: {error}") from None
+        if ":" in value.partition("://")[2].rpartition("@")[0]:
+            # Their words may repeat the URL's start, password and all.
+            raise ValueError(f"REDIS_URL is not a Redis URL redis-py can read: {escape}") from None
+        raise ValueError(f"REDIS_URL is not a Redis URL redis-py can read: {said}") from None
+    if parts.scheme != "unix" and "@" in parts.path + parts.fragment:
+        # A password's '/' or '#' written as it is: what follows would be said back below.
+        raise ValueError(f"REDIS_URL has an '@' after its host: {escape}")
     if port is not None and not 1 <= port <= 65535:
         raise ValueError("REDIS_URL's port must be a number from 1 to 65535")
     if parts.scheme == "unix":
@@ -458,6 +468,8 @@ def redis_url(value: str) -> None:
             "REDIS_URL: the database number is its path (redis://host:6379/3), not db=: remove it"
         )
     for name in sorted(options):
+        if name not in known and "@" in parts.query:  # may be a password's '?' and what follows
+            raise ValueError(f"REDIS_URL: an option after '?' is not one redis-py takes: {escape}")
         if name not in known:
             raise ValueError(
                 f"REDIS_URL: {name} is not an option redis-py takes here"

@@ -9,7 +9,7 @@ import pytest
 from sqlalchemy.engine import make_url
 
 from app.config import Settings
-from app.settings_checks import hide_password
+from app.settings_checks import hide_password, redis_url
 from tests.server import ROOT, ZYGOTE, server_env
 
 
@@ -105,6 +105,10 @@ def start(folder: Path, **env: str) -> tuple[int, str]:
         ({"MESSAGES_PER_SECOND": "50", "MESSAGE_BURST": "10"}, "MESSAGE_BURST must be at least"),
         ({"JOURNAL_FLUSH_MS": "1000", "SHUTDOWN_GRACE_SECONDS": "1"}, "JOURNAL_FLUSH_MS must be"),
         ({"SEND_QUEUE_FRAMES": "1"}, "SEND_QUEUE_FRAMES: Input should be greater than or equal"),
+        (
+            {**CLUSTER, "REDIS_URL": "redis://redis:70000/0"},
+            "REDIS_URL's port must be a number from 1 to 65535",
+        ),
     ],
 )
 def test_bad_settings_refuse_to_start(env: dict[str, str], message: str, tmp_path: Path) -> None:
@@ -141,6 +145,19 @@ def test_bad_settings_refuse_to_start(env: dict[str, str], message: str, tmp_pat
             "REDIS_URL's port cannot be read",
         ),
         ({**CLUSTER, "REDIS_URL": "redis://:Sup3rSecret"}, "REDIS_URL's port cannot be read"),
+        # A password's '/', '?' or a look-alike character: what follows is not said back.
+        (
+            {**CLUSTER, "REDIS_URL": "redis://user:12/Sup3rSecret@redis/0"},
+            "REDIS_URL has an '@' after its host",
+        ),
+        (
+            {**CLUSTER, "REDIS_URL": "redis://:12?Sup3rSecret=x@redis"},
+            "REDIS_URL: an option after '?' is not one redis-py takes",
+        ),
+        (
+            {**CLUSTER, "REDIS_URL": "redis://:Sup3r\uff20Secret@redis/0"},
+            "REDIS_URL is not a Redis URL redis-py can read: escape",
+        ),
     ],
 )
 def test_a_refused_setting_never_shows_a_password(
@@ -196,3 +213,9 @@ def test_migrations_run_by_hand_refuse_settings_without_saying_a_password(
     assert result.returncode != 0
     assert "validation error for Settings" in result.stderr
     assert "Sup3r" not in result.stdout + result.stderr
+
+
+def test_an_at_sign_in_a_redis_option_is_no_password() -> None:
+    """Refusing an '@' after the host (a password's '/' or '#' unescaped) leaves the options
+    alone: a client's name may hold one."""
+    redis_url("redis://redis:6379/0?client_name=ops@box")
