@@ -83,3 +83,15 @@ def test_traced_scopes_lose_their_query_strings() -> None:
         )
         assert SECRET not in line
         assert "'query_string': '<...>'" in line
+
+
+def test_credentials_in_traced_scopes_are_blanked_whatever_their_quotes() -> None:
+    """Python writes bytes holding both quotes as b'...\\'...': the pair is blanked whole."""
+    headers = [
+        (b"cookie", b'a="x\'y"; sid=' + SECRET.encode()),
+        (b"authorization", b"Basic " + SECRET.encode()),
+    ]
+    scope = {"type": "http", "headers": headers}
+    line = passed("%s - ASGI [%d] Started scope=%s", "127.0.0.1:5000", 1, scope)
+    assert SECRET not in line
+    assert line.count("'[redacted]'") == 2
