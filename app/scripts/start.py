@@ -476,7 +476,8 @@ async def check_node_free(settings: Settings) -> None:
             f"node id {settings.node_id!r} is in use by another running node (at {holder}); "
             "give every node its own NODE_ID"
         )
-    with contextlib.suppress(RedisError, OSError):  # it answered a moment ago: only a warning
+    # It answered a moment ago: this is only a warning, which nothing it says stops.
+    with contextlib.suppress(RedisError, OSError, ValueError, TypeError):
         policy = await eviction_policy(settings)
         if policy is not None:
             log.warning(
