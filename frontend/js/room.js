@@ -82,7 +82,7 @@ class RoomPage {
 
   connect() {
     this.conn?.stop();
-    this.seen = null;
+    this.seen = this.seated = null;
     this.conn = new RoomConnection(this.code, this.token, (type, detail) => this.heard(type, detail));
     this.conn.open();
   }
