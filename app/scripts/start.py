@@ -24,10 +24,11 @@ import signal
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import TypeVar
 
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -273,35 +274,58 @@ async def _connect_once(engine: AsyncEngine) -> str | None:
         return await current_revision(engine)
 
 
+T = TypeVar("T")
+
+
+async def wait_until_answered(
+    what: str,
+    seconds: float,
+    attempt: Callable[[], Awaitable[T]],
+    passing: type[Exception] | tuple[type[Exception], ...],
+    final: Callable[[Exception], str | None],
+    advice: str,
+) -> T:
+    """What ``attempt`` answers, tried again each second through the errors of ``passing``
+    (saying once that it waits for ``what``) for up to ``seconds``; Unusable at once with the
+    words ``final`` has for an error that waiting cannot cure, or with ``advice`` once the time
+    is out. Any other error is raised as it is."""
+    deadline = time.monotonic() + seconds
+    announced = False
+    while True:
+        try:
+            return await attempt()
+        except passing as error:  # not up yet, or refused for good: told apart here
+            words = final(error)
+            if words is not None:
+                raise Unusable(words) from None
+            reason = "no answer" if isinstance(error, TimeoutError) else _reason(error)
+            if time.monotonic() >= deadline:
+                raise Unusable(
+                    f"{what} did not answer within {seconds:.0f} s ({reason}); {advice}"
+                ) from None
+            if not announced:
+                log.info("waiting for %s (%s)", what, reason)
+                announced = True
+            await asyncio.sleep(1)
+
+
 async def wait_for_database(target: Target, seconds: float) -> str | None:
     """The database's current migration, once it answers; Unusable after ``seconds``."""
     engine = make_engine(target.url)
-    deadline = time.monotonic() + seconds
-    announced = False
     try:
-        while True:
-            try:
-                revision = await _connect_once(engine)
-            except Exception as error:  # not up yet, or refused for good: told apart below
-                final = _final(error, target)
-                if final is not None:
-                    raise Unusable(final) from None
-                reason = "no answer" if isinstance(error, TimeoutError) else _reason(error)
-                if time.monotonic() >= deadline:
-                    raise Unusable(
-                        f"the database at {target.where} did not answer within {seconds:.0f} s "
-                        f"({reason}); check DATABASE_URL's host and port and that the database "
-                        "is running, or raise DATABASE_WAIT_SECONDS"
-                    ) from None
-                if not announced:
-                    log.info("waiting for the database at %s (%s)", target.where, reason)
-                    announced = True
-                await asyncio.sleep(1)
-                continue
-            log.info("database ready: %s", target.where)
-            return revision
+        revision = await wait_until_answered(
+            f"the database at {target.where}",
+            seconds,
+            lambda: _connect_once(engine),
+            Exception,
+            lambda error: _final(error, target),
+            "check DATABASE_URL's host and port and that the database is running, or raise "
+            "DATABASE_WAIT_SECONDS",
+        )
     finally:
         await engine.dispose()
+    log.info("database ready: %s", target.where)
+    return revision
 
 
 def check_revision(revision: str | None, where: str) -> bool:
@@ -447,29 +471,25 @@ async def check_node_free(settings: Settings) -> None:
     from app.cluster.nodes import eviction_policy, node_id_holder
 
     where = hide_password(settings.redis_url)
-    seconds = settings.redis_wait_seconds
-    deadline = time.monotonic() + seconds
-    announced = False
-    while True:
-        try:
-            holder = await node_id_holder(settings, patience=2 * settings.lease_ms / 1000)
-            break
-        except (AuthenticationError, ResponseError) as error:  # it answered, and said no
-            raise Unusable(
-                f"Redis at {where} refused this server ({_reason(error)}); check REDIS_URL's "
-                "password and database number"
-            ) from None
-        except (RedisError, OSError) as error:  # not up yet (refused, timed out, loading)
-            if time.monotonic() >= deadline:
-                raise Unusable(
-                    f"Redis at {where} did not answer within {seconds} s ({_reason(error)}); "
-                    "cluster mode needs it to start. Check REDIS_URL and that Redis is "
-                    "running, or raise REDIS_WAIT_SECONDS"
-                ) from None
-            if not announced:
-                log.info("waiting for Redis at %s (%s)", where, _reason(error))
-                announced = True
-            await asyncio.sleep(1)
+
+    def refused(error: Exception) -> str | None:
+        """It answered, and said no (a password, a database number); None: not up yet."""
+        if not isinstance(error, AuthenticationError | ResponseError):
+            return None
+        return (
+            f"Redis at {where} refused this server ({_reason(error)}); check REDIS_URL's "
+            "password and database number"
+        )
+
+    holder = await wait_until_answered(
+        f"Redis at {where}",
+        settings.redis_wait_seconds,
+        lambda: node_id_holder(settings, patience=2 * settings.lease_ms / 1000),
+        (RedisError, OSError),
+        refused,
+        "cluster mode needs it to start. Check REDIS_URL and that Redis is running, or raise "
+        "REDIS_WAIT_SECONDS",
+    )
     log.info("Redis ready: %s", where)
     if holder is not None:
         raise Unusable(
