@@ -441,7 +441,7 @@ def redis_url(value: str) -> None:
                 "REDIS_URL's port cannot be read: write it as a number after the host, and "
                 + escape
             ) from None
-        if ":" in value.partition("://")[2].rpartition("@")[0]:
+        if hide_password(value) != value:
             # Their words may repeat the URL's start, password and all.
             raise ValueError(f"REDIS_URL is not a Redis URL redis-py can read: {escape}") from None
         raise ValueError(f"REDIS_URL is not a Redis URL redis-py can read: {said}") from None
