@@ -29,16 +29,16 @@ _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
 _QUERY = re.compile(r'(\b(?:WebSocket|GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS) /[^"?\s]*)\?[^"\s]*')
 # uvicorn's level below debug: every ASGI message event and connection scope.
 TRACE = 5
+# Bytes or text as Python writes them, in either quotes, with what they escape.
+_QUOTED = r"""b?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
 # A connection's scope, as uvicorn traces it: "'query_string': b'token=...'".
-_SCOPE_QUERY = re.compile(r"""('query_string': )b?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")""")
+_SCOPE_QUERY = re.compile(rf"('query_string': ){_QUOTED}")
 # Credentials a proxy in front may add to a request (basic auth, a session's cookie): the
 # protocol layer traces the handshake's headers at debug level ("< cookie: ..."), and uvicorn's
 # traced scopes hold them as pairs of bytes ("(b'cookie', b'...')").
 _CREDENTIAL_HEADERS = "(?:proxy-authorization|authorization|cookie|set-cookie)"
 _CREDENTIAL_LINE = re.compile(rf"(?im)^([<>] {_CREDENTIAL_HEADERS}: ).*$")
-_CREDENTIAL_PAIR = re.compile(
-    rf"""(?i)(\(b'{_CREDENTIAL_HEADERS}', )b?(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
-)
+_CREDENTIAL_PAIR = re.compile(rf"(?i)(\(b'{_CREDENTIAL_HEADERS}', ){_QUOTED}")
 # The protocol layer's frame traces: "< %s" received, "> %s" sent.
 _FRAME_TRACES = ("< %s", "> %s")
 # What a client's bad bytes make the protocol layer log with a traceback: the client's fault,
