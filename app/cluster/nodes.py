@@ -75,10 +75,20 @@ async def node_id_holder(settings: Settings, patience: float) -> str | None:
             if raw is None:
                 return None
             if time.monotonic() >= deadline:
-                return str(orjson.loads(raw).get("address", "?"))
+                return _address(raw)
             await asyncio.sleep(0.2)
     finally:
         await client.aclose()
+
+
+def _address(raw: bytes | str) -> str:
+    """Where a node entry says its node is; "?" for a value no node of ours wrote."""
+    try:
+        entry = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        return "?"
+    address = entry.get("address") if isinstance(entry, dict) else None
+    return address if isinstance(address, str) and address else "?"
 
 
 class DuplicateNode(Exception):

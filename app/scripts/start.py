@@ -466,20 +466,42 @@ def claim_sqlite_file(url: str) -> None:
 async def check_node_free(settings: Settings) -> None:
     """In cluster mode: Redis answers (waited for up to REDIS_WAIT_SECONDS) and no other
     running node holds this NODE_ID."""
-    from redis.exceptions import AuthenticationError, RedisError, ResponseError
+    from redis.exceptions import (
+        AuthenticationError,
+        ClusterDownError,
+        NoPermissionError,
+        RedisError,
+        ResponseError,
+        TryAgainError,
+    )
 
     from app.cluster.nodes import eviction_policy, node_id_holder
 
     where = hide_password(settings.redis_url)
 
     def refused(error: Exception) -> str | None:
-        """It answered, and said no (a password, a database number); None: not up yet."""
-        if not isinstance(error, AuthenticationError | ResponseError):
+        """It answered, and said no (a password, a database number); None: not up yet, or
+        there but not serving yet: a script still running (BUSY), a replica cut off from its
+        primary (MASTERDOWN), a slot moving (TRYAGAIN), which waiting cures as it cures no
+        answer (a Redis still loading its data is a connection error already)."""
+        if not isinstance(error, AuthenticationError | ResponseError) or isinstance(
+            error, ClusterDownError | TryAgainError
+        ):
             return None
-        return (
-            f"Redis at {where} refused this server ({_reason(error)}); check REDIS_URL's "
-            "password and database number"
-        )
+        reason = _reason(error)
+        if reason.startswith("BUSY "):
+            return None
+        if isinstance(error, AuthenticationError):
+            hint = "check REDIS_URL's user name and password"
+        elif isinstance(error, NoPermissionError):
+            hint = "give REDIS_URL's user the rights to every command and key (+@all ~*)"
+        elif "DB index" in reason:
+            hint = "check REDIS_URL's database number"
+        elif reason.startswith("WRONGTYPE"):
+            hint = "another program uses this cluster's keys: set another CLUSTER_NAME"
+        else:
+            hint = "check that REDIS_URL names a Redis server"
+        return f"Redis at {where} refused this server ({reason}); {hint}"
 
     holder = await wait_until_answered(
         f"Redis at {where}",

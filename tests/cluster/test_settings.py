@@ -1,12 +1,15 @@
 """Cluster mode is switched on by REDIS_URL, and refuses what would split or lose rooms."""
 
 import asyncio
+import contextlib
 import secrets
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
+import redis
 
 from app.cluster.nodes import Directory
 from app.config import Settings
@@ -114,7 +117,7 @@ def test_a_redis_that_refuses_or_does_not_answer_is_said_so_at_start_without_its
             ),
             f"redis://:right-horse-battery@127.0.0.1:{server.port}/99": (
                 f"Redis at redis://:***@127.0.0.1:{server.port}/99 refused this server "
-                "(DB index is out of range); check REDIS_URL's password and database number"
+                "(DB index is out of range); check REDIS_URL's database number"
             ),
             "redis://:wrong-staple-42@127.0.0.1:" + (port := str(free_port())) + "/0": (
                 f"Redis at redis://:***@127.0.0.1:{port}/0 did not answer within 0 s ("
@@ -162,6 +165,63 @@ def test_a_node_waits_for_redis_at_start_then_serves(tmp_path: Path) -> None:
         wait_until_ready(process, port, log)
         assert f"Redis ready: {server.url}" in log.read_text()
         assert "maxmemory-policy" not in log.read_text()
+
+
+def test_a_node_waits_for_a_redis_busy_with_a_script_at_start_then_serves(tmp_path: Path) -> None:
+    """A Redis that answers BUSY (another program's script still running) is there but not
+    serving yet: it is waited for, as one not answering is; it was taken for a refusal, with a
+    password hint, and the start ended."""
+    options = ("--busy-reply-threshold", "50")
+    with private_redis(options=options) as server, postgres_database() as url:
+
+        def run_forever() -> None:
+            with contextlib.suppress(redis.ResponseError):  # killed: "Script killed by user"
+                redis.Redis.from_url(server.url).eval("while true do end", 0)
+
+        running = threading.Thread(target=run_forever, daemon=True)
+        running.start()
+        process, port, log = start_node(url, server.url, tmp_path)
+        try:
+            until_logged(log, f"waiting for Redis at {server.url} (BUSY", process)
+        finally:
+            redis.Redis.from_url(server.url).script_kill()
+            running.join(30)
+        wait_until_ready(process, port, log)
+        assert "cannot start" not in log.read_text()
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("a list", "another program uses this cluster's keys: set another CLUSTER_NAME"),
+        ("not json", "node id 'node-1' is in use by another running node (at ?)"),
+        ('{"address": 7}', "node id 'node-1' is in use by another running node (at ?)"),
+    ],
+)
+def test_a_node_entry_another_program_wrote_is_said_so_in_one_line(value: str, said: str) -> None:
+    """The key of this node's entry holding what no node wrote (a list, a string that is not
+    an entry): the start ends in one line saying what is wrong; a traceback came out before."""
+    cluster = f"start{secrets.token_hex(4)}"
+    key = f"{cluster}:node:node-1"
+    with private_redis() as server, postgres_database() as url:
+        client = redis.Redis.from_url(server.url)
+        if value == "a list":
+            client.rpush(key, "x")
+        else:
+            client.set(key, value)
+        result = start(
+            "app.scripts.start",
+            DATABASE_URL=url,
+            REDIS_URL=server.url,
+            NODE_ID="node-1",
+            CLUSTER_NAME=cluster,
+            LEASE_MS="500",
+            PORT=str(free_port()),
+        )
+    assert result.returncode == 1, result.stderr
+    assert "Traceback" not in result.stderr
+    (line,) = [line for line in result.stderr.splitlines() if "cannot start" in line]
+    assert said in line
 
 
 @pytest.mark.parametrize("policy", ["allkeys-lru", "volatile-ttl"])
