@@ -48,7 +48,7 @@ ENV PATH=/opt/venv/bin:$PATH \
 VOLUME ["/srv/spectrum/data"]
 USER 10001:10001
 EXPOSE 8000
-# Asks the server on its own PORT (and HOST, when it is not every interface).
+# Asks the server on its own PORT and HOST (on loopback when HOST is every interface).
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
     CMD ["python", "-m", "app.scripts.healthcheck"]
 # Python itself is the container's first process: SIGTERM stops the wait for the database at

@@ -10,22 +10,30 @@ every container): the server is asked directly, at its own address.
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
 import os
 import sys
 import urllib.request
 from collections.abc import Mapping
 
-# Addresses that mean "every interface": the server is then reached on loopback.
-_ANY = {"", "0.0.0.0", "::", "[::]"}  # noqa: S104 (compared with, never bound)
+from pydantic import TypeAdapter
+
+# Addresses that mean "every interface" of a family: the server is then reached on its loopback
+# (listening on "::", the server takes IPv6 alone).
+_ANY = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "[::1]", "[::]": "[::1]"}  # noqa: S104
 
 
 def health_url(environ: Mapping[str, str]) -> str:
-    """Where this server's /healthz is, from its HOST and PORT settings."""
+    """Where this server's /healthz is, from its HOST and PORT settings (PORT read as the
+    server reads it: "8000.0" is 8000)."""
     host = environ.get("HOST", "").strip()
     port = environ.get("PORT", "").strip() or "8000"
+    with contextlib.suppress(ValueError):  # a port the server refuses: said as it is
+        port = str(TypeAdapter(int).validate_python(port))
     if host in _ANY:
-        host = "127.0.0.1"
+        host = _ANY[host]
     elif ":" in host and not host.startswith("["):
         host = f"[{host}]"
     return f"http://{host}:{port}/healthz"
@@ -41,7 +49,7 @@ def main() -> None:
     try:
         with _DIRECT.open(url, timeout=4) as answer:
             body = json.loads(answer.read())
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, http.client.HTTPException) as error:
         print(f"unhealthy: {url}: {error}", file=sys.stderr)
         sys.exit(1)
     if body != {"status": "ok"}:

@@ -2,7 +2,12 @@
 
 import subprocess
 import sys
+import time
+from pathlib import Path
 
+import pytest
+
+from tests.ops.test_start import _end_what_was_started, start  # noqa: F401
 from tests.server import ROOT, free_port, running_server, server_env
 
 PROXY_SETTINGS = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
@@ -44,3 +49,26 @@ def test_a_port_nobody_answers_on_is_unhealthy() -> None:
     result = healthcheck(HOST="127.0.0.1", PORT=str(port))
     assert result.returncode == 1
     assert result.stderr.startswith(f"unhealthy: http://127.0.0.1:{port}/healthz:")
+
+
+@pytest.mark.parametrize(("host", "port"), [("::", "{port}"), ("0.0.0.0", "{port}.0")])
+def test_the_check_asks_where_the_server_listens_as_the_server_reads_its_settings(
+    tmp_path: Path, host: str, port: str
+) -> None:
+    """A server on every IPv6 interface ("::", IPv6 alone) is asked on ::1, not 127.0.0.1,
+    where nothing answers; a PORT the server reads as a whole number ("8000.0") is read so
+    too. Either way the check said a healthy server was not (the second with a traceback)."""
+    number = free_port()
+    env = {"HOST": host, "PORT": port.format(port=number)}
+    log = tmp_path / "server.log"
+    process = start(f"sqlite+aiosqlite:///{tmp_path}/spectrum.db", number, log, **env)
+    deadline = time.monotonic() + 60
+    while (result := healthcheck(**env)).returncode != 0:
+        assert "Traceback" not in result.stderr, result.stderr
+        assert process.poll() is None, log.read_text()
+        assert time.monotonic() < deadline, (result.stderr, log.read_text())
+        time.sleep(0.5)
+    assert result.stderr == ""
+    if host == "::":  # and on IPv4's loopback nothing answers: the check did not guess
+        wrong = healthcheck(HOST="127.0.0.1", PORT=str(number))
+        assert wrong.returncode == 1
