@@ -146,7 +146,11 @@ class Settings(BaseSettings):
         "connection's buffer full) has its connection reset.",
     )
     max_message_bytes: int = Field(
-        4096, ge=256, le=1_048_576, description="Largest WebSocket message accepted, in bytes."
+        4096,
+        ge=1024,
+        le=1_048_576,
+        description="Largest WebSocket message accepted, in bytes (at least 1,024, so that a "
+        "chat line of 200 characters fits in any script).",
     )
     messages_per_second: float = Field(
         20.0,
@@ -250,9 +254,10 @@ class Settings(BaseSettings):
     )
     room_idle_seconds: float = Field(
         900.0,
-        gt=0,
+        ge=1,
         le=30 * 86400,
-        description="Seconds a room with nobody connected is kept in memory.",
+        description="Seconds a room with nobody connected is kept in memory (at least 1: a room "
+        "made is closed unless someone connects to it within that time).",
     )
     bot_delay_seconds: float = Field(
         1.0,

@@ -336,6 +336,11 @@ def consistency(settings: Settings) -> None:
             "MESSAGE_BURST must be at least MESSAGES_PER_SECOND, or a connection could "
             "never send its allowed rate"
         )
+    if settings.api_request_burst < settings.api_requests_per_second:
+        raise ValueError(
+            "API_REQUEST_BURST must be at least API_REQUESTS_PER_SECOND, or an address could "
+            "never make its allowed rate"
+        )
     cluster(settings)
     if settings.journal_flush_ms >= settings.shutdown_grace_seconds * 1000:
         raise ValueError("JOURNAL_FLUSH_MS must be shorter than SHUTDOWN_GRACE_SECONDS")

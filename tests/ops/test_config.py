@@ -103,6 +103,12 @@ def start(folder: Path, **env: str) -> tuple[int, str]:
             "LOG_LEVEL: Input should be 'trace', 'debug', 'info', 'warning' or",
         ),
         ({"MESSAGES_PER_SECOND": "50", "MESSAGE_BURST": "10"}, "MESSAGE_BURST must be at least"),
+        (
+            {"API_REQUESTS_PER_SECOND": "1000", "API_REQUEST_BURST": "1"},
+            "API_REQUEST_BURST must be at least API_REQUESTS_PER_SECOND",
+        ),
+        ({"ROOM_IDLE_SECONDS": "0.001"}, "ROOM_IDLE_SECONDS: Input should be greater than or"),
+        ({"MAX_MESSAGE_BYTES": "256"}, "MAX_MESSAGE_BYTES: Input should be greater than or"),
         ({"JOURNAL_FLUSH_MS": "1000", "SHUTDOWN_GRACE_SECONDS": "1"}, "JOURNAL_FLUSH_MS must be"),
         ({"SEND_QUEUE_FRAMES": "1"}, "SEND_QUEUE_FRAMES: Input should be greater than or equal"),
         (

@@ -207,7 +207,7 @@ def test_a_dotenv_file_of_comments_and_exports_is_read(tmp_path: Path) -> None:
     # Read to its last line, which alone is refused.
     assert line.endswith(
         "fix these settings: MAX_MESSAGE_BYTES: Input should be greater than or "
-        "equal to 256 (got '1')"
+        "equal to 1024 (got '1')"
     )
 
 
