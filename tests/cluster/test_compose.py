@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from tests.cluster.harness import NGINX, need_nginx, nginx_config
+from tests.ops.test_container import SETTINGS
 from tests.server import ROOT
 
 
@@ -36,6 +37,28 @@ def test_every_node_has_its_own_id_and_its_upstream() -> None:
     # The folder is mounted, so that a new nginx.conf (an editor's, git's) is what a reload reads.
     assert services["nginx"]["volumes"] == ["./docker:/etc/nginx/spectrum:ro"]
     assert services["nginx"]["command"][:3] == ["nginx", "-c", "/etc/nginx/spectrum/nginx.conf"]
+
+
+def test_every_setting_passes_through_from_env_to_every_node() -> None:
+    """As in docker-compose.yml, every setting in .env reaches the nodes (most were dropped
+    without a word: the limits, the timings, CLUSTER_NAME), but for the address and port
+    inside the container, the node's own id, and its path, which nginx.conf routes."""
+    for name, spec in compose()["services"].items():
+        if not name.startswith("node-"):
+            continue
+        environment = spec["environment"]
+        assert set(environment) == SETTINGS - {"HOST", "PORT", "NODE_PATH"}, name
+        fixed = {
+            "DATABASE_URL": "postgresql+asyncpg://spectrum@db:5432/spectrum",
+            "DATABASE_PASSWORD": "${POSTGRES_PASSWORD:-spectrum}",
+            "REDIS_URL": "redis://redis:6379/0",
+            "LOG_JSON": "${LOG_JSON:-true}",
+            "FORWARDED_ALLOW_IPS": "*",  # nginx is the only way in
+            "OUTBOX_PATH": "${OUTBOX_PATH:-/srv/spectrum/data/spectrum-outbox}",
+            "NODE_ID": name,
+        }
+        for setting, value in environment.items():
+            assert value == fixed.get(setting, f"${{{setting}:-}}"), (name, setting)
 
 
 def test_the_single_node_compose_file_stays_the_default() -> None:

@@ -132,7 +132,9 @@ def test_the_image_installs_pinned_dependencies() -> None:
     [
         ("0.0.0.0", "8000", "http://127.0.0.1:8000/healthz"),
         ("", "8015", "http://127.0.0.1:8015/healthz"),
-        ("::", "9000", "http://127.0.0.1:9000/healthz"),
+        ("::", "9000", "http://[::1]:9000/healthz"),  # IPv6 alone: nothing on 127.0.0.1
+        ("[::]", "9000", "http://[::1]:9000/healthz"),
+        ("0.0.0.0", "8000.0", "http://127.0.0.1:8000/healthz"),  # the server reads 8000
         ("10.1.2.3", "8015", "http://10.1.2.3:8015/healthz"),
         ("fd00::5", "8015", "http://[fd00::5]:8015/healthz"),
     ],
