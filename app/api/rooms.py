@@ -191,10 +191,16 @@ async def create_room(
             "too many rooms created from here; wait a minute",
             creations.wait(address),
         )
+    # Counted before the room is made (so that requests at once cannot pass the limit
+    # together), and given back when none is: a name refused, a full server, a failure.
     try:
         room, token = await registry.create(body.name, body.settings, key_hash(body.key))
     except IllegalAction as error:
+        creations.give_back(address)
         raise ApiError.refused(error) from None
+    except BaseException:
+        creations.give_back(address)
+        raise
     if cluster is not None:
         cluster.beat_soon()
     return CreatedRoom(

@@ -82,6 +82,12 @@ class WindowLimiter:
             self._forget_idle(now)
         return True
 
+    def give_back(self, key: str) -> None:
+        """Uncount the key's latest event: what it was counted for did not happen."""
+        stamps = self.events.get(key)
+        if stamps:
+            stamps.pop()
+
     def _drop_old(self, stamps: deque[float], now: float) -> None:
         while stamps and stamps[0] <= now - self.window:
             stamps.popleft()

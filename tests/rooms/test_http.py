@@ -487,6 +487,21 @@ def test_too_many_rooms_from_one_address_get_429(limited_server: Server) -> None
     retry_after(answers[3])
 
 
+def test_a_creation_refused_is_not_counted_against_the_address() -> None:
+    """Only rooms made count: a name refused, or a server full, took one of the address's
+    rooms a minute, and once they were spent the address was answered 429 though no room
+    had been made."""
+    limit = {**FAST, "ROOMS_PER_ADDRESS_PER_MINUTE": "2"}
+    with running_server(**limit) as server:
+        refused = [post_room(server, {"name": name}) for name in ("   ", "..", "   ")]
+        assert [answer.status_code for answer in refused] == [422, 422, 422]
+        made = [post_room(server, {"name": name}) for name in ("Ann", "Bob", "Cid")]
+        assert [answer.status_code for answer in made] == [201, 201, 429]
+    with running_server(**limit, MAX_ROOMS="1") as server:
+        made = [post_room(server, {"name": name}) for name in ("Ann", "Bob", "Cid")]
+        assert [answer.status_code for answer in made] == [201, 503, 503]
+
+
 def test_too_many_unknown_codes_from_one_address_get_429(limited_server: Server) -> None:
     answers = [get_room(limited_server, f"2345-678{n}") for n in range(2, 6)]
     assert [answer.status_code for answer in answers] == [404, 404, 404, 429]
