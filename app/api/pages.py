@@ -17,6 +17,7 @@ from pathlib import Path
 import anyio
 from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.exception_handlers import http_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.utils import is_body_allowed_for_status_code
@@ -24,6 +25,7 @@ from starlette.exceptions import HTTPException
 from starlette.types import Scope
 
 from app.api.deps import BaseUrlDep, RoomDep, count_room_miss
+from app.api.errors import validation_error_handler
 from app.api.gzipped import request_header, takes_gzip
 from app.api.rooms import INFO_ERRORS
 
@@ -228,6 +230,12 @@ async def not_found(request: Request, error: Exception) -> Response:
     ``{"detail", "code"}``, the code the status's name (``not_found``,
     ``method_not_allowed``), so that a program reads every refusal the same way."""
     assert isinstance(error, HTTPException)
+    if isinstance(error.__cause__, UnicodeDecodeError):
+        # FastAPI's 400 for a JSON body that is not UTF-8: refused as any body that is not
+        # JSON is, 422 at "body".
+        reason = "JSON decode error: the body is not UTF-8 text"
+        invalid = [{"type": "json_invalid", "loc": ("body", error.__cause__.start), "msg": reason}]
+        return await validation_error_handler(request, RequestValidationError(invalid))
     if error.status_code == 404 and not request.url.path.startswith(MACHINE_PREFIXES):
         return text_answer(request, page(), "text/html", PAGE_HEADERS, 404)
     if not is_body_allowed_for_status_code(error.status_code):

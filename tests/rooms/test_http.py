@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests import fetch
 from tests.rooms.client import Client, api, create_room, join_room
 from tests.server import FAST, Server, running_server
 
@@ -142,6 +143,31 @@ def test_settings_must_be_an_object(rooms_server: Server) -> None:
     response = post_room(rooms_server, {"name": "Ann", "settings": [5]})
     assert response.status_code == 422
     assert response.json()["detail"][0]["loc"] == ["body", "settings"]
+
+
+@pytest.mark.parametrize("path", ["/api/rooms", "/api/score"])
+def test_a_body_that_is_not_utf_8_is_refused_as_any_body_that_is_not_json(
+    rooms_server: Server, path: str
+) -> None:
+    """A Latin-1 "ë" in a JSON body was answered 400 ``bad_request``, not the 422 at "body"
+    of a body that is not JSON; nothing is made either way."""
+    body = '{"name": "Zo\u00eb", "cards": ["\u00eb"]}'.encode("latin-1")
+    response = fetch.post(
+        rooms_server.url + path,
+        content=body,
+        headers={"Content-Type": "application/json; charset=latin-1"},
+    )
+    assert response.status_code == 422, response.text
+    assert response.json() == {
+        "detail": [
+            {
+                "type": "json_invalid",
+                "loc": ["body", body.index(b"\xeb")],
+                "msg": "JSON decode error: the body is not UTF-8 text",
+            }
+        ],
+        "code": "invalid_request",
+    }
 
 
 @pytest.mark.parametrize(
