@@ -41,6 +41,7 @@ from uvicorn.config import Config
 from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
 from uvicorn.server import ServerState
 
+from app.api.middleware import SAFETY_HEADERS
 from app.rooms.inbound import reset
 
 # Browsers send a few kilobytes; nginx's default allows 4 buffers of 8 KB for the headers.
@@ -212,10 +213,11 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         self.head_room = MAX_HEAD_BYTES  # what comes next is another request's head
 
     def refuse(self, status: int, reason: str) -> None:
-        """Answer ``status`` with ``reason`` and close the connection."""
+        """Answer ``status`` with ``reason`` (and the safety headers every answer has) and close
+        the connection."""
         message = reason.encode()
         content = [STATUS_LINE[status]]
-        for name, value in self.server_state.default_headers:
+        for name, value in (*self.server_state.default_headers, *SAFETY_HEADERS):
             content += [name, b": ", value, b"\r\n"]
         content += [
             b"content-type: text/plain; charset=utf-8\r\n",

@@ -57,6 +57,14 @@ def test_a_head_over_the_limit_is_answered_431_and_closed(server: Server) -> Non
     answer = exchange(server, head("/healthz", MAX_HEAD_BYTES))
     assert statuses(answer) == [431]
     assert answer.endswith(f"request line and headers over {MAX_HEAD_BYTES} bytes".encode())
+    # With the safety headers of every answer (it had none of them).
+    lines = answer.split(b"\r\n\r\n")[0].lower().split(b"\r\n")
+    for header in (
+        b"x-content-type-options: nosniff",
+        b"x-frame-options: deny",
+        b"referrer-policy: same-origin",
+    ):
+        assert header in lines, header
 
 
 def test_a_header_of_megabytes_sent_in_pieces_is_refused_at_the_limit(server: Server) -> None:
