@@ -306,6 +306,11 @@ def cursor_of(stamp: str) -> str:
         ("/api/matches", {"limit": 101}, 422),
         ("/api/matches", {"limit": "many"}, 422),
         ("/api/matches", {"cursor": "not-a-cursor"}, 422),
+        # "listed:6" as the API writes it is bGlzdGVkOjY: with padding, or stray characters.
+        ("/api/matches", {"cursor": "bGlzdGVkOjY"}, 200),
+        ("/api/matches", {"cursor": "bGlzdGVkOjY="}, 422),
+        ("/api/matches", {"cursor": "bGlz!dGVk!OjY"}, 422),
+        ("/api/matches", {"cursor": "bGlzdGVkOjY\n"}, 422),
         # Well formed, but past year 9999 or before year 1 once in UTC.
         ("/api/matches", {"cursor": cursor_of("9999-12-31T23:59:59-23:59")}, 422),
         ("/api/matches", {"cursor": cursor_of("0001-01-01T00:00:00+23:59")}, 422),
