@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from fastapi import APIRouter
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.api.errors import RATE_LIMITED, invalid
 from app.engine.cards import parse_cards
@@ -19,6 +19,8 @@ Property = Literal["number", "shape", "colour"]
 
 class ScoreRequest(BaseModel):
     """Five cards, or ten for the 10-card variant, by public id."""
+
+    model_config = ConfigDict(extra="forbid")  # a field mistyped is said, not passed over
 
     cards: list[str] = Field(
         examples=[

@@ -63,6 +63,22 @@ def test_malformed_bodies_get_422(server: Server, body: object) -> None:
     assert post(server, body).status_code == 422
 
 
+def test_a_field_the_calculator_does_not_take_is_refused_by_name(server: Server) -> None:
+    """{"cards": [...], "variant": ...} was scored as if the variant had been read."""
+    cards = [
+        "1-circle-violet",
+        "2-crescent-cyan",
+        "3-triangle-yellow",
+        "4-circle-red",
+        "5-star-red",
+    ]
+    assert post(server, {"cards": cards}).status_code == 200
+    response = post(server, {"cards": cards, "ten_card": True})
+    assert response.status_code == 422
+    (error,) = response.json()["detail"]
+    assert (error["type"], error["loc"]) == ("extra_forbidden", ["body", "ten_card"])
+
+
 def test_oversized_bodies_get_413(server: Server) -> None:
     response = post(server, {"cards": ["1-circle-violet"] * 10_000})
     assert response.status_code == 413
