@@ -128,11 +128,17 @@ def _final(error: BaseException, target: Target) -> str | None:
         return f"{said} ({target.where})"
     for seen in _causes(error):
         if isinstance(seen, ConnectionError) and "rejected SSL upgrade" in str(seen):
-            # asyncpg's words for a server that answers but takes no TLS.
+            # asyncpg's words for a server that answers its TLS request neither yes nor no
+            # (another program, not PostgreSQL), or no when TLS is required.
+            if make_url(target.url).query.get("ssl") in ("require", "verify-ca", "verify-full"):
+                return (
+                    f"the database at {target.where} takes no TLS, which ssl= in DATABASE_URL "
+                    "asks for: turn TLS on in PostgreSQL, or write ssl=prefer (TLS when the "
+                    "server offers it) or ssl=disable"
+                )
             return (
-                f"the database at {target.where} takes no TLS, which ssl= in DATABASE_URL "
-                "asks for: turn TLS on in PostgreSQL, or write ssl=prefer (TLS when the "
-                "server offers it) or ssl=disable"
+                f"what answers at {target.where} is not PostgreSQL: check DATABASE_URL's "
+                "host and port"
             )
         code = _sqlite_code(seen)
         if code is not None:

@@ -3,11 +3,14 @@ instead of being retried for DATABASE_WAIT_SECONDS and then blamed on DATABASE_U
 port: a full disk under an SQLite database; and DATABASE_URL options the driver would fail on are
 refused with the settings, before anything is tried."""
 
+import contextlib
 import inspect
 import json
 import os
+import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -217,4 +220,33 @@ def test_tls_a_database_does_not_take_is_said_at_once() -> None:
     message = error_of(said)
     assert message.startswith("cannot start: the database at postgresql+asyncpg://")
     assert "takes no TLS, which ssl= in DATABASE_URL asks for: turn TLS on in PostgreSQL" in message
+    assert not any("waiting for the database" in str(line["message"]) for line in said)
+
+
+def test_another_program_on_the_databases_port_is_said_at_once() -> None:
+    """A program that is not PostgreSQL answering on DATABASE_URL's port (an HTTP server, a
+    port mistyped) was said to take no TLS "which ssl= in DATABASE_URL asks for", though the
+    URL asks for none."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+
+    def answer_as_http() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                connection, _ = listener.accept()
+                with connection:
+                    connection.recv(1024)
+                    connection.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+
+    threading.Thread(target=answer_as_http, daemon=True).start()
+    try:
+        returncode, said = start(f"postgresql+asyncpg://spectrum@127.0.0.1:{port}/spectrum")
+    finally:
+        listener.close()
+    assert returncode == 1
+    message = error_of(said)
+    assert message == (
+        f"cannot start: what answers at postgresql+asyncpg://spectrum@127.0.0.1:{port}/spectrum "
+        "is not PostgreSQL: check DATABASE_URL's host and port"
+    )
     assert not any("waiting for the database" in str(line["message"]) for line in said)
