@@ -241,10 +241,12 @@ async def not_found(request: Request, error: Exception) -> Response:
     if not is_body_allowed_for_status_code(error.status_code):
         return await http_exception_handler(request, error)
     code = HTTPStatus(error.status_code).phrase.lower().replace(" ", "_").replace("-", "_")
+    headers = error.headers
+    allowed = (headers or {}).get("Allow", "").split(", ")
+    if "GET" in allowed and "HEAD" not in allowed:  # a GET's path answers HEAD too
+        headers = {**(headers or {}), "Allow": ", ".join([*allowed, "HEAD"])}
     return JSONResponse(
-        {"detail": error.detail, "code": code},
-        status_code=error.status_code,
-        headers=error.headers,
+        {"detail": error.detail, "code": code}, status_code=error.status_code, headers=headers
     )
 
 

@@ -174,7 +174,10 @@ def test_an_unknown_page_is_the_clients_not_found_page(server: Server) -> None:
 def test_a_method_a_path_does_not_take_is_refused_as_the_api_refuses(server: Server) -> None:
     refused = fetch.post(server.url + "/api/matches")
     assert refused.status_code == 405
-    assert refused.headers["allow"] == "GET"
+    assert refused.headers["allow"] == "GET, HEAD"  # what it says it takes, it takes
+    for method in ("GET", "HEAD"):
+        assert fetch.request(method, server.url + "/api/matches").status_code == 200, method
+    assert fetch.request("DELETE", server.url + "/api/rooms").headers["allow"] == "POST"
     assert refused.json() == {"detail": "Method Not Allowed", "code": "method_not_allowed"}
 
 
