@@ -224,6 +224,28 @@ def test_a_node_entry_another_program_wrote_is_said_so_in_one_line(value: str, s
     assert said in line
 
 
+def test_a_redis_user_without_the_rights_the_node_needs_is_told_which() -> None:
+    """A user of Redis's access lists refused a command (NOPERM) was given the hint of a wrong
+    password and database number."""
+    with private_redis() as server, postgres_database() as url:
+        admin = redis.Redis.from_url(server.url)
+        admin.acl_setuser(
+            "cards", enabled=True, passwords=["+cards-pw"], keys=["*"], commands=["+@all", "-get"]
+        )
+        result = start(
+            "app.scripts.start",
+            DATABASE_URL=url,
+            REDIS_URL=f"redis://cards:cards-pw@127.0.0.1:{server.port}/0",
+            NODE_ID="node-1",
+            PORT=str(free_port()),
+        )
+    assert result.returncode == 1, result.stderr
+    (line,) = [line for line in result.stderr.splitlines() if "cannot start" in line]
+    assert "refused this server (" in line
+    assert line.endswith("give REDIS_URL's user the rights to every command and key (+@all ~*)")
+    assert "cards-pw" not in result.stderr
+
+
 @pytest.mark.parametrize("policy", ["allkeys-lru", "volatile-ttl"])
 def test_a_redis_that_may_drop_leases_when_full_is_warned_of_at_start(
     tmp_path: Path, policy: str
