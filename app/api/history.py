@@ -325,6 +325,13 @@ async def export_match(
     session: SessionDep,
     match_id: MatchId,
     format: Annotated[Literal["csv", "json"], Query()] = "csv",
+    bom: Annotated[
+        bool,
+        Query(
+            description="Begin the CSV with a byte-order mark: Excel reads a file without one "
+            "in the computer's own encoding, and shows names with accents garbled."
+        ),
+    ] = False,
 ) -> Response:
     """The match to keep elsewhere: CSV, one row per hand, or the same JSON as the match."""
     detail = await _detail(session, match_id)
@@ -333,6 +340,8 @@ async def export_match(
     if format == "json":
         return Response(detail.model_dump_json(), media_type="application/json", headers=headers)
     out = io.StringIO()
+    if bom:
+        out.write("\ufeff")
     started = INSTANT.dump_python(detail.started_at, mode="json")  # as the JSON writes it
     # Text quoted, numbers not: a spreadsheet reads the numbers as numbers.
     writer = csv.writer(out, quoting=csv.QUOTE_NONNUMERIC)

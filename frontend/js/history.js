@@ -182,7 +182,7 @@ function matchView(ui) {
     <div class="panel"><table class="standings"><thead><tr>${head()}</tr></thead><tbody>
       ${standings.map((seat) => html`<tr class="${seat.place === 1 ? 'first' : ''}"><td><span class="place">${seat.place ?? '–'}</span></td>
         <td>${seatName(seat)}</td><td class="num">${minus(seat.total)}</td></tr>`)}</tbody></table>
-      <div class="row" style="margin-top:12px"><a class="btn" href="/api/matches/${match.id}/export?format=csv" download>${t('csv')}</a>
+      <div class="row" style="margin-top:12px"><a class="btn" href="/api/matches/${match.id}/export?format=csv&amp;bom=1" download>${t('csv')}</a>
         <a class="btn quiet" href="/api/matches/${match.id}/export?format=json" download>JSON</a></div>
       ${match.rounds.length ? html`<h2 style="margin-top:14px">${t('checked')}</h2>
         ${checks.every(Boolean) ? verdict(problems) : html`<p class="muted small">…</p>`}` : ''}</div>

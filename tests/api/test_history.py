@@ -223,6 +223,21 @@ def test_exports(history: tuple[Server, Played]) -> None:
     assert int(rows[-1]["total"]) == match.totals[-1]
 
 
+def test_the_csv_may_begin_with_a_byte_order_mark_for_excel(history: tuple[Server, Played]) -> None:
+    """Excel reads a CSV file without a byte-order mark in the computer's own encoding ("Chloé"
+    shown "ChloÃ©"); the browser's download asks for one, a script gets the file without."""
+    server, played = history
+    match_id = next(iter(played.matches))
+    url = f"{server.url}/api/matches/{match_id}/export?format=csv"
+    plain = fetch.raw(url, **{"Accept-Encoding": "identity"})[1]
+    marked = fetch.raw(url + "&bom=1", **{"Accept-Encoding": "identity"})[1]
+    assert not plain.startswith(b"\xef\xbb\xbf")
+    assert marked == b"\xef\xbb\xbf" + plain
+    (first, *_) = csv.DictReader(io.StringIO(marked.decode("utf-8-sig")))
+    assert first["match_id"] == match_id
+    assert get(server, f"/api/matches/{match_id}/export", bom="maybe").status_code == 422
+
+
 def test_the_schema_describes_both_exports(history: tuple[Server, Played]) -> None:
     """The JSON export is the match as `GET /api/matches/{id}` gives it, and the schema says
     so; the CSV is text."""

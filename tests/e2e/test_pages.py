@@ -104,9 +104,14 @@ def test_history_pages_show_finished_matches(pages: Pages, shot: Shot) -> None:
         row = rows.filter(has=who)
         shown = row.locator(".card").evaluate_all("cs => cs.map(c => c.getAttribute('aria-label'))")
         assert shown == [card_name(card) for card in played["score"]["order"]]
-    expect(page.locator("a", has_text="Download CSV")).to_have_attribute(
-        "href", f"/api/matches/{detail['id']}/export?format=csv"
+    # With a byte-order mark, which Excel needs to read UTF-8.
+    download = page.locator("a", has_text="Download CSV")
+    expect(download).to_have_attribute(
+        "href", f"/api/matches/{detail['id']}/export?format=csv&bom=1"
     )
+    with page.expect_download() as fetched:
+        download.click()
+    assert Path(fetched.value.path()).read_bytes().startswith(b'\xef\xbb\xbf"match_id",')
     shot(page, "match")
 
     page.click(".standings a:has-text('Hana')")
