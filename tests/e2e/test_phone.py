@@ -417,3 +417,41 @@ def test_the_replays_piles_keep_their_words_whole_at_200_percent_text(pages: Pag
             "piles => piles.map((pile) => pile.getBoundingClientRect().top)"
         )
         assert len(set(tops)) > 1, f"five piles on one line at {width} px"
+
+
+# How the discard pile's words sit: the lines its count takes (its number, then its word) and
+# how far the empty slot's word runs past the slot.
+DISCARD_WORDS = """() => {
+  const count = document.querySelector('.pile.discard .count');
+  const slot = document.querySelector('.pile.discard .slot');
+  const line = parseFloat(getComputedStyle(count).lineHeight);
+  return {
+    lines: Math.round(count.getBoundingClientRect().height / line),
+    past: slot ? slot.scrollWidth - slot.clientWidth : 0,
+    width: count.getBoundingClientRect().width,
+  };
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 360])
+def test_the_discard_piles_word_is_whole_on_a_french_phone(pages: Pages, width: int) -> None:
+    """ "défausse", the widest of the pile's words, broke inside ("défauss / e") under the
+    count on 360 and 390 px phones, and ran over the empty slot's border: the word under the
+    count is a little smaller and may take half the gaps beside it, and the slot's breaks
+    where French does ("dé- / fausse")."""
+    bob = pages.open("/", phone=True)
+    code = create_room(bob, "Bob")
+    ann = pages.open("/", phone=True, locale="fr-FR")
+    resize(ann, {"width": width, "height": 740})
+    join_from_home(ann, "Ann", code)
+    seat_online(bob, "Ann")
+    bob.click("[data-act=start]")
+    expect(ann.locator(".hand .card")).to_have_count(5)
+    empty = ann.evaluate(DISCARD_WORDS)
+    assert (empty["lines"], empty["past"]) == (2, 0), empty
+    ann.click('.pile[data-pile="0"]')  # seat 0 deals: Ann plays first
+    expect(ann.locator(".hand .card")).to_have_count(6)
+    discard(ann, 0)
+    expect(ann.locator(".pile.discard .card")).to_have_count(1)
+    one = ann.evaluate(DISCARD_WORDS)
+    assert one["lines"] == 2, one

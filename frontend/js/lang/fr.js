@@ -175,7 +175,7 @@ discardPile Défausse
 pile Pile {n}
 turning se retourne
 emptyPile vide
-discardWord défausse
+discardWord dé­fausse
 nWatching {n} spectateur|{n} spectateurs
 roundOf Manche {n}/{of}
 roundEnd Manche {n} sur {of} : {ending}
