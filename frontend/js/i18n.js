@@ -40,7 +40,7 @@ function fill(id, params, escaping) {
 
 export const t = (id, params = {}) => fill(id, params, String);
 export const joined = (list) => new Intl.ListFormat(lang).format(list);
-export const and = (list) => list.join(` ${t('and')} `);
+export const and = (list) => (list[2] ? and([list.slice(0, -1).reduce((a, b) => t('semi', { a, b })), list.at(-1)]) : list.join(` ${t('and')} `));
 
 // HTML-escaped params.
 export const th = (id, params = {}) => raw(fill(id, params, escape));

@@ -330,8 +330,23 @@ def test_multiple_pickups_and_ten_cards_with_the_ready_countdown(pages: Pages, s
     expect(picked.locator(".pick")).to_have_text(["1"])
     bob.click('.pile[data-pile="0"]')
     expect(picked.locator(".pick")).to_have_text(["2", "1"])  # in the order picked
+    tops = []
+    for pile in (2, 0):
+        label = bob.locator(f'.pile[data-pile="{pile}"]').get_attribute("aria-label")
+        assert label is not None
+        tops.append(label.split(": ", 1)[1].rsplit(", ", 1)[0])
     take_button.click()
     expect(bob.locator(".hand .card")).to_have_count(12)
+    # Each card is said with its pile (it was "… and … from pile 3 and pile 1").
+    expect(ann.locator('.moves li[data-k="move-0"]')).to_have_text(
+        f"Bob took {tops[0]} from pile 3 and {tops[1]} from pile 1"
+    )
+    # Three cards or more go apart by ";", their names holding commas of their own.
+    joined = ann.evaluate(
+        """() => import('/static/js/i18n.js').then(({ and }) =>
+          and(['2, circle, violet', '3, star, yellow', '1, circle, red']))"""
+    )
+    assert joined == "2, circle, violet; 3, star, yellow and 1, circle, red"
     expect(bob.locator(".hand .card.new")).to_have_count(2)
     fits_phone(bob)
     shot(bob, "table-10card-360")

@@ -142,8 +142,10 @@ timeLeft time left
 theDiscard the discard pile
 pileN pile {n}
 and and
-took {who} took {cards} from {piles}
-tookYou You took {cards} from {piles}
+semi {a}; {b}
+took {who} took {cards}
+tookYou You took {cards}
+cardFrom {card} from {pile}
 discarded {who} discarded {cards}
 discardedYou You discarded {cards}
 knocked {who} knocked

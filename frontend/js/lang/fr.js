@@ -141,8 +141,10 @@ timeLeft temps restant
 theDiscard la défausse
 pileN la pile {n}
 and et
-took {who} a pris {cards} dans {piles}
-tookYou Vous avez pris {cards} dans {piles}
+semi {a} ; {b}
+took {who} a pris {cards}
+tookYou Vous avez pris {cards}
+cardFrom {card} dans {pile}
 discarded {who} a défaussé {cards}
 discardedYou Vous avez défaussé {cards}
 knocked {who} a frappé
