@@ -87,6 +87,24 @@ async def restore_later(registry: RoomRegistry, store: DatabaseStore) -> None:
             return
 
 
+async def restore_accepted(registry: RoomRegistry, store: DatabaseStore, code: str) -> None:
+    """Hold again a room a restore left out while the database refused its last changes,
+    now that it has taken them: once all of them are in, as a restart would."""
+    for attempt in itertools.count():
+        if code not in store.left_out or code in registry.rooms:
+            return
+        if not await store.settle({code}, store.write_seconds):
+            try:
+                restored = await registry.restore(await store.restore({code}))
+            except Exception:  # the database is away: tried again below
+                log.exception("room %s could not be restored yet", code)
+            else:
+                if restored:
+                    log.info("room %s is restored: the database holds its last changes", code)
+                return  # or refused again: told again once taken
+        await asyncio.sleep(RESTORE_RETRY_SECONDS[min(attempt, len(RESTORE_RETRY_SECONDS) - 1)])
+
+
 def outbox_not_written(error: BaseException) -> str:
     """Why the rooms are not restored, for /readyz: the error's kind (its words are in the
     log)."""
@@ -123,6 +141,16 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     metrics = Metrics(registry, store)
     registry.on_action = metrics.actions.observe
+    registry.left_out = store.left_out
+    restoring: set[asyncio.Task[None]] = set()
+
+    def accepted(code: str) -> None:
+        if code in store.left_out and cluster is None:  # a cluster claims its rooms one by one
+            task = asyncio.create_task(restore_accepted(registry, store, code))
+            restoring.add(task)
+            task.add_done_callback(restoring.discard)
+
+    store.on_accepted = accepted
     cluster: ClusterNode | None = None  # set below on a cluster's node
 
     @asynccontextmanager
@@ -148,6 +176,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         yield
         if later is not None:
             later.cancel()
+        for task in restoring:
+            task.cancel()
         collector.cancel()
         if cluster is not None and not cluster.draining:
             await cluster.drain()

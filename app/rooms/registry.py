@@ -130,6 +130,8 @@ class RoomRegistry:
         self.on_dropped: Callable[[str], None] | None = None
         # Why the rooms kept at the last stop are not held again yet (None once they are).
         self.unrestored: str | None = None
+        # Rooms the restore left out, the database refusing their last changes: not unknown.
+        self.left_out: set[str] = set()
 
     async def create(
         self, host_name: str, settings: RoomSettings, key_hash: str = ""

@@ -126,6 +126,8 @@ class BatchWriter:
         # Rooms whose operations the database refuses while it takes others', with why: held
         # apart from the batch and retried on their own after a pause that grows.
         self.refused: dict[str, str] = {}
+        # Told of each room whose refused writes the database has taken at last.
+        self.on_accepted: Callable[[str], None] | None = None
         self._refused_attempt = 0
         self._refused_retry_at = float("-inf")
         self._refused_timer: asyncio.TimerHandle | None = None
@@ -535,6 +537,8 @@ class BatchWriter:
                 for room in sorted(rooms & set(self.refused)):
                     log.info("room %s: its held writes are in the database at last", room)
                     del self.refused[room]
+                    if self.on_accepted is not None:
+                        self.on_accepted(room)
                 self._written(batch, group)
         return refused
 

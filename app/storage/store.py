@@ -53,6 +53,9 @@ class DatabaseStore(BatchWriter):
         # In cluster mode a room's writes go only with its fence: one this node does not hold
         # (any more) writes nothing, rather than something no other node's epoch can stop.
         self.fencing = False
+        # Rooms a restore left out, the database refusing their last changes: restored once it
+        # takes them (``on_accepted``), and until then not unknown to their players.
+        self.left_out: set[str] = set()
 
     async def save(self, state: RoomState | None, rounds: Sequence[FinishedRound] = ()) -> bool:
         """Queue a room's unsaved events and finished rounds; True once they are written, False
@@ -94,18 +97,23 @@ class DatabaseStore(BatchWriter):
         """Raise if the database cannot be reached."""
         await self.backend.ping()
 
-    async def restore(self) -> list[RoomState]:
-        """Every room the journal holds, rebuilt from its events."""
+    async def restore(self, only: set[str] | None = None) -> list[RoomState]:
+        """Every room the journal holds (or those of ``only``), rebuilt from its events; a room
+        whose last changes the database still refuses is left out (in ``left_out``)."""
         states = []
         held = self.unsaved_rooms()  # the outbox's rooms the database still refuses
         for room in await self.backend.restore():
+            if only is not None and room.code not in only:
+                continue
             if room.code in held:
                 log.error(
                     "room %s is not restored: the database refuses its last changes (%s)",
                     room.code,
                     self.refused.get(room.code, "held behind a refused write"),
                 )
+                self.left_out.add(room.code)
                 continue
+            self.left_out.discard(room.code)
             try:
                 settings = RoomSettings.model_validate(room.settings)
                 if room.snapshot is None:
