@@ -162,7 +162,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except Exception as error:  # the database is away: it stays queued, and in the file
             if cluster is None:
                 registry.unrestored = outbox_not_written(error)
-            log.exception("the outbox could not be written yet; rooms are not restored yet")
+            if isinstance(error, OSError | SQLAlchemyError | TimeoutError):
+                log.warning(
+                    "the outbox could not be written yet (%s: %s); rooms are not restored yet",
+                    kind(error),
+                    error,
+                )
+            else:
+                log.exception("the outbox could not be written yet; rooms are not restored yet")
         later = None
         if cluster is not None:
             # Rooms are claimed and restored one by one, by the node a player reaches.

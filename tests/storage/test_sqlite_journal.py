@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import errno
 import fcntl
+import logging
 import os
 import random
 import shutil
@@ -205,6 +206,48 @@ async def test_folding_never_keeps_the_database_locked_from_play(tmp_path: Path)
         assert len(restored) == 101
         assert restored["BIGG-ROOM"] == big.event_count
     finally:
+        await close_store(store)
+
+
+async def test_a_fold_another_program_locks_out_is_said_in_one_line_and_done_later(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Another program holding the database's write lock (a backup, a shell) fails the fold:
+    one warning with SQLite's words, not a traceback at ERROR each time, and the segments are
+    kept and folded once the lock is let go."""
+    path = tmp_path / "spectrum.db"
+    store = open_store(path, segment_bytes=2048)
+    state = RoomState("LOCK-EDOU", RoomSettings(), 0)
+    churn(state, 1)
+    assert await store.save(state)  # the room's row, before the lock
+    locker = sqlite3.connect(path, isolation_level=None, timeout=0)
+    try:
+        with caplog.at_level(logging.WARNING):
+            locker.execute("BEGIN EXCLUSIVE")
+            try:
+                for _ in range(40):
+                    churn(state, 1)
+                    await store.save(state)
+                deadline = time.monotonic() + 60
+                while not [r for r in caplog.records if "could not be folded" in r.message]:
+                    assert time.monotonic() < deadline, "no fold was tried"
+                    await asyncio.sleep(0.05)
+            finally:
+                locker.execute("ROLLBACK")
+        said = [r for r in caplog.records if "could not be folded" in r.message]
+        assert {(r.levelno, r.exc_info) for r in said} == {(logging.WARNING, None)}
+        assert "database is locked" in said[0].message
+        for _ in range(40):  # later segments close: the kept ones are folded with them
+            churn(state, 1)
+            await store.save(state)
+        deadline = time.monotonic() + 60
+        while events_in(path, state.code) < 120:
+            assert time.monotonic() < deadline, f"{events_in(path, state.code)} events folded"
+            await asyncio.sleep(0.05)
+        (restored,) = await store.restore()
+        assert restored.event_count == state.event_count
+    finally:
+        locker.close()
         await close_store(store)
 
 

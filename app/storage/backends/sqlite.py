@@ -248,6 +248,12 @@ class SqliteJournal:
                         time.sleep(FOLD_PAUSE_SECONDS)
                     segment.unlink(missing_ok=True)
             self._checkpoint()
+        except sqlite3.OperationalError as error:  # locked by another program, read-only, full
+            log.warning(
+                "event log segments could not be folded into the database yet (%s); they are "
+                "kept, read with it, and folded with the next",
+                error,
+            )
         except Exception:
             log.exception("event log segments could not be folded into the database yet")
 
