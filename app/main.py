@@ -77,7 +77,7 @@ async def restore_rooms(registry: RoomRegistry, store: DatabaseStore) -> bool:
 async def restore_later(registry: RoomRegistry, store: DatabaseStore) -> None:
     """Try again, more and more seldom, until the rooms kept at the last stop are held."""
     for attempt in itertools.count():
-        delay = RESTORE_RETRY_SECONDS[min(attempt, len(RESTORE_RETRY_SECONDS) - 1)]
+        delay = retry_seconds(attempt)
         log.warning(
             "live rooms are not restored yet: %s; trying again in %g s", registry.unrestored, delay
         )
@@ -85,6 +85,27 @@ async def restore_later(registry: RoomRegistry, store: DatabaseStore) -> None:
         if await restore_rooms(registry, store):
             log.info("the rooms kept at the last stop are restored")
             return
+
+
+def retry_seconds(attempt: int) -> float:
+    """The pause before the try after ``attempt`` tries."""
+    return RESTORE_RETRY_SECONDS[min(attempt, len(RESTORE_RETRY_SECONDS) - 1)]
+
+
+def restore_when_taken(registry: RoomRegistry, store: DatabaseStore) -> set[asyncio.Task[None]]:
+    """Have each room a restore left out, the database refusing its last changes, held again
+    once the database takes them; the tasks doing so (cancelled at the stop)."""
+    registry.left_out = store.left_out
+    tasks: set[asyncio.Task[None]] = set()
+
+    def accepted(code: str) -> None:
+        if code in store.left_out:
+            task = asyncio.create_task(restore_accepted(registry, store, code))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+
+    store.on_accepted = accepted
+    return tasks
 
 
 async def restore_accepted(registry: RoomRegistry, store: DatabaseStore, code: str) -> None:
@@ -101,8 +122,8 @@ async def restore_accepted(registry: RoomRegistry, store: DatabaseStore, code: s
             else:
                 if restored:
                     log.info("room %s is restored: the database holds its last changes", code)
-                return  # or refused again: told again once taken
-        await asyncio.sleep(RESTORE_RETRY_SECONDS[min(attempt, len(RESTORE_RETRY_SECONDS) - 1)])
+                return  # or refused again (told again once taken), or forgotten meanwhile
+        await asyncio.sleep(retry_seconds(attempt))
 
 
 def outbox_not_written(error: BaseException) -> str:
@@ -141,16 +162,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     metrics = Metrics(registry, store)
     registry.on_action = metrics.actions.observe
-    registry.left_out = store.left_out
-    restoring: set[asyncio.Task[None]] = set()
-
-    def accepted(code: str) -> None:
-        if code in store.left_out and cluster is None:  # a cluster claims its rooms one by one
-            task = asyncio.create_task(restore_accepted(registry, store, code))
-            restoring.add(task)
-            task.add_done_callback(restoring.discard)
-
-    store.on_accepted = accepted
+    # A cluster's nodes claim their rooms one by one, as players reach them.
+    restoring = set() if settings.cluster else restore_when_taken(registry, store)
     cluster: ClusterNode | None = None  # set below on a cluster's node
 
     @asynccontextmanager

@@ -123,11 +123,12 @@ def find_room(
     room = registry.get(code)
     if room is not None:
         return room
-    if normalise_code(code) in registry.left_out:  # a room, back once the database takes it
+    normal = normalise_code(code)
+    if normal in registry.left_out:  # a room, back once the database takes its changes
         return Miss.RESTORING
     if not misses.hit(address):
         return Miss.TOO_MANY
-    if registry.unrestored is not None and normalise_code(code):
+    if registry.unrestored is not None and normal:
         return Miss.RESTORING
     return Miss.UNKNOWN
 

@@ -184,7 +184,8 @@ async def create_room(
             raise Moved(f"{place.address}/api/rooms")
         if cluster.draining:
             raise Moved(None, NO_NODE)
-    if not creations.hit(address):
+    counted = creations.counted(address)
+    if counted is None:
         raise ApiError(
             429,
             "too_many_rooms",
@@ -192,15 +193,14 @@ async def create_room(
             creations.wait(address),
         )
     # Counted before the room is made (so that requests at once cannot pass the limit
-    # together), and given back when none is: a name refused, a full server, a failure.
+    # together), and given back when it was refused for what it asked (a name, a full
+    # server); not when it was made and could not be kept (not_saved), which cost the server.
     try:
         room, token = await registry.create(body.name, body.settings, key_hash(body.key))
     except IllegalAction as error:
-        creations.give_back(address)
+        if error.code != "not_saved":
+            creations.give_back(address, counted)
         raise ApiError.refused(error) from None
-    except BaseException:
-        creations.give_back(address)
-        raise
     if cluster is not None:
         cluster.beat_soon()
     return CreatedRoom(

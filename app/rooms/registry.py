@@ -72,21 +72,26 @@ class WindowLimiter:
 
     def hit(self, key: str) -> bool:
         """Count an event; False if the key is over its limit (the event is not counted)."""
+        return self.counted(key) is not None
+
+    def counted(self, key: str) -> float | None:
+        """Count an event; when it was counted, or None if the key is over its limit (the
+        event is not counted)."""
         now = time.monotonic()
         stamps = self.events.setdefault(key, deque())
         self._drop_old(stamps, now)
         if len(stamps) >= self.limit:
-            return False
+            return None
         stamps.append(now)
         if len(self.events) > self.KEPT and now >= self.next_sweep:
             self._forget_idle(now)
-        return True
+        return now
 
-    def give_back(self, key: str) -> None:
-        """Uncount the key's latest event: what it was counted for did not happen."""
+    def give_back(self, key: str, stamp: float) -> None:
+        """Uncount the event counted at ``stamp``: what it was counted for did not happen."""
         stamps = self.events.get(key)
-        if stamps:
-            stamps.pop()
+        if stamps and stamp in stamps:
+            stamps.remove(stamp)
 
     def _drop_old(self, stamps: deque[float], now: float) -> None:
         while stamps and stamps[0] <= now - self.window:

@@ -130,7 +130,8 @@ def _final(error: BaseException, target: Target) -> str | None:
         if isinstance(seen, ConnectionError) and "rejected SSL upgrade" in str(seen):
             # asyncpg's words for a server that answers its TLS request neither yes nor no
             # (another program, not PostgreSQL), or no when TLS is required.
-            if make_url(target.url).query.get("ssl") in ("require", "verify-ca", "verify-full"):
+            asked = make_url(target.url).query.get("ssl") or os.environ.get("PGSSLMODE", "")
+            if str(asked).replace("_", "-") in ("require", "verify-ca", "verify-full"):
                 return (
                     f"the database at {target.where} takes no TLS, which ssl= in DATABASE_URL "
                     "asks for: turn TLS on in PostgreSQL, or write ssl=prefer (TLS when the "

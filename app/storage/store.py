@@ -98,20 +98,32 @@ class DatabaseStore(BatchWriter):
         await self.backend.ping()
 
     async def restore(self, only: set[str] | None = None) -> list[RoomState]:
-        """Every room the journal holds (or those of ``only``), rebuilt from its events; a room
-        whose last changes the database still refuses is left out (in ``left_out``)."""
+        """Every room the journal holds (or those of ``only``), rebuilt from its events. A room
+        with writes not yet in the database is not: one held here, a write of its under way,
+        or one whose last changes the database refuses, which is left out (``left_out``) until
+        the database takes them (``on_accepted``)."""
         states = []
-        held = self.unsaved_rooms()  # the outbox's rooms the database still refuses
-        for room in await self.backend.restore():
+        # Before the read and after it: a write taken while the rooms were read is not in what
+        # was read.
+        held, refused = self.unsaved_rooms(), dict(self.refused)
+        rooms = await self.backend.restore()
+        held |= self.unsaved_rooms()
+        refused |= self.refused
+        found = set()
+        for room in rooms:
             if only is not None and room.code not in only:
                 continue
+            found.add(room.code)
             if room.code in held:
-                log.error(
-                    "room %s is not restored: the database refuses its last changes (%s)",
-                    room.code,
-                    self.refused.get(room.code, "held behind a refused write"),
-                )
-                self.left_out.add(room.code)
+                if room.code in refused:  # its journal is behind what its players saw
+                    log.error(
+                        "room %s is not restored: the database refuses its last changes (%s)",
+                        room.code,
+                        refused[room.code],
+                    )
+                    self.left_out.add(room.code)
+                    if room.code not in self.refused and self.on_accepted is not None:
+                        self.on_accepted(room.code)  # taken while the rooms were read
                 continue
             self.left_out.discard(room.code)
             try:
@@ -125,6 +137,8 @@ class DatabaseStore(BatchWriter):
                 states.append(state)
             except Exception:  # a room that cannot be rebuilt must not stop the others
                 log.exception("room %s could not be restored", room.code)
+        # Gone from the journal (forgotten, its players gone, once its writes were taken).
+        self.left_out -= (set(self.left_out) if only is None else only) - found
         return states
 
 

@@ -137,3 +137,18 @@ def test_the_window_limiter_too_sweeps_once_a_window_while_every_key_is_busy() -
     assert all(limiter.hit(key) for key in keys)
     assert len(limiter.events) == len(keys)
     assert limiter.sweeps == 1
+
+
+def test_an_event_given_back_is_the_one_counted_not_a_later_one() -> None:
+    """A creation refused gives back its own count: the newest stamp taken instead (a creation
+    made meanwhile) left the refused one's earlier stamp, which frees its place sooner."""
+    limiter = WindowLimiter(limit=2, window=60)
+    refused = limiter.counted("10.0.0.1")
+    made = limiter.counted("10.0.0.1")
+    assert refused is not None
+    assert made is not None
+    assert limiter.counted("10.0.0.1") is None  # full
+    limiter.give_back("10.0.0.1", refused)
+    assert list(limiter.events["10.0.0.1"]) == [made]
+    assert limiter.hit("10.0.0.1")
+    assert not limiter.hit("10.0.0.1")

@@ -11,15 +11,25 @@ from pathlib import Path
 import orjson
 import pytest
 
+from app.api.deps import Miss, find_room
 from app.api.health import readyz
-from app.main import restore_rooms
+from app.main import restore_rooms, restore_when_taken
 from app.rooms.live import RoomConfig
-from app.rooms.registry import RoomRegistry, hash_token
+from app.rooms.registry import RoomRegistry, WindowLimiter, hash_token
 from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.storage.batching import BatchWriter
 from app.storage.db import make_engine
-from app.storage.journal import Batch, Events, Fence, Fenced, Forget, NewRoom, Tenure
+from app.storage.journal import (
+    Batch,
+    Events,
+    Fence,
+    Fenced,
+    Forget,
+    JournalRoom,
+    NewRoom,
+    Tenure,
+)
 from app.storage.outbox import Outbox
 from app.storage.store import DatabaseStore
 from tests.databases import postgres_database
@@ -321,3 +331,72 @@ async def test_an_outbox_that_cannot_be_read_is_never_written_over(tmp_path: Pat
     await writer.stop(grace=0.1)
     assert {op.code for op in Outbox(path).read()} == {GOOD}
     assert (tmp_path / "outbox.unread").read_bytes() == b"not what a server writes"
+
+
+async def left_out_at_a_restart(store: DatabaseStore) -> tuple[RoomRegistry, Events]:
+    """BAD saved with Ann; Bob's join, which the database refuses (a set is not JSON) until
+    its name is put right, held; the rooms restored (BAD left out) into a registry that
+    restores a left-out room once its writes are taken. The registry and Bob's events."""
+    bad = RoomState(BAD, RoomSettings(), 0)
+    bad.join("Ann", hash_token("ann"), 0)
+    assert await store.save(bad) is True
+    bad.join("Bob", hash_token("bob"), 1)
+    first, events = bad.take_unsaved()
+    events[0]["name"] = {"not", "json"}
+    held = Events(BAD, bad.created_at, first, events)
+    assert await store.write([held]) is False
+    registry = RoomRegistry(RoomConfig(), 10, store)
+    restore_when_taken(registry, store)
+    return registry, held
+
+
+async def test_a_left_out_room_comes_back_even_if_taken_while_the_rooms_are_read(
+    tmp_path: Path,
+) -> None:
+    """The database took the refused room's writes while the restore was reading the rooms:
+    what was read is behind them, so the room is left out, and, its acceptance told before it
+    was, it is restored at once after (it was left out for good)."""
+    store = open_store(tmp_path / "spectrum.db")
+    try:
+        registry, held = await left_out_at_a_restart(store)
+        read, reading, gate = store.backend.restore, asyncio.Event(), asyncio.Event()
+
+        async def slow_read() -> list[JournalRoom]:
+            rooms = await read()
+            reading.set()
+            await gate.wait()
+            return rooms
+
+        store.backend.restore = slow_read  # type: ignore[method-assign]
+        restoring = asyncio.create_task(restore_rooms(registry, store))
+        await reading.wait()
+        held.events[0]["name"] = "Bob"  # the database takes it now, after the read
+        await until(lambda: not store.refused)
+        gate.set()
+        assert await restoring is True
+        await until(lambda: BAD in registry.rooms)
+        assert [seat.name for seat in registry.rooms[BAD].state.seats] == ["Ann", "Bob"]
+        assert not store.left_out
+    finally:
+        await close_store(store, grace=0.1)
+
+
+async def test_a_left_out_room_forgotten_behind_its_refused_writes_is_unknown_once_taken(
+    tmp_path: Path,
+) -> None:
+    """Its players gone, a left-out room's journal is forgotten behind its refused writes:
+    once they are taken it is no room, answered unknown (it was "restoring" for good)."""
+    store = open_store(tmp_path / "spectrum.db")
+    try:
+        registry, held = await left_out_at_a_restart(store)
+        assert await store.write([Forget(BAD)]) is False  # behind the refused join
+        assert await restore_rooms(registry, store) is True
+        assert store.left_out == {BAD}
+        misses = WindowLimiter(30, 60)
+        assert find_room(registry, misses, BAD, "10.0.0.1") is Miss.RESTORING
+        held.events[0]["name"] = "Bob"
+        await until(lambda: not store.left_out)
+        assert find_room(registry, misses, BAD, "10.0.0.1") is Miss.UNKNOWN
+        assert BAD not in registry.rooms
+    finally:
+        await close_store(store, grace=0.1)
