@@ -305,10 +305,10 @@ function replayPanel(match, ui) {
   const names = match.players.map((seat) => seat.name);
   const buttons = (from) =>
     [0, 1].map((i) => html`<button class="btn quiet" data-act="step" data-by="${[-Infinity, -1, 1, Infinity][from + i]}" aria-label="${t(['first', 'prev', 'next', 'last'][from + i])}"
-      aria-disabled="${at === (from ? last : 0)}">${'«‹›»'[from + i]}</button>`);
+      aria-disabled="${String(at === (from ? last : 0))}">${'«‹›»'[from + i]}</button>`);
   return html`<div class="panel replay" id="replay" data-k="replay"><h2>${t('replay')}</h2>
     <div class="row">${match.rounds.map((r) => html`<button class="btn ${r === round ? 'primary' : 'quiet'}" data-act="round" data-round="${r.number}"
-      aria-pressed="${r === round}" ${r.moves ? '' : 'disabled'}>${t('roundN', { n: r.number })}</button>`)}</div>
+      aria-pressed="${String(r === round)}" ${r.moves ? '' : 'disabled'}>${t('roundN', { n: r.number })}</button>`)}</div>
     ${!round.moves
       ? html`<p class="muted">${t('noReplay')}</p>`
       : built?.failed

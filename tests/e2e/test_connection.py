@@ -428,6 +428,11 @@ def test_a_dead_link_is_seen_at_once_stood_in_for_and_recovered(
             lost = bob.locator(".banner", has_text=re.compile("offline|Connection lost"))
             # The page gives up on a link silent for 3.5 s; a loaded machine runs its timers late.
             expect(lost).to_be_visible(timeout=20000)
+            # The table is drained of colour, not faded: faded to 55%, its words (the status,
+            # the hint, the counts, the moves) fell below a readable contrast.
+            for part in (".felt", ".moves"):
+                expect(bob.locator(part)).to_have_css("filter", "grayscale(1)")
+                expect(bob.locator(part)).to_have_css("opacity", "1")
             expect(bob.locator(".timer.paused")).to_be_visible()  # no clock frozen at 0:00
             expect(bob.locator("[data-deadline]")).to_have_count(0)
             if silent:

@@ -133,6 +133,14 @@ def test_a_link_to_a_move_opens_there(pages_here: Pages, finished: Finished, sho
     assert shown_hands(page) == names(expected)
     link = page.get_by_role("link", name="Link to this move")
     assert link.get_attribute("href") == f"?round=2&move={move}"
+    # Each round's button says whether it is the one shown ("true" or "false": an empty
+    # aria-pressed made the others plain buttons to a screen reader).
+    rounds = page.locator("[data-act=round]")
+    pressed = rounds.evaluate_all("bs => bs.map((b) => b.getAttribute('aria-pressed'))")
+    assert pressed == ["false", "true", *["false"] * (len(match["rounds"]) - 2)]
+    steps = page.locator("[data-act=step]")
+    disabled = steps.evaluate_all("bs => bs.map((b) => b.getAttribute('aria-disabled'))")
+    assert set(disabled) <= {"true", "false"}, disabled
     shot(page, "replay-1366")
     phone = pages_here.open(path, context=wide(pages_here, 390, phone=True))
     at_move(phone, move, len(second["moves"]))
