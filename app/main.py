@@ -42,6 +42,8 @@ CLOSE_RESTART = 1012
 log = logging.getLogger(__name__)
 
 
+# What a database away, unreachable or too slow raises: answered 503, and said in one line.
+DATABASE_FAILURES = (SQLAlchemyError, OSError, TimeoutError)
 # Seconds between tries to restore the rooms kept at the last stop, doubling up to the last.
 RESTORE_RETRY_SECONDS = (1.0, 2.0, 4.0, 8.0, 15.0, 30.0)
 
@@ -175,7 +177,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         except Exception as error:  # the database is away: it stays queued, and in the file
             if cluster is None:
                 registry.unrestored = outbox_not_written(error)
-            if isinstance(error, OSError | SQLAlchemyError | TimeoutError):
+            if isinstance(error, DATABASE_FAILURES):
                 log.warning(
                     "the outbox could not be written yet (%s: %s); rooms are not restored yet",
                     kind(error),
@@ -241,7 +243,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     application.add_exception_handler(ApiError, api_error_handler)
     application.add_exception_handler(RequestValidationError, validation_error_handler)
     describe_invalid_requests(application)
-    for failure in (SQLAlchemyError, OSError, TimeoutError):
+    for failure in DATABASE_FAILURES:
         application.add_exception_handler(failure, database_error_handler)
     for module in (health, score, rooms, sockets, history):
         application.include_router(module.router)

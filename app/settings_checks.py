@@ -473,9 +473,11 @@ def redis_url(value: str) -> None:
             "REDIS_URL: the database number is its path (redis://host:6379/3), not db=: remove it"
         )
     for name in sorted(options):
-        if name not in known and "@" in parts.query:  # may be a password's '?' and what follows
-            raise ValueError(f"REDIS_URL: an option after '?' is not one redis-py takes: {escape}")
         if name not in known:
+            if "@" in parts.query:  # the name may be a password's '?' and what follows
+                raise ValueError(
+                    f"REDIS_URL: an option after '?' is not one redis-py takes: {escape}"
+                )
             raise ValueError(
                 f"REDIS_URL: {name} is not an option redis-py takes here"
                 + (" (TLS options need rediss://)" if name in REDIS_TLS_OPTIONS else "")
