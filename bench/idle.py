@@ -27,7 +27,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from bench.load import Server, cpu_seconds, free_port, keepalive_pings
 
 PING = orjson.dumps({"type": "ping"}).decode()
-PING_EVERY = 2.0  # seconds, as frontend/js/conn.js sends when it has heard nothing
+PING_EVERY = 2.0  # seconds, as frontend/js/room.js sends when it has heard nothing
 
 
 async def open_lobbies(url: str, rooms: int, players: int) -> list[ClientConnection]:

@@ -84,7 +84,7 @@ def test_every_id_the_client_uses_is_in_the_tables() -> None:
     made = {"circle", "crescent", "triangle", "square", "star"}
     made |= {"violet", "cyan", "yellow", "orange", "red", "easy", "normal", "strong"}
     closes = re.search(
-        r"FINAL_CLOSES = new Set\(\[([\d, ]+)\]", (FRONTEND / "js" / "conn.js").read_text()
+        r"FINAL_CLOSES = new Set\(\[([\d, ]+)\]", (FRONTEND / "js" / "room.js").read_text()
     )
     assert closes
     for code in closes[1].split(", "):
