@@ -75,7 +75,7 @@ export function holding(state, seat) {
 export const pileWords = (pile) => (pile > 3 ? t('theDiscard') : t('pileN', { n: pile + 1 }));
 
 export function moveWords(move, who) {
-  const cards = (move.cards ?? []).map((card, i) => (move.piles ? t('cardFrom', { card: cardName(card), pile: pileWords(move.piles[i]) }) : cardName(card)));
+  const cards = (move.cards ?? []).map((card, i) => (move.piles?.length ? t('cardFrom', { card: cardName(card), pile: pileWords(move.piles[i]) }) : cardName(card)));
   const params = { who, cards: and(cards) };
   if (move.type === 'take') return t(who ? 'took' : 'tookYou', params);
   if (move.type === 'discard') return t(who ? 'discarded' : 'discardedYou', params);

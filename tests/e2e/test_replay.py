@@ -122,6 +122,34 @@ def test_a_match_replayed_to_its_last_move_ends_with_the_stored_hands(
         expect(what).to_contain_text(", ".join(final["cards"][0].split("-")))
 
 
+def test_each_move_is_told_with_its_cards_and_a_take_with_its_piles(
+    pages_here: Pages, finished: Finished
+) -> None:
+    """The stored moves give every discard an empty list of piles: a discard names its cards
+    only, and each card of a take is named with the pile it came from."""
+    first = finished.match["rounds"][0]
+    moves = first["moves"]
+    page = pages_here.open(f"/matches/{finished.match['id']}?round=1&move=1")
+    what = page.locator(".replay-what")
+    for number, move in enumerate(moves, 1):
+        at_move(page, number, len(moves))
+        cards = [", ".join(card.split("-")) for card in move["cards"]]
+        text = what.inner_text()
+        assert "NaN" not in text
+        if move["type"] == "take":
+            for card, pile in zip(cards, move["piles"], strict=True):
+                where = "the discard pile" if pile == 4 else f"pile {pile + 1}"
+                assert f"{card} from {where}" in text, text
+        elif move["type"] == "discard":
+            assert " discarded " in text and " from " not in text, text
+            for card in cards:
+                assert card in text, text
+        else:
+            assert " knocked" in text, text
+        if number < len(moves):
+            page.locator(".replay").get_by_role("button", name="Next").click()
+
+
 def test_a_link_to_a_move_opens_there(pages_here: Pages, finished: Finished, shot: Shot) -> None:
     match = finished.match
     second = match["rounds"][1]
