@@ -356,7 +356,9 @@ class RoomPage {
     this.noteAway(state);
     if (!before || !sameRound || !sameTurn(before.round, round)) {
       const [hint, was, now] = [this.ui.hint, turnOf(before?.round), turnOf(round)];
-      const keep = sameRound && was.seat === now.seat && was.step === 'take' && now.step === 'discard' && hint?.drop.every((card) => state.you.hand.includes(card));
+      // Kept for the discard only after the take it advised.
+      const took = String(round?.log?.at(-1)?.piles?.slice().sort());
+      const keep = sameRound && was.seat === now.seat && was.step === 'take' && now.step === 'discard' && hint && !hint.knock && took === String(hint.piles.slice().sort()) && hint.drop.every((card) => state.you.hand.includes(card));
       this.ui.hint = keep ? { ...hint, piles: [] } : null;
     }
     if (before) this.listen(before, state, frame);

@@ -289,6 +289,26 @@ def test_a_computer_player_and_the_servers_hints(pages: Pages, shot: Shot) -> No
     expect(moves.first).to_contain_text("Easy bot")
 
 
+def test_a_hint_not_followed_is_gone_once_its_position_has_passed(pages: Pages) -> None:
+    """A take other than the one advised (or a take after "knock now") leaves the hint's
+    words and marks behind: they spoke of a position that is gone."""
+    ann = pages.open("/")
+    create_room(ann, "Ann", rounds=1, timer="0")
+    ann.click("[data-act=add-bot][data-level=easy]")
+    ann.click("text=Start the match")
+    my_turn(ann)
+    ann.click("[data-act=hint]")
+    advice = ann.locator(".hint-line")
+    expect(advice).to_be_visible()
+    hinted = ann.locator(".pile.hinted")
+    advised = int(hinted.first.get_attribute("data-pile") or 0) if hinted.count() else None
+    other = next(pile for pile in range(4) if pile != advised)
+    ann.click(f".pile[data-pile='{other}']")
+    expect(ann.locator(".status.mine")).to_contain_text("discard")
+    expect(advice).to_have_count(0)
+    expect(ann.locator(".hinted")).to_have_count(0)
+
+
 def test_multiple_pickups_and_ten_cards_with_the_ready_countdown(pages: Pages, shot: Shot) -> None:
     ann = pages.open("/")
     code = create_room(ann, "Ann", rounds=2, timer="0")

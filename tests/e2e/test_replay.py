@@ -141,7 +141,8 @@ def test_each_move_is_told_with_its_cards_and_a_take_with_its_piles(
                 where = "the discard pile" if pile == 4 else f"pile {pile + 1}"
                 assert f"{card} from {where}" in text, text
         elif move["type"] == "discard":
-            assert " discarded " in text and " from " not in text, text
+            assert " discarded " in text, text
+            assert " from " not in text, text
             for card in cards:
                 assert card in text, text
         else:
