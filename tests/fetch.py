@@ -55,3 +55,19 @@ def handshake_status(port: int, path: str, headers: dict[str, str]) -> int:
                 break
             answer += chunk
     return int(answer.split(b"\r\n", 1)[0].split()[1])
+
+
+def refused_handshake(
+    port: int, path: str, headers: dict[str, str]
+) -> tuple[int, dict[str, str], bytes]:
+    """A WebSocket handshake for ``path`` that the server refuses: the status, the headers
+    (names in lower case) and the body of its answer, read until the server closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(websocket_request(path, headers))
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    fields = dict(line.split(": ", 1) for line in lines)
+    return int(status_line.split()[1]), {k.lower(): v for k, v in fields.items()}, body

@@ -52,7 +52,7 @@ def install_middleware(application: FastAPI, settings: Settings, sockets: Connec
 class HostGuard:
     """ASGI middleware refusing a request or WebSocket whose path holds a control character
     (404) or whose Host the server may not answer to (403, with the name's explanation). A
-    WebSocket is refused before its handshake is accepted, which the client sees as HTTP 403."""
+    WebSocket is refused before its handshake is accepted, with HTTP 403 and the same body."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
@@ -107,13 +107,25 @@ def safe(send: Send) -> Send:
 
 
 async def refuse(scope: Scope, receive: Receive, send: Send, status: int, body: bytes) -> None:
-    """Answer ``status`` with a JSON ``body``; a WebSocket is closed before its handshake is
-    accepted (the client sees HTTP 403)."""
+    """Answer ``status`` with a JSON ``body``; a WebSocket's handshake is refused with HTTP 403
+    and the same body."""
     if scope["type"] == "websocket":
         await receive()  # the connection's request
-        await send({"type": "websocket.close", "code": 1008, "reason": ""})
+        await deny_handshake(scope, send, body)
         return
     await send_json(send, status, body)
+
+
+async def deny_handshake(scope: Scope, send: Send, body: bytes) -> None:
+    """Refuse a WebSocket's handshake, before it is accepted: HTTP 403 with a JSON ``body`` and
+    the safety headers, where the server can answer a handshake so (uvicorn can); else a bare
+    403."""
+    if "websocket.http.response" not in scope.get("extensions", {}):
+        await send({"type": "websocket.close", "code": 1008, "reason": ""})
+        return
+    headers = [(b"content-type", b"application/json"), *SAFETY_HEADERS]
+    await send({"type": "websocket.http.response.start", "status": 403, "headers": headers})
+    await send({"type": "websocket.http.response.body", "body": body})
 
 
 class CountScopes:

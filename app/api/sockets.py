@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+import orjson
 from fastapi import APIRouter, WebSocket, WebSocketDisconnect
 from starlette.types import Receive
 
@@ -23,7 +24,7 @@ from app.api.deps import (
     find_room_anywhere,
 )
 from app.api.errors import DATABASE_WORDS
-from app.api.middleware import raw_receive, raw_send
+from app.api.middleware import deny_handshake, raw_receive, raw_send
 from app.cluster.moved import CLOSE_MOVED, Elsewhere
 from app.config import Settings
 from app.rooms import protocol
@@ -38,12 +39,15 @@ router = APIRouter(tags=["rooms"])
 
 
 CLOSE_BAD_HELLO = 4002
-CLOSE_ORIGIN = 4003
 CLOSE_NO_ROOM = 4004
 CLOSE_TOO_MANY = 4029
 CLOSE_POLICY = 1008
 CLOSE_BUSY = 1013
 CLOSE_WAIT_SECONDS = 10.0
+# A page's origin that may not connect: its handshake's answer (HTTP 403).
+BAD_ORIGIN = orjson.dumps(
+    {"detail": "a page at this origin may not connect here", "code": "bad_origin"}
+)
 
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -132,8 +136,7 @@ async def room_socket(
     """A player's or a spectator's live connection to a room."""
     origin = websocket.headers.get("origin")
     if not origin_allowed(origin, websocket.url.scheme, websocket.headers.get("host"), settings):
-        # Closed before the handshake is accepted: the server answers HTTP 403.
-        await websocket.close(CLOSE_ORIGIN, "this page's origin may not connect here")
+        await deny_handshake(websocket.scope, websocket.send, BAD_ORIGIN)
         return
     await websocket.accept()
     registry.sockets.opened()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+import orjson
 import pytest
 
 from tests import fetch
@@ -126,6 +127,23 @@ def test_a_websocket_under_another_name_is_refused_though_its_origin_matches(
     room = create_room(server)
     assert handshake(server, room["code"], "evil.example") == 403
     assert handshake(server, room["code"], "localhost") == 101
+    # The refusal says why, as an HTTP request's does, with the safety headers every answer has.
+    named = f"evil.example:{server.port}"
+    status, headers, body = fetch.refused_handshake(
+        server.port, f"/ws/rooms/{room['code']}", {"Host": named, "Origin": f"http://{named}"}
+    )
+    assert status == 403
+    assert headers["content-type"] == "application/json"
+    assert_safety_headers(headers)
+    refusal = orjson.loads(body)
+    assert refusal["code"] == "unknown_host"
+    assert "ALLOWED_HOSTS=evil.example" in refusal["detail"]
+
+
+def assert_safety_headers(headers: dict[str, str]) -> None:
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["x-frame-options"] == "DENY"
+    assert headers["referrer-policy"] == "same-origin"
 
 
 def test_a_star_answers_every_name() -> None:
@@ -157,5 +175,10 @@ def test_a_websocket_path_holding_a_control_character_is_refused(server: Server)
     room = create_room(server)
     named = f"localhost:{server.port}"
     headers = {"Host": named, "Origin": f"http://{named}"}
-    assert fetch.handshake_status(server.port, f"/ws/rooms/{room['code']}%0A", headers) == 403
+    status, said, body = fetch.refused_handshake(
+        server.port, f"/ws/rooms/{room['code']}%0A", headers
+    )
+    assert status == 403
+    assert_safety_headers(said)
+    assert orjson.loads(body)["code"] == "bad_path"
     assert fetch.handshake_status(server.port, f"/ws/rooms/{room['code']}", headers) == 101

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 from urllib.parse import urlsplit
 
+import orjson
 import pytest
 from websockets.client import ClientProtocol
 from websockets.frames import Close, Opcode
@@ -110,6 +111,19 @@ async def test_foreign_origins_are_refused_403_before_the_handshake(rooms_server
     room = create_room(rooms_server)
     for origin in foreign_origins(rooms_server):
         assert handshake_status(rooms_server, room["code"], origin) == 403, origin
+    # A script is told why, with the safety headers every answer has.
+    status, headers, body = fetch.refused_handshake(
+        rooms_server.port,
+        f"/ws/rooms/{room['code']}",
+        {"Host": f"127.0.0.1:{rooms_server.port}", "Origin": "http://evil.example"},
+    )
+    assert status == 403
+    assert headers["x-content-type-options"] == "nosniff"
+    assert headers["x-frame-options"] == "DENY"
+    assert orjson.loads(body) == {
+        "detail": "a page at this origin may not connect here",
+        "code": "bad_origin",
+    }
     for origin in (rooms_server.url, rooms_server.url + "/", rooms_server.url.upper()):
         assert handshake_status(rooms_server, room["code"], origin) == 101, origin
 
