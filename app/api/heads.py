@@ -212,6 +212,10 @@ class HeadLimitedProtocol(HttpToolsProtocol):
             self._untime_head()  # the next head's time starts once this request is answered
         self.head_room = MAX_HEAD_BYTES  # what comes next is another request's head
 
+    def send_400_response(self, msg: str) -> None:
+        """A request the parser cannot read (uvicorn's own 400), with the safety headers."""
+        self.refuse(400, msg)
+
     def refuse(self, status: int, reason: str) -> None:
         """Answer ``status`` with ``reason`` (and the safety headers every answer has) and close
         the connection."""

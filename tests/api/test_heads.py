@@ -67,6 +67,21 @@ def test_a_head_over_the_limit_is_answered_431_and_closed(server: Server) -> Non
         assert header in lines, header
 
 
+def test_a_request_that_cannot_be_read_is_answered_400_with_the_safety_headers(
+    server: Server,
+) -> None:
+    answer = exchange(server, b"GET / HTTP/1.1\r\nHost: a b\r\nX: \x01\r\n\r\n")
+    assert statuses(answer) == [400]
+    assert answer.endswith(b"Invalid HTTP request received.")
+    lines = answer.split(b"\r\n\r\n")[0].lower().split(b"\r\n")
+    for header in (
+        b"x-content-type-options: nosniff",
+        b"x-frame-options: deny",
+        b"referrer-policy: same-origin",
+    ):
+        assert header in lines, header
+
+
 def test_a_header_of_megabytes_sent_in_pieces_is_refused_at_the_limit(server: Server) -> None:
     start = b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: "
     pieces = [start] + [b"p" * 65536] * 64  # 4 MB, never ended
