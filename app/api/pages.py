@@ -236,6 +236,11 @@ async def not_found(request: Request, error: Exception) -> Response:
         reason = "JSON decode error: the body is not UTF-8 text"
         invalid = [{"type": "json_invalid", "loc": ("body", error.__cause__.start), "msg": reason}]
         return await validation_error_handler(request, RequestValidationError(invalid))
+    if isinstance(error.__cause__, RecursionError):
+        # FastAPI's 400 for JSON nested deeper than the parser goes: not JSON this reads.
+        reason = "JSON decode error: nested too deeply"
+        invalid = [{"type": "json_invalid", "loc": ("body",), "msg": reason}]
+        return await validation_error_handler(request, RequestValidationError(invalid))
     if error.status_code == 404 and not request.url.path.startswith(MACHINE_PREFIXES):
         return text_answer(request, page(), "text/html", PAGE_HEADERS, 404)
     if not is_body_allowed_for_status_code(error.status_code):

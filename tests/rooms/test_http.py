@@ -170,6 +170,24 @@ def test_a_body_that_is_not_utf_8_is_refused_as_any_body_that_is_not_json(
     }
 
 
+@pytest.mark.parametrize("path", ["/api/rooms", "/api/score"])
+def test_a_body_nested_too_deeply_is_refused_as_any_body_that_is_not_json(
+    rooms_server: Server, path: str
+) -> None:
+    """Nesting past the JSON parser's depth was answered 400 ``bad_request``."""
+    body = b'{"name": "Ann", "settings": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    response = fetch.post(
+        rooms_server.url + path, content=body, headers={"Content-Type": "application/json"}
+    )
+    assert response.status_code == 422, response.text
+    assert response.json() == {
+        "detail": [
+            {"type": "json_invalid", "loc": ["body"], "msg": "JSON decode error: nested too deeply"}
+        ],
+        "code": "invalid_request",
+    }
+
+
 @pytest.mark.parametrize(
     "name",
     [
