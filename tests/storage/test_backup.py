@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from sqlalchemy.engine import make_url
 
 from app.scripts.restore import Refused, claimed
 from tests import fetch
-from tests.databases import postgres_database
+from tests.databases import admin, fetch_value, postgres_database
 from tests.e2e.matches import play_matches
 from tests.faults.table import new_server
 from tests.rooms.client import Client, create_room, join_room
@@ -196,13 +197,65 @@ def pg_tool(name: str) -> str:
     return found
 
 
+README_RESTORE = re.compile(r"docker compose exec -T db sh -ec '(.*?)' < spectrum\.dump", re.S)
+
+
+def readme_restore(url: str, dump: Path) -> subprocess.CompletedProcess[str]:
+    """The README's PostgreSQL restore, its script as written there, run against the database
+    at ``url`` (the README's user and database ``spectrum`` made this test's) from ``dump``."""
+    found = README_RESTORE.search((ROOT / "README.md").read_text())
+    assert found, "the README's restore script"
+    database = make_url(url)
+    assert database.database
+    script = found[1].replace("-U spectrum ", "").replace("spectrum", database.database)
+    env = {
+        **os.environ,
+        "PGHOST": database.host or "127.0.0.1",
+        "PGPORT": str(database.port or 5432),
+        "PGUSER": database.username or "postgres",
+    }
+    for tool in ("dropdb", "createdb", "pg_restore", "psql"):
+        pg_tool(tool)
+    with dump.open("rb") as given:
+        done = subprocess.run(["sh", "-ec", script], stdin=given, env=env, capture_output=True)
+    return subprocess.CompletedProcess(
+        done.args, done.returncode, done.stdout.decode(), done.stderr.decode()
+    )
+
+
+def named(url: str, database: str) -> str:
+    """``url`` with another database's name."""
+    return make_url(url).set(database=database).render_as_string(hide_password=False)
+
+
+def databases_named(url: str, pattern: str) -> list[str]:
+    """The databases whose names match the SQL ``LIKE`` ``pattern``."""
+    rows = fetch_value(
+        named(url, "postgres"),
+        f"SELECT string_agg(datname, ',' ORDER BY datname) FROM pg_database "
+        f"WHERE datname LIKE '{pattern}'",
+    )
+    return rows.split(",") if rows else []
+
+
+@contextlib.contextmanager
+def dropped_after(url: str) -> Iterator[None]:
+    """Drop, at the end, the databases the README's restore made beside ``url``'s."""
+    try:
+        yield
+    finally:
+        name = make_url(url).database
+        for made in databases_named(url, f"{name}\\_re%"):
+            admin(f'DROP DATABASE IF EXISTS "{made}" WITH (FORCE)')
+
+
 def test_a_postgresql_backup_from_an_earlier_release_restores_as_the_readme_says(
     tmp_path: Path,
 ) -> None:
-    """The README's restore, command by command, of a dump taken before an upgrade into the
-    database after it: emptied first, so that nothing added since stays behind, and migrated
-    again by the server; the rooms and matches of after the dump are gone."""
-    with postgres_database() as url:
+    """The README's restore of a dump taken before an upgrade into the database after it:
+    restored into a new database, which takes the old one's name, and migrated again by the
+    server; the rooms and matches of after the dump are gone, kept in the replaced database."""
+    with postgres_database() as url, dropped_after(url):
         dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
         config = alembic_config(url)
         command.upgrade(config, "0001")  # the first release's tables, without those added since
@@ -217,18 +270,44 @@ def test_a_postgresql_backup_from_an_earlier_release_restores_as_the_readme_says
             asyncio.run(play_matches(server, ["Cy", "Dee"], 1))
             assert len(fetch.get(f"{server.url}/api/matches").json()["matches"]) == 2
 
-        psql = [pg_tool("psql"), "-v", "ON_ERROR_STOP=1", "-d", dsn]
-        subprocess.run([*psql, "-c", "DROP SCHEMA public CASCADE", "-c", "CREATE SCHEMA public"],
-                       check=True, capture_output=True)  # fmt: skip
-        with dump.open("rb") as given:
-            subprocess.run([pg_tool("pg_restore"), "-d", dsn, "--no-owner"], stdin=given,
-                           check=True, capture_output=True)  # fmt: skip
+        done = readme_restore(url, dump)
+        assert done.returncode == 0, done.stderr
         assert asyncio.run(revision(url)) == "0001"
+        name = make_url(url).database
+        [replaced] = databases_named(url, f"{name}\\_replaced\\_%")
+        assert databases_named(url, f"{name}\\_restoring") == []
+        assert fetch_value(named(url, replaced), "SELECT count(*) FROM matches") == "2"
         with running_server(url, **FAST) as restored:  # migrated again as it starts
             matches = fetch.get(f"{restored.url}/api/matches").json()["matches"]
             assert [match["id"] for match in matches] == ["a" * 32]
             assert fetch.get(f"{restored.url}/api/rooms/{later['code']}").status_code == 404
             assert fetch.get(f"{restored.url}/readyz").status_code == 200
+
+
+def test_a_damaged_postgresql_backup_changes_nothing_as_the_readme_restores_it(
+    tmp_path: Path,
+) -> None:
+    """A dump cut short fails the README's restore at ``pg_restore``: the database keeps every
+    match, under its own name, and nothing half restored stays behind."""
+    with postgres_database() as url, dropped_after(url):
+        dsn = make_url(url).set(drivername="postgresql").render_as_string(hide_password=False)
+        migrate(url)
+        with running_server(url, **FAST) as server:
+            asyncio.run(play_matches(server, ["Cy", "Dee"], 1))
+        dump = tmp_path / "spectrum.dump"
+        with dump.open("wb") as out:
+            subprocess.run([pg_tool("pg_dump"), "-Fc", "-d", dsn], stdout=out, check=True)
+        whole = dump.read_bytes()
+        dump.write_bytes(whole[: len(whole) * 2 // 3])
+
+        done = readme_restore(url, dump)
+        assert done.returncode != 0
+        assert "pg_restore: error:" in done.stderr
+        name = make_url(url).database
+        assert databases_named(url, f"{name}\\_replaced\\_%") == []
+        assert fetch_value(url, "SELECT count(*) FROM matches") == "1"
+        tables = "SELECT count(*)::text FROM pg_tables WHERE schemaname = 'public'"
+        assert fetch_value(named(url, f"{name}_restoring"), tables) == "0"
 
 
 def test_a_backup_always_has_its_event_log_folder_and_never_adds_to_one(
