@@ -39,6 +39,19 @@ def backup(database: Path, dest: Path) -> int:
     for path in (dest, copied):
         if path.exists():
             raise FileExistsError(f"{path} exists already; name a new file")
+    try:
+        return _copied(database, dest, live, copied)
+    except BaseException:
+        # Nothing half written is left to stand in the way of the next try (a full disk).
+        for path in (dest, Path(f"{dest}-journal")):
+            path.unlink(missing_ok=True)
+        shutil.rmtree(copied, ignore_errors=True)
+        raise
+
+
+def _copied(database: Path, dest: Path, live: Path, copied: Path) -> int:
+    """Copy the database and the event log's segments until no segment was folded between
+    the two copies; the number of segments."""
     for _ in range(ATTEMPTS):
         before = _copy_segments(live, copied)  # what may be folded while the database is copied
         source = sqlite3.connect(database)

@@ -32,6 +32,7 @@ from app.scripts.backup import sqlite_database
 from app.storage.eventlog import folder_for
 from app.storage.filelock import RESTORING, SERVING, NoLocks, hold
 from app.storage.journal import DatabaseInUse
+from app.storage.migrations import head_revision, known_revisions
 from app.storage.outbox import outbox_for
 
 
@@ -40,7 +41,8 @@ class Refused(Exception):
 
 
 def check_backup(backup: Path) -> None:
-    """A whole SQLite database, as the backup script writes it."""
+    """A whole SQLite database, as the backup script writes it, of this version's migrations
+    (an earlier one's, which the server migrates, included)."""
     if not backup.is_file():
         raise Refused(f"there is no backup at {backup}")
     wal = Path(f"{backup}-wal")
@@ -53,19 +55,33 @@ def check_backup(backup: Path) -> None:
         # Read as it is on disk, without SQLite's locks and their files beside it.
         reading = f"file:{backup}?mode=ro&immutable=1"
         with contextlib.closing(sqlite3.connect(reading, uri=True)) as copy:
-            found = copy.execute("PRAGMA quick_check").fetchone()
+            found = copy.execute("PRAGMA integrity_check(1)").fetchone()
             tables = {row[0] for row in copy.execute("SELECT name FROM sqlite_master")}
+            whole = found == ("ok",)
             rooms = (
                 copy.execute("SELECT count(*) FROM live_rooms").fetchone()[0]
-                if "live_rooms" in tables and found == ("ok",)
+                if "live_rooms" in tables and whole
                 else 0
+            )
+            revisions = (
+                [row[0] for row in copy.execute("SELECT version_num FROM alembic_version")]
+                if "alembic_version" in tables and whole
+                else []
             )
     except sqlite3.Error as error:
         raise Refused(f"{backup} is not an SQLite database ({error})") from None
-    if found != ("ok",):
+    if not whole:
         raise Refused(f"{backup} is damaged: {found[0] if found else 'unreadable'}")
-    if "matches" not in tables:
-        raise Refused(f"{backup} is not a Spectrum Online database (it has no matches)")
+    if "matches" not in tables or len(revisions) != 1:
+        raise Refused(
+            f"{backup} is not a Spectrum Online database (it has no matches or no migration)"
+        )
+    if revisions[0] not in known_revisions():
+        raise Refused(
+            f"{backup} is at migration {revisions[0]}, which this version does not know (its "
+            f"newest is {head_revision()}): a newer Spectrum Online made it. Restore it with "
+            "that version"
+        )
     live = folder_for(str(backup))
     if rooms and not live.is_dir():
         raise Refused(
@@ -91,13 +107,14 @@ def check_stopped(database: Path) -> None:
         connection.close()
 
 
-def restore(backup: Path, database: Path, outbox: Path) -> Path:
+def restore(backup: Path, database: Path, outbox: Path) -> Path | None:
     """Put ``backup`` (and its event log) in place of ``database``; the folder that what was
-    replaced was moved to."""
+    replaced was moved to (None when there was nothing to replace)."""
     backup, database = backup.resolve(), database.resolve()
     if backup == database:
         raise Refused("the backup is the database itself")
     check_backup(backup)
+    database.parent.mkdir(parents=True, exist_ok=True)  # as the server makes it
     with claimed(database):
         check_stopped(database)
         return put_in_place(backup, database, outbox)
@@ -122,12 +139,19 @@ def claimed(database: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def put_in_place(backup: Path, database: Path, outbox: Path) -> Path:
+def put_in_place(backup: Path, database: Path, outbox: Path) -> Path | None:
     """Copy the backup beside the database first (a copy that fails moves nothing and leaves
     nothing), then move what it replaces aside and the copy into its place; the folder that
-    what was replaced was moved to."""
+    what was replaced was moved to (None when there was nothing to replace)."""
+    live = folder_for(str(database))
+    replaced = [
+        path
+        for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm"), live, outbox)
+        if path.exists()
+    ]
     aside = database.with_name(f"{database.name}-replaced-{time.strftime('%Y%m%dT%H%M%S')}")
-    aside.mkdir()
+    if replaced:
+        aside.mkdir()
     staged = database.with_name(f"{database.name}-restoring")
     shutil.rmtree(staged, ignore_errors=True)  # a restore cut short earlier
     try:
@@ -135,19 +159,18 @@ def put_in_place(backup: Path, database: Path, outbox: Path) -> Path:
         shutil.copy2(backup, staged / database.name)
         copied_live = folder_for(str(backup))
         if copied_live.is_dir():
-            shutil.copytree(copied_live, staged / folder_for(str(database)).name)
+            shutil.copytree(copied_live, staged / live.name)
     except OSError:
         shutil.rmtree(staged, ignore_errors=True)
-        aside.rmdir()
+        if replaced:
+            aside.rmdir()
         raise
-    live = folder_for(str(database))
-    for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm"), live, outbox):
-        if path.exists():
-            shutil.move(path, aside / path.name)
+    for path in replaced:
+        shutil.move(path, aside / path.name)
     for path in staged.iterdir():
         os.rename(path, database.with_name(path.name))
     staged.rmdir()
-    return aside
+    return aside if replaced else None
 
 
 def main() -> None:
@@ -162,7 +185,8 @@ def main() -> None:
         aside = restore(arguments.backup, database, outbox.expanduser().resolve())
     except (Refused, OSError) as error:
         sys.exit(f"cannot restore: {error}")
-    print(f"restored {arguments.backup} as {database}; what it replaced is in {aside}")
+    replaced = f"what it replaced is in {aside}" if aside else "there was nothing to replace"
+    print(f"restored {arguments.backup} as {database}; {replaced}")
 
 
 if __name__ == "__main__":

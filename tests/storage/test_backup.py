@@ -12,7 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -381,3 +381,99 @@ def test_a_backup_that_cannot_be_copied_whole_replaces_nothing(tmp_path: Path) -
     assert after.keys() - {"spectrum.db.lock"} == before.keys()
     assert (tmp_path / "spectrum.db-live" / "00000001.jsonl").read_text() == "kept\n"
     assert rounds_in(tmp_path / "spectrum.db") == 0
+
+
+def foreign_database(path: Path) -> None:
+    """Another program's SQLite file, which happens to have a table called matches."""
+    with contextlib.closing(sqlite3.connect(path)) as made:
+        made.execute("CREATE TABLE matches (id INTEGER PRIMARY KEY, home TEXT, away TEXT)")
+        made.commit()
+
+
+def newer_backup(path: Path) -> None:
+    """A backup of a database a newer version has migrated."""
+    with contextlib.closing(sqlite3.connect(path)) as made:
+        made.execute("UPDATE alembic_version SET version_num = '0099'")
+        made.commit()
+
+
+def damaged_index(path: Path) -> None:
+    """A backup whose index no longer matches its table: SQLite's quick check passes it."""
+    with contextlib.closing(sqlite3.connect(path)) as made:
+        made.execute(
+            "INSERT INTO matches (id, room_code, settings, rounds_planned, rounds_played, "
+            "started_at) VALUES (?, 'ABCD', '{}', 1, 0, '2026-01-01')",
+            ("a" * 32,),
+        )
+        made.commit()
+        made.execute("PRAGMA writable_schema = ON")
+        made.execute(
+            "UPDATE sqlite_master SET sql = 'CREATE INDEX ix_matches_room_code ON matches (id)' "
+            "WHERE name = 'ix_matches_room_code'"
+        )
+        made.commit()
+    with contextlib.closing(sqlite3.connect(path)) as check:
+        assert check.execute("PRAGMA quick_check").fetchone() == ("ok",)
+
+
+@pytest.mark.parametrize(
+    ("spoil", "said"),
+    [
+        (foreign_database, "is not a Spectrum Online database (it has no matches or no migration)"),
+        (newer_backup, "is at migration 0099, which this version does not know"),
+        (damaged_index, "is damaged: row 1 missing from index ix_matches_room_code"),
+    ],
+)
+def test_a_foreign_newer_or_damaged_database_is_refused_and_nothing_moved(
+    spoil: Callable[[Path], None], said: str, tmp_path: Path
+) -> None:
+    """Each was put in place, and the server then refused to start on it (or served it)."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    backup = tmp_path / "backup.db"
+    if spoil is foreign_database:
+        spoil(backup)
+    else:
+        assert run_script("backup", url, backup).returncode == 0
+        spoil(backup)
+    before = sorted(path.name for path in tmp_path.iterdir())
+    done = run_script("restore", url, backup)
+    assert done.returncode == 1
+    assert done.stderr.startswith("cannot restore:")
+    assert said in done.stderr, done.stderr
+    assert sorted(path.name for path in tmp_path.iterdir()) == before
+
+
+def test_a_restore_into_a_new_folder_makes_it_and_replaces_nothing(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    backup = tmp_path / "backup.db"
+    assert run_script("backup", url, backup).returncode == 0
+    fresh = tmp_path / "new" / "data"
+    done = run_script("restore", f"sqlite+aiosqlite:///{fresh}/spectrum.db", backup)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("; there was nothing to replace")
+    assert sorted(path.name for path in fresh.iterdir()) == [
+        "spectrum.db",
+        "spectrum.db-live",
+        "spectrum.db.lock",
+    ]
+
+
+def test_a_failed_backup_leaves_nothing_in_the_way_of_the_next(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    live = tmp_path / "spectrum.db-live"
+    live.mkdir()
+    (live / "00000001.jsonl").write_text("kept\n")
+    (live / "00000002.jsonl").symlink_to(tmp_path)  # a segment that cannot be copied
+    backup = tmp_path / "copy" / "backup.db"
+    backup.parent.mkdir()
+    failed = run_script("backup", url, backup)
+    assert failed.returncode != 0
+    assert failed.stderr.startswith("cannot back up:"), failed.stderr
+    assert list(backup.parent.iterdir()) == []
+    (live / "00000002.jsonl").unlink()
+    done = run_script("backup", url, backup)
+    assert done.returncode == 0, done.stderr
+    assert (backup.parent / "backup.db-live" / "00000001.jsonl").read_text() == "kept\n"
