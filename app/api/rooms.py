@@ -117,6 +117,7 @@ class RoomInfo(BaseModel):
     spectators: int
     socket: Socket
     node: str | None = Field(description="The node that holds the room; null for one node.")
+    url: str = Field(description="The room's share link: PUBLIC_URL or the address asked.")
 
 
 Responses = dict[int | str, dict[str, Any]]
@@ -228,7 +229,7 @@ async def join_room(
 
 
 @router.get("/api/rooms/{code}", response_model=RoomInfo, responses=INFO_ERRORS)
-async def room_info(room: RoomDep, cluster: ClusterDep) -> RoomInfo:
+async def room_info(room: RoomDep, cluster: ClusterDep, base: BaseUrlDep) -> RoomInfo:
     """A room's status, settings and seated players."""
     online = room.presence()
     state = room.state
@@ -249,4 +250,5 @@ async def room_info(room: RoomDep, cluster: ClusterDep) -> RoomInfo:
         spectators=room.spectators(),
         socket=socket_path(cluster, state.code),
         node=cluster.node if cluster is not None else None,
+        url=f"{base}/r/{state.code}",
     )

@@ -342,6 +342,7 @@ class RoomPage {
   observe(frame) {
     const state = this.conn.state;
     const before = this.seen;
+    if (!before) this.relink();
     if (this.token && state.you.seat === null) this.forgetSeat();
     // A host away too long passes the role on: who has it now is told.
     const host = state.players.find((player) => player.host)?.name;
@@ -679,7 +680,17 @@ class RoomPage {
   }
 
   link() {
-    return store.get(shareLink.key(this.code)) ?? `${location.origin}/r/${this.code}`;
+    return this.url ?? store.get(shareLink.key(this.code)) ?? `${location.origin}/r/${this.code}`;
+  }
+
+  // The link as the server gives it now (PUBLIC_URL may be new since the room was made).
+  relink() {
+    api(`/api/rooms/${this.code}`).then(({ url }) => {
+      const key = shareLink.key(this.code);
+      if (store.get(key)) store.set(key, url);
+      this.url = url;
+      this.update();
+    }, () => {});
   }
 
   async copyLink() {

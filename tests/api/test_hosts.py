@@ -62,6 +62,13 @@ REFUSED = [
 ]
 
 
+def test_a_rooms_share_link_is_public_urls_at_its_creation_and_after(server: Server) -> None:
+    room = create_room(server)
+    link = f"https://cards.example.org/r/{room['code']}"
+    assert room["url"] == link
+    assert fetch.get(f"{server.url}/api/rooms/{room['code']}").json()["url"] == link
+
+
 @pytest.mark.parametrize("name", ALLOWED)
 def test_the_names_the_server_was_given_are_answered(server: Server, name: str) -> None:
     answer = fetch.get(f"{server.url}/api/matches", headers=as_named(server, name))

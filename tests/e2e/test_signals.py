@@ -107,6 +107,21 @@ def test_a_public_url_link_has_no_loopback_warning(browser: Any) -> None:
             ann.reload()
             expect(ann.locator(".share .link")).to_have_text(f"{public}/r/{code}")
             expect(ann.locator(".share .warn")).to_have_count(0)
+            # A link kept from before PUBLIC_URL was set (a start without it gave this one)
+            # gives way to the server's once the room's page has its state.
+            kept = f"{server.url}/r/{code}"
+            ann.evaluate(
+                "([key, link]) => localStorage.setItem(key, link)", [f"spectrum.link.{code}", kept]
+            )
+            ann.reload()
+            expect(ann.locator(".share .link")).to_have_text(f"{public}/r/{code}")
+            expect(ann.locator(".share .warn")).to_have_count(0)
+            stored = ann.evaluate("(key) => localStorage.getItem(key)", f"spectrum.link.{code}")
+            assert stored == f"{public}/r/{code}"
+            # Someone who opened the room at this computer's own address shares the public one.
+            bob = pages.open(f"/r/{code}")
+            expect(bob.locator(".share .link")).to_have_text(f"{public}/r/{code}")
+            expect(bob.locator(".share .warn")).to_have_count(0)
         finally:
             pages.close()
         assert pages.errors == []

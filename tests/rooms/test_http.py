@@ -68,6 +68,7 @@ def test_create_without_settings_uses_the_defaults(rooms_server: Server) -> None
         {"seat": 0, "name": "Ann", "connected": False, "host": True, "bot": None}
     ]
     assert info["spectators"] == 0
+    assert info["url"] == f"{rooms_server.url}/r/{room['code']}"
 
 
 def test_create_keeps_custom_settings(rooms_server: Server) -> None:
