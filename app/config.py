@@ -439,7 +439,10 @@ def env_file_problem(path: Path) -> str | None:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as error:
-        return f"{where} is not UTF-8 text (byte {error.start + 1}): save it as UTF-8"
+        line = error.object[: error.start].count(b"\n") + 1
+        return (
+            f"line {line} of {where} is not UTF-8 text (byte {error.start + 1}): save it as UTF-8"
+        )
     except OSError as error:
         return f"cannot read {where}: {error.strerror or error}"
     for binding in parse_stream(io.StringIO(text)):
