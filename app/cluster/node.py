@@ -259,29 +259,30 @@ class ClusterNode:
 
     # Leases.
 
-    async def _reclaim(self, code: str, lease: Lease) -> bool:
-        """Claim again a room whose lease Redis no longer has, above the epoch held."""
+    async def _reclaim(self, code: str, lease: Lease) -> str | None:
+        """Claim again a room whose lease Redis no longer has, above the epoch held: None when
+        it was, else why the room is lost."""
         held = self.ownership.held.get(code)
         if held is None or self.ownership.clock() >= held.valid_until:
-            return False
+            return "its lease lapsed before it could be claimed again"
         try:
             holder = await self.leases.holder(code)
             if holder is not None and holder.node != WAITED:
-                return False  # another node holds it: not a lease Redis forgot
+                return "another node holds it"  # not a lease Redis forgot
             outcome = await self.ownership.claim(code, lease.epoch, again=True)
             if isinstance(outcome, Taken):
-                return False
+                return "another node holds it"
             tenure = self.store.epochs.get(code)
             if tenure is not None:
                 tenure.epoch = outcome.epoch  # before the database's: writes under way retry
             if not await raise_epoch(self.store.engine, code, outcome.epoch):
                 await self.leases.release(outcome)
-                return False
-        except Exception:  # Redis or the database away: the lease lapses by itself
+                return "another node claimed it in the database"
+        except Exception as error:  # Redis or the database away: the lease lapses by itself
             log.warning("room %s could not be claimed again", code, exc_info=True)
-            return False
+            return f"it could not be claimed again ({error or type(error).__name__})"
         log.info("room %s claimed again at epoch %d after Redis forgot it", code, outcome.epoch)
-        return True
+        return None
 
     def _lost(self, code: str) -> None:
         """The lease is gone: stop the room, its sockets told the room moved."""

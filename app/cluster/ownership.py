@@ -20,6 +20,11 @@ from app.cluster.lease import Lease, Leases, Taken
 
 log = logging.getLogger(__name__)
 
+# Rooms claimed again at once after Redis forgot their leases (each a Redis read, a claim and a
+# database transaction): one after another, a node of a thousand rooms would lose most of them
+# before their turn came.
+RECLAIMS_AT_ONCE = 16
+
 
 @dataclass(slots=True)
 class Held:
@@ -38,7 +43,7 @@ class Ownership:
         node: str,
         on_lost: Callable[[str], None],
         clock: Callable[[], float] = time.monotonic,
-        reclaim: Callable[[str, Lease], Awaitable[bool]] | None = None,
+        reclaim: Callable[[str, Lease], Awaitable[str | None]] | None = None,
     ) -> None:
         self.leases = leases
         self.node = node
@@ -49,8 +54,8 @@ class Ownership:
         self.renew_every = ttl / 3
         self.margin = ttl / 5
         self.held: dict[str, Held] = {}
-        # Asked, when Redis answers that a lease is not ours, whether the room could be claimed
-        # again (Redis restarted and forgot it); only a False loses the room.
+        # Asked, when Redis answers that a lease is not ours, to claim the room again (Redis
+        # restarted and forgot it): None when it did, else why the room is lost.
         self.reclaim = reclaim
         self.renewals_failed = 0
 
@@ -104,6 +109,7 @@ class Ownership:
             log.warning("lease renewal failed: %s", error)
             self.renewals_failed += len(codes)
             answers = [None] * len(codes)
+        refused: list[str] = []
         for code, renewed in zip(codes, answers, strict=True):
             held = self.held.get(code)
             if held is None:
@@ -112,10 +118,32 @@ class Ownership:
                 held.valid_until = self._valid_until(sent_at)
             elif renewed is False:
                 self.renewals_failed += 1
-                if self.reclaim is None or not await self.reclaim(code, held.lease):
-                    self._lose(code, "another node holds it")
+                refused.append(code)
             elif self.clock() >= held.valid_until:
                 self._lose(code, "Redis did not answer in time")
+        if refused:
+            await self._claim_again(refused)
+
+    async def _claim_again(self, codes: list[str]) -> None:
+        """Claim again, several at a time, the rooms whose leases Redis says are not ours; the
+        rooms that cannot be are lost."""
+        reclaim = self.reclaim
+        if reclaim is None:
+            for code in codes:
+                self._lose(code, "another node holds it")
+            return
+        gate = asyncio.Semaphore(RECLAIMS_AT_ONCE)
+
+        async def again(code: str) -> None:
+            async with gate:
+                held = self.held.get(code)
+                why = "it is no longer held here" if held is None else None
+                if held is not None:
+                    why = await reclaim(code, held.lease)
+            if why is not None:
+                self._lose(code, why)
+
+        await asyncio.gather(*(again(code) for code in codes))
 
     async def run(self) -> None:
         """Renew every lease a few times per lease life, until cancelled."""

@@ -1,9 +1,11 @@
 """This node's leases on the real Redis, with a hand-moved clock for when they would lapse."""
 
+import asyncio
+
 import redis.asyncio as aioredis
 
 from app.cluster.lease import Lease, Leases, Taken
-from app.cluster.ownership import Ownership
+from app.cluster.ownership import RECLAIMS_AT_ONCE, Ownership
 from tests.redis_server import redis_client
 from tests.server import free_port
 
@@ -93,3 +95,34 @@ async def test_release_frees_the_room_for_another_node() -> None:
         assert owned.owns("ABCD") is None
         other, _ = ownership(redis, prefix, "n2", clock)
         assert await other.claim("ABCD") == Lease("ABCD", "n2", first.epoch + 1)
+
+
+async def test_rooms_redis_forgot_are_claimed_again_together_and_the_refused_lost() -> None:
+    """Claimed again one after another, a node of a thousand rooms lost most of them before
+    their turn came: here each claim waits until as many as may run at once have begun, which
+    claims made one at a time never do."""
+    async with redis_client() as (redis, prefix):
+        clock = Clock()
+        lost: list[str] = []
+        began: list[str] = []
+        together = asyncio.Event()
+        codes = [f"R{number:03d}" for number in range(RECLAIMS_AT_ONCE * 2 + 3)]
+
+        async def reclaim(code: str, lease: Lease) -> str | None:
+            began.append(code)
+            if len(began) == RECLAIMS_AT_ONCE:
+                together.set()
+            await together.wait()
+            return "another node holds it" if code == codes[-1] else None
+
+        owned = Ownership(
+            Leases(redis, ttl_ms=3000, prefix=prefix), "n1", lost.append, clock, reclaim
+        )
+        for code in codes:
+            assert isinstance(await owned.claim(code), Lease)
+        await redis.delete(*[owned.leases.owner_key(code) for code in codes])  # Redis restarted
+        await asyncio.wait_for(owned.renew_all(), timeout=60)
+        assert sorted(began) == codes
+        assert lost == [codes[-1]]
+        assert owned.owns(codes[-1]) is None
+        assert all(owned.owns(code) is not None for code in codes[:-1])
