@@ -14,6 +14,9 @@ from typing import Any
 
 import orjson
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
 from app.cluster.lease import Script
@@ -40,9 +43,15 @@ return 0
 
 
 def connect(settings: Settings) -> aioredis.Redis:
-    """A client of the cluster's Redis whose commands fail rather than hang."""
+    """A client of the cluster's Redis whose commands fail rather than hang. A command whose
+    connection was closed (a pooled connection from before Redis restarted) is sent once more
+    on a new one at once; without it, each connection the pool kept failed one command after
+    Redis came back, a room's creation or a lease's renewal among them."""
     return aioredis.Redis.from_url(
-        settings.redis_url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT
+        settings.redis_url,
+        socket_timeout=REDIS_TIMEOUT,
+        socket_connect_timeout=REDIS_TIMEOUT,
+        retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)),
     )
 
 

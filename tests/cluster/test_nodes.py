@@ -1,8 +1,12 @@
 """The node directory on the real Redis: entries, load, duplicates and expiry."""
 
+import asyncio
+
 import pytest
 
-from app.cluster.nodes import Directory, DuplicateNode, NodeInfo
+from app.cluster.nodes import Directory, DuplicateNode, NodeInfo, connect
+from app.config import Settings
+from tests.cluster.harness import private_redis
 from tests.redis_server import redis_client
 
 
@@ -54,3 +58,25 @@ async def test_an_entry_expires_without_heartbeats_and_comes_back_after_redis_fo
         assert await node.nodes() == []
         assert await node.beat("127.0.0.1:9001")
         assert [info.node for info in await node.nodes()] == ["n1"]
+
+
+async def test_a_client_kept_across_a_redis_restart_fails_no_command_once_it_is_back() -> None:
+    """Each connection the pool kept from before the restart failed one command ("Connection
+    closed by server"): a room's creation answered 503 well after the node said it was
+    ready again."""
+    with private_redis() as server:
+        settings = Settings(
+            redis_url=server.url,
+            database_url="postgresql+asyncpg://spectrum@127.0.0.1:5432/spectrum",
+            node_id="n1",
+        )
+        client = connect(settings)
+        try:
+            # Several connections in the pool, as a busy node has.
+            await asyncio.gather(*(client.set(f"key{n}", n) for n in range(8)))
+            await asyncio.to_thread(server.stop)
+            await asyncio.to_thread(server.start)
+            answers = await asyncio.gather(*(client.get(f"key{n}") for n in range(8)))
+            assert answers == [None] * 8  # a Redis that kept nothing, asked without an error
+        finally:
+            await client.aclose()
