@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -189,6 +190,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if cluster is not None:
             # Rooms are claimed and restored one by one, by the node a player reaches.
             await cluster.start()
+            # Its id taken by another process: stopped as by SIGTERM (drained, then ended).
+            cluster.on_evicted = lambda: signal.raise_signal(signal.SIGTERM)
         elif registry.unrestored is None:
             await restore_rooms(registry, store)
         if cluster is None and registry.unrestored is not None:

@@ -90,7 +90,9 @@ async def readyz(store: StoreDep, registry: RegistryDep, cluster: ClusterDep) ->
                 "whose lease lapses stops taking moves; rooms held here play on while their "
                 "leases last"
             )
-        if cluster.draining:
+        if cluster.evicted:
+            problems.append("another process took this node's id: this one is stopping")
+        elif cluster.draining:
             problems.append("draining: rooms are being handed over to other nodes")
     body = Readiness(
         status="degraded" if problems else "ready",

@@ -14,6 +14,7 @@ import contextlib
 import logging
 import random
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -69,6 +70,10 @@ class ClusterNode:
             self.redis, self.node, uuid.uuid4().hex, settings.lease_ms, settings.cluster_name
         )
         self.draining = False
+        # Another process took this node's id (this one was paused past its entry's life):
+        # this one takes no room again, and ``on_evicted`` stops it.
+        self.evicted = False
+        self.on_evicted: Callable[[], None] = lambda: None
         # Rooms whose lease a drain kept because their journal was not complete.
         self.kept: set[str] = set()
         self.counts = Counts()
@@ -161,12 +166,20 @@ class ClusterNode:
 
     async def _beat(self) -> None:
         connections = sum(len(room.table.connections) for room in self.registry.rooms.values())
-        if not await self.directory.beat(
+        if self.evicted or await self.directory.beat(
             self.path, len(self.registry.rooms), connections, self.draining
         ):
-            log.error("node id %s was taken by another process; giving up every room", self.node)
-            for code in list(self.ownership.held):
-                self.ownership.lose(code, "the node id is held by another process")
+            return
+        # Its rooms' leases name the id, not the process: this one would take them as its own.
+        self.evicted = self.draining = True
+        log.error(
+            "node id %s was taken by another process (this one was paused or cut off past "
+            "its entry's life); giving up every room and stopping",
+            self.node,
+        )
+        for code in list(self.ownership.held):
+            self.ownership.lose(code, "the node id is held by another process")
+        self.on_evicted()
 
     async def _beat_forever(self) -> None:
         # Also re-registers after Redis restarted and forgot the entry.
