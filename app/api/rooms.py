@@ -136,7 +136,8 @@ CREATE_ERRORS: Responses = {
     429: _error("`too_many_requests`, or `too_many_rooms` made from this address."),
     503: _error(
         "`server_full`; `not_saved` (the database cannot take the room yet); in a cluster, "
-        "`moving` (no node can take a new room)."
+        "`moving` (no node can take a new room), or `database_unavailable` (the database "
+        "cannot be read to take a new room's code)."
     ),
 }
 JOIN_ERRORS: Responses = {
