@@ -39,6 +39,17 @@ async def test_a_room_nobody_holds_waits_for_the_database_of_the_node_asked() ->
         hello = {"type": "hello", "token": clients[0].token}
         closed = await closed_with(node, code, hello)
         assert closed == (1013, "the database is unavailable; try again later")
+        # A new room's code cannot be checked against the rooms the database has held.
+        made = await asyncio.to_thread(
+            fetch.post,
+            f"{node.url}/api/rooms",
+            json={"name": "Cy"},
+            headers={"X-Spectrum-Node": cut_off},
+            timeout=30,
+        )
+        assert made.status_code == 503, made.text
+        assert made.json()["code"] == "database_unavailable"
+        assert int(made.headers["retry-after"]) >= 1
         logs = node.logs()
         assert f"room {code} cannot be restored while the database is unreachable" in logs
         assert f"room {code} cannot be sought while Redis is unreachable" not in logs
