@@ -318,7 +318,7 @@ class Settings(BaseSettings):
         "spectrum",
         pattern=checks.NAME_PATTERN,
         description="Name of the cluster, the same on each of its nodes; its keys in Redis "
-        "begin with it, so that several clusters can share one Redis.",
+        "begin with it, so that several clusters can share one Redis (not one database).",
     )
     lease_ms: int = Field(
         5000,

@@ -143,7 +143,12 @@ def kind(error: BaseException) -> str:
 def create_app(settings: Settings | None = None) -> FastAPI:
     """A new application configured by ``settings`` (by default the environment's)."""
     settings = settings or get_settings()
-    engine = make_engine(settings.database_url, settings.database_timeout_seconds)
+    name = None
+    if settings.cluster:
+        from app.cluster.epochs import application_name
+
+        name = application_name(settings.cluster_name)
+    engine = make_engine(settings.database_url, settings.database_timeout_seconds, name)
     store = DatabaseStore(
         engine,
         flush_seconds=settings.journal_flush_ms / 1000,

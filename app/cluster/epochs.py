@@ -7,7 +7,7 @@ journal the new owner reads is the last one any older owner could write.
 
 from __future__ import annotations
 
-from sqlalchemy import select, update
+from sqlalchemy import select, text, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.rooms.settings import RoomSettings
@@ -16,6 +16,29 @@ from app.storage.journal import Snapshot
 from app.storage.snapshots import rebuild
 from app.storage.statements import EVENTS, ROOMS, SNAPSHOTS
 from app.storage.store import events_in_order
+
+# Each node's connections to PostgreSQL carry its cluster's name (application_name), so that a
+# node can see whether another cluster's nodes use the database too: those would claim its rooms.
+APPLICATION = "spectrum:"
+
+
+def application_name(cluster_name: str) -> str:
+    """What a node of ``cluster_name`` calls its connections to PostgreSQL."""
+    return f"{APPLICATION}{cluster_name}"
+
+
+async def other_clusters(engine: AsyncEngine, cluster_name: str) -> list[str]:
+    """The names of the other clusters whose nodes are connected to this database now."""
+    own = application_name(cluster_name)
+    async with engine.connect() as connection:
+        names = await connection.scalars(
+            text(
+                "SELECT DISTINCT application_name FROM pg_stat_activity "
+                "WHERE datname = current_database() AND application_name LIKE 'spectrum:%' "
+                "AND pid <> pg_backend_pid()"
+            )
+        )
+        return sorted(name.removeprefix(APPLICATION) for name in names if name != own)
 
 
 async def stored_epoch(engine: AsyncEngine, code: str) -> int | None:

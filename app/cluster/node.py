@@ -22,7 +22,13 @@ import orjson
 from redis.exceptions import RedisError
 from sqlalchemy.exc import SQLAlchemyError
 
-from app.cluster.epochs import claim_in_database, raise_epoch, stored_codes, stored_epoch
+from app.cluster.epochs import (
+    claim_in_database,
+    other_clusters,
+    raise_epoch,
+    stored_codes,
+    stored_epoch,
+)
 from app.cluster.lease import WAITED, Lease, Leases, Taken
 from app.cluster.moved import CLOSE_MOVED, DatabaseUnreachable, Elsewhere
 from app.cluster.nodes import Directory, NodeInfo, connect
@@ -74,6 +80,8 @@ class ClusterNode:
         # this one takes no room again, and ``on_evicted`` stops it.
         self.evicted = False
         self.on_evicted: Callable[[], None] = lambda: None
+        # Nodes of another cluster use the database (said once while they do).
+        self.others: list[str] = []
         # Rooms whose lease a drain kept because their journal was not complete.
         self.kept: set[str] = set()
         self.counts = Counts()
@@ -91,6 +99,9 @@ class ClusterNode:
     async def start(self) -> None:
         """Join the directory (DuplicateNode if another process holds the id), start beating."""
         await self.directory.register(self.path)
+        # Also leaves a connection named for this cluster, by which other clusters' nodes see it.
+        with contextlib.suppress(OSError, SQLAlchemyError):
+            await self.alone()
         self._tasks = [
             asyncio.create_task(self.ownership.run()),
             asyncio.create_task(self._beat_forever()),
@@ -219,11 +230,29 @@ class ClusterNode:
             except (RedisError, OSError, SQLAlchemyError, DatabaseUnreachable) as error:
                 log.warning("rooms held by no node could not be sought: %s", error)
 
+    async def alone(self) -> bool:
+        """Whether no node of another cluster uses the database: one would claim this
+        cluster's rooms as held by nobody, and this one its. Said in the log when it changes."""
+        others = await other_clusters(self.store.engine, self.settings.cluster_name)
+        if others and others != self.others:
+            log.error(
+                "nodes of another cluster (CLUSTER_NAME %s) use this database: no room held by "
+                "no node is restored here while they do. Give every node of a cluster the same "
+                "CLUSTER_NAME, and each cluster a database of its own",
+                ", ".join(others),
+            )
+        elif self.others and not others:
+            log.info("no node of another cluster uses this database any more")
+        self.others = others
+        return not others
+
     async def adopt(self, most: int = ADOPT_AT_ONCE) -> int:
         """Try to restore here up to ``most`` rooms the database holds and no node does, seen
         so for a lease's time at least (a live node whose lease Redis lost claims its room
         again meanwhile; after Redis restarted, every room looks so until then, and such a
         claim is refused), while this node holds fewer than ``MAX_ROOMS``; how many were."""
+        if not await self.alone():
+            return 0
         codes = [
             code
             for code in await stored_codes(self.store.engine)

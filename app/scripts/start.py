@@ -470,9 +470,29 @@ def claim_sqlite_file(url: str) -> None:
     hand_over(database, fd)
 
 
+async def check_cluster_alone(settings: Settings) -> None:
+    """No node of another cluster (another CLUSTER_NAME) uses the database: each cluster
+    keeps its leases under its own name in Redis, so such a node would see this cluster's
+    rooms as held by nobody and claim them from under their players."""
+    from app.cluster.epochs import other_clusters
+
+    engine = make_engine(settings.database_url)
+    try:
+        others = await other_clusters(engine, settings.cluster_name)
+    finally:
+        await engine.dispose()
+    if others:
+        names = ", ".join(others)
+        raise Unusable(
+            f"nodes of another cluster (CLUSTER_NAME {names}) use the database at "
+            f"{Target.of(settings.database_url).where}: give this node the same CLUSTER_NAME "
+            f"as theirs, or a database of its own (it is {settings.cluster_name})"
+        )
+
+
 async def check_node_free(settings: Settings) -> None:
     """In cluster mode: Redis answers (waited for up to REDIS_WAIT_SECONDS) and no other
-    running node holds this NODE_ID."""
+    running node holds this NODE_ID, nor does another cluster use the database."""
     from redis.exceptions import (
         AuthenticationError,
         ClusterDownError,
@@ -525,6 +545,7 @@ async def check_node_free(settings: Settings) -> None:
             f"node id {settings.node_id!r} is in use by another running node (at {holder}); "
             "give every node its own NODE_ID"
         )
+    await check_cluster_alone(settings)
     # It answered a moment ago: this is only a warning, which nothing it says stops.
     with contextlib.suppress(RedisError, OSError, ValueError, TypeError):
         policy = await eviction_policy(settings)

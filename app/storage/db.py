@@ -35,9 +35,12 @@ def is_sqlite(url: str) -> bool:
     return make_url(url).get_backend_name() == "sqlite"
 
 
-def make_engine(url: str, timeout_seconds: float | None = None, **options: Any) -> AsyncEngine:
+def make_engine(
+    url: str, timeout_seconds: float | None = None, name: str | None = None, **options: Any
+) -> AsyncEngine:
     """An async engine for ``url``; SQLite gets WAL, foreign keys and a busy timeout;
-    PostgreSQL, with ``timeout_seconds``, the timeouts above (migrations run without them)."""
+    PostgreSQL, with ``timeout_seconds``, the timeouts above (migrations run without them),
+    and with ``name`` that application name on its connections."""
     if is_sqlite(url):
         engine = create_async_engine(
             url, json_serializer=json_text, json_deserializer=orjson.loads, **options
@@ -56,6 +59,9 @@ def make_engine(url: str, timeout_seconds: float | None = None, **options: Any) 
         return engine
     if timeout_seconds is not None:
         options["connect_args"] = postgres_timeouts(timeout_seconds)
+    if name is not None:
+        connect_args = options.setdefault("connect_args", {})
+        connect_args.setdefault("server_settings", {})["application_name"] = name
     engine = create_async_engine(
         url,
         json_serializer=json_text,

@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy.exc import OperationalError
 
 from app.cluster import node as node_module
+from app.cluster.epochs import application_name
 from app.cluster.moved import DatabaseUnreachable
 from app.cluster.node import ClusterNode
 from app.config import Settings
@@ -31,7 +32,8 @@ class Node:
     """A node's registry, store and cluster part, as the server wires them."""
 
     def __init__(self, url: str, prefix: str, name: str, folder: Path, flush: float) -> None:
-        self.store = DatabaseStore(make_engine(url), flush, outbox=folder / f"outbox-{name}")
+        engine = make_engine(url, name=application_name(prefix))  # as the server names it
+        self.store = DatabaseStore(engine, flush, outbox=folder / f"outbox-{name}")
         settings = Settings(
             redis_url=TEST_REDIS_URL,
             database_url=url,
@@ -115,3 +117,32 @@ async def test_a_claim_the_database_fails_gives_its_lease_back(
         assert await b.cluster.adopt() == 1
         assert code in b.registry.rooms
         assert b.cluster.owns(code)
+
+
+async def test_no_room_is_adopted_while_another_clusters_nodes_use_the_database(
+    tmp_path: Path,
+) -> None:
+    """Its leases kept under another name in Redis, a node of another cluster saw this one's
+    rooms as held by nobody, and restored them from under their players."""
+    with postgres_database() as url:
+        await asyncio.to_thread(migrate, url)
+        async with redis_client() as (_, prefix):
+            ours = Node(url, prefix, "node-a", tmp_path, 0.0)
+            theirs = Node(url, f"{prefix}-other", "node-b", tmp_path, 0.0)
+            try:
+                await ours.cluster.start()
+                await theirs.cluster.start()
+                room, _ = await ours.registry.create("Ann", RoomSettings())
+                # Seen held by nobody, then marked waited for a lease's time (1 s), in case a
+                # node of its cluster claims it again, then claimed: three rounds apart.
+                for _ in range(3):
+                    assert await theirs.cluster.adopt() == 0
+                    await asyncio.sleep(1.5)
+                assert theirs.cluster.others == [prefix]
+                assert ours.cluster.owns(room.code)
+                assert room.code not in theirs.registry.rooms
+                # Once the other cluster's nodes are gone, rooms held by nobody are restored.
+                await ours.stop()
+                assert await theirs.cluster.alone()
+            finally:
+                await theirs.stop()

@@ -7,11 +7,12 @@ from __future__ import annotations
 import asyncio
 import signal
 import subprocess
+import sys
 import time
 
 from tests import fetch
 from tests.cluster.harness import running_cluster
-from tests.server import start_server
+from tests.server import ROOT, free_port, start_server
 
 
 def metric(url: str, name: str) -> float:
@@ -57,3 +58,31 @@ async def test_a_node_whose_id_was_taken_while_it_was_paused_stops_when_it_wakes
             assert metric(new.url, "spectrum_rooms_lost_total") == 0
         finally:
             new.stop()
+
+
+def test_a_node_of_another_cluster_name_on_the_same_database_is_refused_at_start() -> None:
+    """Its leases kept under another name in Redis, it saw every room of the running cluster
+    as held by nobody, and claimed them from under their players."""
+    with running_cluster(count=1) as cluster:
+        [node] = cluster.ids
+        env = {
+            **cluster.envs[node],
+            "NODE_ID": "stray",
+            "CLUSTER_NAME": "other",
+            "PORT": str(free_port()),
+        }
+        result = subprocess.run(
+            [sys.executable, "-m", "app.scripts.start"],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert result.returncode == 1, result.stderr
+        [line] = [line for line in result.stderr.splitlines() if "cannot start" in line]
+        assert f"nodes of another cluster (CLUSTER_NAME {cluster.name}) use the database" in line
+        assert "give this node the same CLUSTER_NAME as theirs" in line
+        assert "Traceback" not in result.stderr
+        # The running cluster's node serves on.
+        assert fetch.get(f"{cluster.nodes[node].url}/readyz").status_code == 200
