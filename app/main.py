@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import os
 import signal
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -193,8 +194,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 log.exception("the outbox could not be written yet; rooms are not restored yet")
         later = None
         if cluster is not None:
+            from app.cluster.nodes import DuplicateNode
+
             # Rooms are claimed and restored one by one, by the node a player reaches.
-            await cluster.start()
+            try:
+                await cluster.start()
+            except DuplicateNode as taken:
+                # Another process of this id started at the same moment, past the start's own
+                # check: refused as there, in one line. Nothing is served or held yet.
+                log.error("cannot start: %s", taken)
+                logging.shutdown()
+                os._exit(1)
             # Its id taken by another process: stopped as by SIGTERM (drained, then ended).
             cluster.on_evicted = lambda: signal.raise_signal(signal.SIGTERM)
         elif registry.unrestored is None:

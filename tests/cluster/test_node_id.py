@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from tests import fetch
 from tests.cluster.harness import running_cluster
@@ -86,3 +87,43 @@ def test_a_node_of_another_cluster_name_on_the_same_database_is_refused_at_start
         assert "Traceback" not in result.stderr
         # The running cluster's node serves on.
         assert fetch.get(f"{cluster.nodes[node].url}/readyz").status_code == 200
+
+
+def test_of_two_processes_of_one_id_started_at_once_one_serves_and_the_other_says_why(
+    tmp_path: Path,
+) -> None:
+    """Both passed the start's check before either joined the directory: the second to join
+    ended in a traceback of sixty lines and exit code 3."""
+    with running_cluster(count=1) as cluster:
+        [node] = cluster.ids
+        env = {**cluster.envs[node], "NODE_ID": "twin"}
+        logs = [tmp_path / f"twin-{n}.log" for n in range(2)]
+        twins = []
+        for log in logs:
+            with log.open("w") as out:
+                twins.append(
+                    subprocess.Popen(
+                        [sys.executable, "-m", "app.scripts.start"],
+                        cwd=ROOT,
+                        env={**env, "PORT": str(free_port())},
+                        stdout=subprocess.DEVNULL,
+                        stderr=out,
+                    )
+                )
+        try:
+            deadline = time.monotonic() + 120
+            while all(twin.poll() is None for twin in twins):
+                assert time.monotonic() < deadline, "neither was refused"
+                time.sleep(0.2)
+            [refused] = [n for n, twin in enumerate(twins) if twin.poll() is not None]
+            assert twins[refused].returncode == 1
+            said = logs[refused].read_text()
+            [line] = [line for line in said.splitlines() if "cannot start" in line]
+            assert "node id 'twin' is in use by another running" in line
+            assert "Traceback" not in said
+            assert twins[1 - refused].poll() is None  # the other serves on
+        finally:
+            for twin in twins:
+                if twin.poll() is None:
+                    twin.send_signal(signal.SIGTERM)
+                    twin.wait(60)
