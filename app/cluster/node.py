@@ -182,6 +182,7 @@ class ClusterNode:
         ):
             return
         # Its rooms' leases name the id, not the process: this one would take them as its own.
+        stopping = self.draining  # a drain under way (SIGTERM) goes on: no second stop
         self.evicted = self.draining = True
         log.error(
             "node id %s was taken by another process (this one was paused or cut off past "
@@ -190,7 +191,8 @@ class ClusterNode:
         )
         for code in list(self.ownership.held):
             self.ownership.lose(code, "the node id is held by another process")
-        self.on_evicted()
+        if not stopping:
+            self.on_evicted()
 
     async def _beat_forever(self) -> None:
         # Also re-registers after Redis restarted and forgot the entry.
@@ -311,9 +313,13 @@ class ClusterNode:
             holder = await self.leases.holder(code)
             if holder is not None and holder.node != WAITED:
                 return "another node holds it"  # not a lease Redis forgot
-            outcome = await self.ownership.claim(code, lease.epoch, again=True)
+            outcome = await self.ownership.claim(code, lease.epoch, again=True, replacing=held)
             if isinstance(outcome, Taken):
                 return "another node holds it"
+            kept = self.ownership.held.get(code)
+            if kept is None or kept.lease is not outcome:  # lost (and dropped) meanwhile
+                await self.leases.release(outcome)
+                return "it was lost meanwhile"
             tenure = self.store.epochs.get(code)
             if tenure is not None:
                 tenure.epoch = outcome.epoch  # before the database's: writes under way retry

@@ -22,8 +22,9 @@ log = logging.getLogger(__name__)
 
 # Rooms claimed again at once after Redis forgot their leases (each a Redis read, a claim and a
 # database transaction): one after another, a node of a thousand rooms would lose most of them
-# before their turn came.
-RECLAIMS_AT_ONCE = 16
+# before their turn came. Fewer than the database pool's connections (5, and 10 more opened
+# when needed), which the rooms' writes and the requests share.
+RECLAIMS_AT_ONCE = 8
 
 
 @dataclass(slots=True)
@@ -58,6 +59,11 @@ class Ownership:
         # restarted and forgot it): None when it did, else why the room is lost.
         self.reclaim = reclaim
         self.renewals_failed = 0
+        # The rooms being claimed again, beside the renewals (which keep their time meanwhile:
+        # a room claimed again is renewed as any other).
+        self.reclaiming: set[str] = set()
+        self._reclaims: set[asyncio.Task[None]] = set()
+        self._gate = asyncio.Semaphore(RECLAIMS_AT_ONCE)
 
     def _valid_until(self, sent_at: float) -> float:
         return sent_at + self.leases.ttl_ms / 1000 - self.margin
@@ -69,12 +75,16 @@ class Ownership:
             return None
         return held.lease
 
-    async def claim(self, code: str, floor: int = 0, again: bool = False) -> Lease | Taken:
+    async def claim(
+        self, code: str, floor: int = 0, again: bool = False, replacing: Held | None = None
+    ) -> Lease | Taken:
         """Take the room with an epoch above ``floor``, unless another node holds it
-        (``again``: this node held it at ``floor``, see ``Leases.claim``)."""
+        (``again``: this node held it at ``floor``, see ``Leases.claim``). ``replacing``: the
+        hold this claim renews, if it is still held when Redis answers (else the lease is not
+        kept here, and the caller lets it go)."""
         sent_at = self.clock()
         outcome = await self.leases.claim(code, self.node, floor, again)
-        if isinstance(outcome, Lease):
+        if isinstance(outcome, Lease) and (replacing is None or self.held.get(code) is replacing):
             self.held[code] = Held(outcome, self._valid_until(sent_at))
         return outcome
 
@@ -118,36 +128,50 @@ class Ownership:
                 held.valid_until = self._valid_until(sent_at)
             elif renewed is False:
                 self.renewals_failed += 1
-                refused.append(code)
+                if code not in self.reclaiming:
+                    refused.append(code)
             elif self.clock() >= held.valid_until:
                 self._lose(code, "Redis did not answer in time")
         if refused:
-            await self._claim_again(refused)
+            self.reclaiming.update(refused)
+            task = asyncio.create_task(self._claim_again(refused))
+            self._reclaims.add(task)
+            task.add_done_callback(self._reclaims.discard)
+
+    async def settled(self) -> None:
+        """Wait until the rooms being claimed again are, or are lost."""
+        while self._reclaims:
+            await asyncio.wait(list(self._reclaims))
 
     async def _claim_again(self, codes: list[str]) -> None:
         """Claim again, several at a time, the rooms whose leases Redis says are not ours; the
         rooms that cannot be are lost."""
         reclaim = self.reclaim
-        if reclaim is None:
-            for code in codes:
-                self._lose(code, "another node holds it")
-            return
-        gate = asyncio.Semaphore(RECLAIMS_AT_ONCE)
 
         async def again(code: str) -> None:
-            async with gate:
-                held = self.held.get(code)
-                why = "it is no longer held here" if held is None else None
-                if held is not None:
-                    why = await reclaim(code, held.lease)
-            if why is not None:
-                self._lose(code, why)
+            try:
+                async with self._gate:
+                    held = self.held.get(code)
+                    if held is None:
+                        return  # lost meanwhile
+                    why: str | None = "another node holds it"
+                    if reclaim is not None:
+                        why = await reclaim(code, held.lease)
+                if why is not None:
+                    self._lose(code, why)
+            finally:
+                self.reclaiming.discard(code)
 
         await asyncio.gather(*(again(code) for code in codes))
 
     async def run(self) -> None:
-        """Renew every lease a few times per lease life, until cancelled."""
-        while True:
-            started = self.clock()
-            await self.renew_all()
-            await asyncio.sleep(max(0.0, self.renew_every - (self.clock() - started)))
+        """Renew every lease a few times per lease life, until cancelled (with the claims
+        made again under way)."""
+        try:
+            while True:
+                started = self.clock()
+                await self.renew_all()
+                await asyncio.sleep(max(0.0, self.renew_every - (self.clock() - started)))
+        finally:
+            for task in list(self._reclaims):
+                task.cancel()

@@ -11,9 +11,15 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
+from app.cluster.nodes import Directory
 from tests import fetch
 from tests.cluster.harness import running_cluster
-from tests.server import ROOT, free_port, start_server
+from tests.cluster.test_adopt_races import Node
+from tests.databases import postgres_database
+from tests.redis_server import redis_client
+from tests.server import ROOT, free_port, migrate, start_server
 
 
 def metric(url: str, name: str) -> float:
@@ -127,3 +133,29 @@ def test_of_two_processes_of_one_id_started_at_once_one_serves_and_the_other_say
                 if twin.poll() is None:
                     twin.send_signal(signal.SIGTERM)
                     twin.wait(60)
+
+
+@pytest.mark.parametrize("draining", [False, True])
+async def test_a_node_finding_its_id_taken_stops_once(tmp_path: Path, draining: bool) -> None:
+    """Found by a beat, the node is stopped (as by SIGTERM); found by the beat of a drain that
+    SIGTERM began, that stop goes on, and a second one would have cut it short."""
+    with postgres_database() as url:
+        await asyncio.to_thread(migrate, url)
+        async with redis_client() as (client, prefix):
+            node = Node(url, prefix, "node-a", tmp_path, 0.0)
+            stops: list[str] = []
+            node.cluster.on_evicted = lambda: stops.append("stop")
+            try:
+                await node.cluster.start()
+                await client.delete(node.cluster.directory.key("node-a"))  # its entry lapsed
+                other = Directory(client, "node-a", "another-process", 60_000, prefix)
+                assert await other.beat("/n/node-a")  # and another process took the id
+                if draining:
+                    await node.cluster.drain()
+                else:
+                    await node.cluster._beat()
+                assert node.cluster.evicted
+                assert stops == ([] if draining else ["stop"])
+            finally:
+                await node.stop()
+            assert await other.beat("/n/node-a")  # its entry left as the other process wrote it

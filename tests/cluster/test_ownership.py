@@ -61,6 +61,7 @@ async def test_renewals_keep_every_room_and_a_taken_room_is_lost() -> None:
         taken = await other.claim("BBBB")
         assert isinstance(taken, Lease)
         await owned.renew_all()
+        await owned.settled()
         assert lost == ["BBBB"]
         assert owned.owns("BBBB") is None
         assert owned.owns("AAAA") is not None
@@ -121,8 +122,60 @@ async def test_rooms_redis_forgot_are_claimed_again_together_and_the_refused_los
         for code in codes:
             assert isinstance(await owned.claim(code), Lease)
         await redis.delete(*[owned.leases.owner_key(code) for code in codes])  # Redis restarted
-        await asyncio.wait_for(owned.renew_all(), timeout=60)
+        await owned.renew_all()  # the claims made again go on beside the renewals
+        await asyncio.wait_for(owned.settled(), timeout=60)
         assert sorted(began) == codes
         assert lost == [codes[-1]]
         assert owned.owns(codes[-1]) is None
         assert all(owned.owns(code) is not None for code in codes[:-1])
+
+
+async def test_claims_made_again_go_on_beside_the_renewals_and_once_per_room() -> None:
+    """The renewals waited for every claim made again: rooms claimed again early lapsed before
+    the last was done. A room being claimed again is not claimed a second time meanwhile."""
+    async with redis_client() as (redis, prefix):
+        clock = Clock()
+        lost: list[str] = []
+        asked: list[str] = []
+        begun = asyncio.Event()
+        done = asyncio.Event()
+
+        async def reclaim(code: str, lease: Lease) -> str | None:
+            asked.append(code)
+            begun.set()
+            await done.wait()
+            return None
+
+        owned = Ownership(
+            Leases(redis, ttl_ms=3000, prefix=prefix), "n1", lost.append, clock, reclaim
+        )
+        for code in ("AAAA", "BBBB"):
+            assert isinstance(await owned.claim(code), Lease)
+        await redis.delete(owned.leases.owner_key("AAAA"))  # forgotten by Redis
+        await asyncio.wait_for(owned.renew_all(), timeout=60)  # not waiting for AAAA's claim
+        await asyncio.wait_for(begun.wait(), timeout=60)
+        clock.now += 2.0
+        await asyncio.wait_for(owned.renew_all(), timeout=60)
+        assert owned.owns("BBBB") is not None  # renewed meanwhile
+        assert owned.reclaiming == {"AAAA"}
+        done.set()
+        await asyncio.wait_for(owned.settled(), timeout=60)
+        assert asked == ["AAAA"]  # once
+        assert owned.reclaiming == set()
+        assert lost == []
+
+
+async def test_a_claim_made_again_for_a_room_lost_meanwhile_is_not_kept() -> None:
+    async with redis_client() as (redis, prefix):
+        clock = Clock()
+        owned, lost = ownership(redis, prefix, "n1", clock)
+        first = await owned.claim("ABCD")
+        assert isinstance(first, Lease)
+        held = owned.held["ABCD"]
+        await redis.delete(owned.leases.owner_key("ABCD"))  # forgotten by Redis
+        owned.lose("ABCD", "its lease could not be renewed in time")  # while claiming again
+        again = await owned.claim("ABCD", first.epoch, again=True, replacing=held)
+        assert isinstance(again, Lease)
+        assert owned.owns("ABCD") is None
+        assert "ABCD" not in owned.held
+        assert lost == ["ABCD"]
