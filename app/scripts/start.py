@@ -474,18 +474,26 @@ async def check_cluster_alone(settings: Settings) -> None:
     """No node of another cluster (another CLUSTER_NAME) uses the database: each cluster
     keeps its leases under its own name in Redis, so such a node would see this cluster's
     rooms as held by nobody and claim them from under their players."""
+    from sqlalchemy.exc import SQLAlchemyError
+
     from app.cluster.epochs import other_clusters
 
-    engine = make_engine(settings.database_url)
+    where = Target.of(settings.database_url).where
+    engine = make_engine(settings.database_url, settings.database_timeout_seconds)
     try:
         others = await other_clusters(engine, settings.cluster_name)
+    except (OSError, SQLAlchemyError) as error:  # it answered a moment ago
+        raise Unusable(
+            f"the database at {where} stopped answering ({_reason(error)}); start again once "
+            "it answers"
+        ) from None
     finally:
         await engine.dispose()
     if others:
         names = ", ".join(others)
         raise Unusable(
             f"nodes of another cluster (CLUSTER_NAME {names}) use the database at "
-            f"{Target.of(settings.database_url).where}: give this node the same CLUSTER_NAME "
+            f"{where}: give this node the same CLUSTER_NAME "
             f"as theirs, or a database of its own (it is {settings.cluster_name})"
         )
 
