@@ -112,18 +112,19 @@ class Ownership:
         if not codes:
             return
         sent_at = self.clock()
+        leases = [self.held[code].lease for code in codes]
         answers: list[bool | None]
         try:
-            answers = list(await self.leases.renew_many([self.held[code].lease for code in codes]))
+            answers = list(await self.leases.renew_many(leases))
         except (RedisError, OSError) as error:
             log.warning("lease renewal failed: %s", error)
             self.renewals_failed += len(codes)
             answers = [None] * len(codes)
         refused: list[str] = []
-        for code, renewed in zip(codes, answers, strict=True):
+        for code, lease, renewed in zip(codes, leases, answers, strict=True):
             held = self.held.get(code)
-            if held is None:
-                continue
+            if held is None or held.lease is not lease:
+                continue  # lost, or claimed again meanwhile: the answer is not about its hold
             if renewed:
                 held.valid_until = self._valid_until(sent_at)
             elif renewed is False:

@@ -179,3 +179,45 @@ async def test_a_claim_made_again_for_a_room_lost_meanwhile_is_not_kept() -> Non
         assert owned.owns("ABCD") is None
         assert "ABCD" not in owned.held
         assert lost == ["ABCD"]
+
+
+async def test_a_renewal_answered_for_a_hold_since_claimed_again_starts_no_second_claim() -> None:
+    """A renewal sent with the forgotten lease, answered after the room was claimed again: the
+    answer was taken for the new hold's, and the room claimed again a second time (a node
+    then found it held, by itself, and lost it)."""
+    async with redis_client() as (redis, prefix):
+        clock = Clock()
+        lost: list[str] = []
+        asked: list[str] = []
+        go = asyncio.Event()
+
+        async def reclaim(code: str, lease: Lease) -> str | None:
+            asked.append(code)
+            held = owned.held[code]
+            await go.wait()
+            again = await owned.claim(code, lease.epoch, again=True, replacing=held)
+            return None if isinstance(again, Lease) else "another node holds it"
+
+        owned = Ownership(
+            Leases(redis, ttl_ms=3000, prefix=prefix), "n1", lost.append, clock, reclaim
+        )
+        first = await owned.claim("AAAA")
+        assert isinstance(first, Lease)
+        await redis.delete(owned.leases.owner_key("AAAA"))  # forgotten by Redis
+        await owned.renew_all()  # the claim made again waits for ``go``
+        renew_many = owned.leases.renew_many
+
+        async def answered_after_the_claim(leases: list[Lease]) -> list[bool | None]:
+            answers = list(await renew_many(leases))  # the forgotten lease: refused
+            go.set()
+            await owned.settled()  # the room is claimed again before the answer is read
+            return answers
+
+        owned.leases.renew_many = answered_after_the_claim  # type: ignore[method-assign]
+        await asyncio.wait_for(owned.renew_all(), timeout=60)
+        await asyncio.wait_for(owned.settled(), timeout=60)
+        assert asked == ["AAAA"]
+        assert lost == []
+        now = owned.owns("AAAA")
+        assert now is not None
+        assert now.epoch > first.epoch
