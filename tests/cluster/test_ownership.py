@@ -1,6 +1,7 @@
 """This node's leases on the real Redis, with a hand-moved clock for when they would lapse."""
 
 import asyncio
+from collections.abc import Awaitable, Callable
 
 import redis.asyncio as aioredis
 
@@ -21,10 +22,15 @@ class Clock:
 
 
 def ownership(
-    redis: aioredis.Redis, prefix: str, node: str, clock: Clock
+    redis: aioredis.Redis,
+    prefix: str,
+    node: str,
+    clock: Clock,
+    reclaim: Callable[[str, Lease], Awaitable[str | None]] | None = None,
 ) -> tuple[Ownership, list[str]]:
     lost: list[str] = []
-    owned = Ownership(Leases(redis, ttl_ms=3000, prefix=prefix), node, lost.append, clock)
+    leases = Leases(redis, ttl_ms=3000, prefix=prefix)
+    owned = Ownership(leases, node, lost.append, clock, reclaim)
     return owned, lost
 
 
@@ -104,7 +110,6 @@ async def test_rooms_redis_forgot_are_claimed_again_together_and_the_refused_los
     claims made one at a time never do."""
     async with redis_client() as (redis, prefix):
         clock = Clock()
-        lost: list[str] = []
         began: list[str] = []
         together = asyncio.Event()
         codes = [f"R{number:03d}" for number in range(RECLAIMS_AT_ONCE * 2 + 3)]
@@ -116,9 +121,7 @@ async def test_rooms_redis_forgot_are_claimed_again_together_and_the_refused_los
             await together.wait()
             return "another node holds it" if code == codes[-1] else None
 
-        owned = Ownership(
-            Leases(redis, ttl_ms=3000, prefix=prefix), "n1", lost.append, clock, reclaim
-        )
+        owned, lost = ownership(redis, prefix, "n1", clock, reclaim)
         for code in codes:
             assert isinstance(await owned.claim(code), Lease)
         await redis.delete(*[owned.leases.owner_key(code) for code in codes])  # Redis restarted
@@ -135,7 +138,6 @@ async def test_claims_made_again_go_on_beside_the_renewals_and_once_per_room() -
     the last was done. A room being claimed again is not claimed a second time meanwhile."""
     async with redis_client() as (redis, prefix):
         clock = Clock()
-        lost: list[str] = []
         asked: list[str] = []
         begun = asyncio.Event()
         done = asyncio.Event()
@@ -146,9 +148,7 @@ async def test_claims_made_again_go_on_beside_the_renewals_and_once_per_room() -
             await done.wait()
             return None
 
-        owned = Ownership(
-            Leases(redis, ttl_ms=3000, prefix=prefix), "n1", lost.append, clock, reclaim
-        )
+        owned, lost = ownership(redis, prefix, "n1", clock, reclaim)
         for code in ("AAAA", "BBBB"):
             assert isinstance(await owned.claim(code), Lease)
         await redis.delete(owned.leases.owner_key("AAAA"))  # forgotten by Redis
@@ -187,7 +187,6 @@ async def test_a_renewal_answered_for_a_hold_since_claimed_again_starts_no_secon
     then found it held, by itself, and lost it)."""
     async with redis_client() as (redis, prefix):
         clock = Clock()
-        lost: list[str] = []
         asked: list[str] = []
         go = asyncio.Event()
 
@@ -198,9 +197,7 @@ async def test_a_renewal_answered_for_a_hold_since_claimed_again_starts_no_secon
             again = await owned.claim(code, lease.epoch, again=True, replacing=held)
             return None if isinstance(again, Lease) else "another node holds it"
 
-        owned = Ownership(
-            Leases(redis, ttl_ms=3000, prefix=prefix), "n1", lost.append, clock, reclaim
-        )
+        owned, lost = ownership(redis, prefix, "n1", clock, reclaim)
         first = await owned.claim("AAAA")
         assert isinstance(first, Lease)
         await redis.delete(owned.leases.owner_key("AAAA"))  # forgotten by Redis
