@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import socket
 import ssl
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
@@ -68,6 +69,18 @@ def refused_handshake(
         while chunk := sock.recv(4096):
             answer += chunk
     head, _, body = answer.partition(b"\r\n\r\n")
-    status_line, *lines = head.decode("latin-1").split("\r\n")
-    fields = dict(line.split(": ", 1) for line in lines)
-    return int(status_line.split()[1]), {k.lower(): v for k, v in fields.items()}, body
+    return int(head.split(None, 2)[1]), header_fields(head), body
+
+
+def header_fields(head: bytes) -> dict[str, str]:
+    """The header fields of an answer's ``head`` (its status line and headers), by name in
+    lower case."""
+    _, *lines = head.decode("latin-1").split("\r\n")
+    return {name.lower(): value for name, _, value in (line.partition(": ") for line in lines)}
+
+
+def assert_safety_headers(headers: Mapping[str, str], where: object = "") -> None:
+    """The headers every answer of the server carries (``headers`` read by lower-case name)."""
+    assert headers["x-content-type-options"] == "nosniff", where
+    assert headers["x-frame-options"] == "DENY", where
+    assert headers["referrer-policy"] == "same-origin", where
