@@ -232,13 +232,18 @@ class Cluster:
 
     def metrics(self, node: str) -> dict[str, float]:
         """A node's own metrics (asked directly), by name with labels."""
-        text = fetch.get(f"{self.nodes[node].url}/metrics", timeout=10).text
-        values = {}
-        for line in text.splitlines():
-            if line and not line.startswith("#"):
-                name, _, value = line.rpartition(" ")
-                values[name] = float(value)
-        return values
+        return metrics_of(self.nodes[node].url)
+
+
+def metrics_of(url: str) -> dict[str, float]:
+    """The metrics of the server at ``url``, by name with labels."""
+    text = fetch.get(f"{url}/metrics", timeout=10).text
+    values = {}
+    for line in text.splitlines():
+        if line and not line.startswith("#"):
+            name, _, value = line.rpartition(" ")
+            values[name] = float(value)
+    return values
 
 
 def table(state: dict[str, Any]) -> dict[str, Any]:

@@ -15,18 +15,11 @@ import pytest
 
 from app.cluster.nodes import Directory
 from tests import fetch
-from tests.cluster.harness import running_cluster
+from tests.cluster.harness import metrics_of, running_cluster
 from tests.cluster.test_adopt_races import Node
 from tests.databases import postgres_database
 from tests.redis_server import redis_client
 from tests.server import ROOT, free_port, migrate, start_server
-
-
-def metric(url: str, name: str) -> float:
-    for line in fetch.get(f"{url}/metrics").text.splitlines():
-        if line.startswith(name):
-            return float(line.rsplit(" ", 1)[1])
-    raise AssertionError(f"{name} not in the metrics")
 
 
 async def test_a_node_whose_id_was_taken_while_it_was_paused_stops_when_it_wakes() -> None:
@@ -62,7 +55,7 @@ async def test_a_node_whose_id_was_taken_while_it_was_paused_stops_when_it_wakes
             while fetch.get(f"{new.url}/readyz").status_code != 200:
                 assert time.monotonic() < deadline
                 await asyncio.sleep(0.2)
-            assert metric(new.url, "spectrum_rooms_lost_total") == 0
+            assert metrics_of(new.url)[f'spectrum_rooms_lost_total{{node="{node}"}}'] == 0
         finally:
             new.stop()
 
