@@ -492,9 +492,9 @@ async def check_cluster_alone(settings: Settings) -> None:
     if others:
         names = ", ".join(others)
         raise Unusable(
-            f"nodes of another cluster (CLUSTER_NAME {names}) use the database at "
-            f"{where}: give this node the same CLUSTER_NAME "
-            f"as theirs, or a database of its own (it is {settings.cluster_name})"
+            f"nodes of another cluster (CLUSTER_NAME {names}) use the database at {where}: "
+            "give this node the same CLUSTER_NAME as theirs, or a database of its own (it is "
+            f"{settings.cluster_name})"
         )
 
 
