@@ -10,7 +10,7 @@ import { fieldValue, roundsOk } from './settings.js';
 import { unpack } from './unpack.js';
 import { clock, lobbyView, pileWords, predict, resultsView, sameTurn, tableView, toggle, turnOf } from './views.js';
 
-const FINAL_CLOSES = new Set([4001, 4002, 4003, 4004, 4009, 4010, 4011]);
+const FINAL_CLOSES = new Set([4001, 4002, 4004, 4009, 4010, 4011]);
 const MAX_DELAY_MS = 8000;
 // The room moved to another node; the reason is where to go.
 const CLOSE_MOVED = 4012;

@@ -265,8 +265,6 @@ closed4001 This seat is no longer yours
 closedText4001 The seat this browser held in the room is gone. You can still watch.
 closed4002 The server did not understand this page
 closedText4002 Reload the page to try again.
-closed4003 Not allowed from this address
-closedText4003 This server does not accept games from the address this page was opened at.
 closed4004 There is no room with this code
 closedText4004 Check the code with your friends. A room closes some time after everyone has left.
 closed4009 You are playing in another tab

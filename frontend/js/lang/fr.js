@@ -264,8 +264,6 @@ closed4001 Cette place n’est plus la vôtre
 closedText4001 La place de ce navigateur n’existe plus. Vous pouvez encore regarder.
 closed4002 Le serveur n’a pas compris cette page
 closedText4002 Rechargez la page pour réessayer.
-closed4003 Interdit depuis cette adresse
-closedText4003 Ce serveur refuse les parties depuis l’adresse de cette page.
 closed4004 Aucune salle avec ce code
 closedText4004 Vérifiez le code avec vos amis. Une salle ferme quelque temps après le départ de tous.
 closed4009 Vous jouez dans un autre onglet
