@@ -258,10 +258,15 @@ class SqliteJournal:
             log.exception("event log segments could not be folded into the database yet")
 
     def _fold_chunk(self, connection: sqlite3.Connection, lines: list[bytes]) -> None:
-        """Copy one chunk of lines into the database; a line that is not whole is left out."""
+        """Copy one chunk of lines into the database; a line that is not a whole record (cut
+        short, or bytes that are not UTF-8 text) is left out."""
         with self.turn:
             try:
-                connection.execute(self.fold_sql, (json_array(lines),))
+                array = json_array(lines)
+            except UnicodeDecodeError:  # bytes that are not text: no record
+                array = json_array(whole_records(lines))
+            try:
+                connection.execute(self.fold_sql, (array,))
             except sqlite3.OperationalError as error:
                 if "malformed JSON" not in str(error):
                     raise
