@@ -12,10 +12,9 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from app.rooms.settings import RoomSettings
 from app.rooms.state import Event, RoomState
-from app.storage.journal import Snapshot
-from app.storage.snapshots import rebuild
+from app.storage.journal import Rewrite, Snapshot
 from app.storage.statements import EVENTS, ROOMS, SNAPSHOTS
-from app.storage.store import events_in_order
+from app.storage.store import rebuilt
 
 # Each node's connections to PostgreSQL carry its cluster's name (application_name), so that a
 # node can see whether another cluster's nodes use the database too: those would claim its rooms.
@@ -63,9 +62,12 @@ async def raise_epoch(engine: AsyncEngine, code: str, epoch: int) -> bool:
     return bool(raised.rowcount)
 
 
-async def claim_in_database(engine: AsyncEngine, code: str, epoch: int) -> RoomState | None:
-    """Raise the room's epoch, then rebuild it from its journal, as a restart does; None when
-    the room is gone or a newer owner raised the epoch first."""
+async def claim_in_database(
+    engine: AsyncEngine, code: str, epoch: int
+) -> tuple[RoomState, Rewrite | None] | None:
+    """Raise the room's epoch, then rebuild it from its journal, as a restart does (with the
+    rewrite of a journal that lost events: ``rebuilt``); None when the room is gone or a newer
+    owner raised the epoch first."""
     async with engine.begin() as connection:
         row = (
             await connection.execute(
@@ -87,8 +89,5 @@ async def claim_in_database(engine: AsyncEngine, code: str, epoch: int) -> RoomS
             )
         ).first()
     settings = RoomSettings.model_validate(row.settings)
-    if kept is None:
-        return RoomState.replay(code, settings, row.created_at, events_in_order(code, numbered))
-    snapshot = Snapshot(code, int(kept.seq), kept.state)
-    events = events_in_order(code, numbered, snapshot.seq)
-    return rebuild(code, settings, row.created_at, snapshot, events)
+    snapshot = None if kept is None else Snapshot(code, int(kept.seq), kept.state)
+    return rebuilt(code, settings, row.created_at, snapshot, numbered)

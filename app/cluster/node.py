@@ -410,16 +410,19 @@ class ClusterNode:
                 return Elsewhere("", "")
             return Elsewhere(outcome.node, await self.path_of(outcome.node))
         try:
-            state = await claim_in_database(self.store.engine, code, outcome.epoch)
+            claimed = await claim_in_database(self.store.engine, code, outcome.epoch)
         except (OSError, SQLAlchemyError) as error:
             # Not restored: held by nobody again, for whoever asks next (or ``adopt``).
             with contextlib.suppress(RedisError, OSError):
                 await self.ownership.release(code)
             raise DatabaseUnreachable(error) from error
-        if state is None:
+        if claimed is None:
             await self.ownership.release(code)
             return None
+        state, rewrite = claimed
         self.store.epochs[code] = Tenure(outcome.epoch)
+        if rewrite is not None:
+            self.store.rewrite(rewrite)
         await self.registry.restore([state])
         self.counts.claims += 1
         log.info(

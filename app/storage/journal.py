@@ -1,9 +1,10 @@
 """What the live-room journal writes and reads, and the interface every database behind it offers.
 
 Rooms' changes reach the journal as operations (a new room, a room's numbered events, a room to
-forget, a snapshot of a room that compacts its events, a finished round), gathered into a
-``Batch`` that a backend writes as one unit. Every operation can be written again after a
-failure without harm: rows are keyed, events numbered.
+forget, a snapshot of a room that compacts its events, a room's journal written again after it
+lost events, a finished round), gathered into a ``Batch`` that a backend writes as one unit.
+Every operation can be written again after a failure without harm: rows are keyed, events
+numbered.
 The backend is chosen from the database URL's scheme, and imported only when chosen.
 """
 
@@ -55,6 +56,21 @@ class Snapshot:
 
 
 @dataclass(slots=True)
+class Rewrite:
+    """A room whose journal lost events (a damaged event log): what is left of it before the
+    first one missing (its snapshot, if any, and the events numbered from ``first``) replaces
+    all it held, under a new ``created_at``. Events written before under the old one, those
+    after the gap among them, are left out from then on: the room numbers its next events
+    from the gap again."""
+
+    code: str
+    created_at: int
+    snapshot: Snapshot | None
+    first: int
+    events: list[Event]
+
+
+@dataclass(slots=True)
 class Tenure:
     """A node's hold on a room: the epoch its writes carry, raised in place when the node
     claims the room again while holding it (after Redis forgot the lease)."""
@@ -87,7 +103,7 @@ def refused_for_its_data(error: BaseException) -> bool:
     return str(getattr(error, "sqlstate", ""))[:2] in {"22", "23"}
 
 
-Op = NewRoom | Events | Forget | Snapshot | FinishedRound | Fence
+Op = NewRoom | Events | Forget | Snapshot | Rewrite | FinishedRound | Fence
 
 
 # A write hands the backend one object rather than a list, so that what a write must carry

@@ -38,7 +38,16 @@ from sqlalchemy.types import TypeEngine
 from app.engine.cards import card_ids
 from app.rooms.store import FinishedRound
 from app.storage.db import json_text
-from app.storage.journal import Events, Fence, Forget, JournalRoom, NewRoom, Op, Snapshot
+from app.storage.journal import (
+    Events,
+    Fence,
+    Forget,
+    JournalRoom,
+    NewRoom,
+    Op,
+    Rewrite,
+    Snapshot,
+)
 from app.storage.models import (
     Base,
     HandRecord,
@@ -172,6 +181,15 @@ class Statements:
         self.forget_room = compiled(
             delete(ROOMS).where(ROOMS.c.code == _bind(ROOMS.c.code)), "code"
         )
+        # A room's journal written again keeps its row (and its owner's epoch), under a new
+        # creation time.
+        self.recreate = compiled(
+            update(ROOMS)
+            .values(created_at=_bind(ROOMS.c.created_at))
+            .where(ROOMS.c.code == _bind(ROOMS.c.code)),
+            "created_at",
+            "code",
+        )
         match = ("id", "room_code", "settings", "rounds_planned", "started_at")
         # A number above any match listed before: the list only grows at its top. On
         # PostgreSQL, whose writes run side by side, the column's sequence gives it (the
@@ -245,6 +263,17 @@ class Statements:
                 add(self.forget_events, [(op.code,)])
                 add(self.forget_snapshot, [(op.code,)])
                 add(self.forget_room, [(op.code,)])
+            elif isinstance(op, Rewrite):
+                add(self.recreate, [(op.created_at, op.code)])
+                add(self.forget_events, [(op.code,)])
+                add(self.forget_snapshot, [(op.code,)])
+                if op.snapshot is not None:
+                    add(self.snapshot, [(op.code, op.snapshot.seq, op.snapshot.state)])
+                if op.events:
+                    add(
+                        self.event,
+                        [(op.code, op.first + n, event) for n, event in enumerate(op.events)],
+                    )
             elif isinstance(op, Fence):
                 continue  # checked by the backend before the plan runs (PostgreSQL only)
             else:

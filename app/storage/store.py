@@ -21,7 +21,17 @@ from app.rooms.state import Event, RoomState
 from app.rooms.store import FinishedRound
 from app.storage.batching import BatchWriter
 from app.storage.eventlog import SEGMENT_BYTES
-from app.storage.journal import Events, Fence, Forget, NewRoom, Op, Tenure, open_backend
+from app.storage.journal import (
+    Events,
+    Fence,
+    Forget,
+    NewRoom,
+    Op,
+    Rewrite,
+    Snapshot,
+    Tenure,
+    open_backend,
+)
 from app.storage.outbox import Outbox, database_name, outbox_for
 from app.storage.snapshots import rebuild, snapshot_of
 
@@ -93,6 +103,19 @@ class DatabaseStore(BatchWriter):
         else:
             self.queue(Forget(code))
 
+    def rewrite(self, rewrite: Rewrite) -> bool:
+        """Queue a room's journal written again (``rebuilt``); in cluster mode only with the
+        room's fence. False if it cannot be: the room must then not play on."""
+        tenure = self.epochs.get(rewrite.code)
+        if tenure is not None:
+            self.queue(Fence(rewrite.code, tenure), rewrite)
+        elif self.fencing:
+            log.warning("room %s: not held by this node, its journal is not written", rewrite.code)
+            return False
+        else:
+            self.queue(rewrite)
+        return True
+
     async def ping(self) -> None:
         """Raise if the database cannot be reached."""
         await self.backend.ping()
@@ -128,18 +151,41 @@ class DatabaseStore(BatchWriter):
             self.left_out.discard(room.code)
             try:
                 settings = RoomSettings.model_validate(room.settings)
-                if room.snapshot is None:
-                    events = events_in_order(room.code, room.events)
-                    state = RoomState.replay(room.code, settings, room.created_at, events)
-                else:
-                    events = events_in_order(room.code, room.events, room.snapshot.seq)
-                    state = rebuild(room.code, settings, room.created_at, room.snapshot, events)
-                states.append(state)
+                state, rewrite = rebuilt(
+                    room.code, settings, room.created_at, room.snapshot, room.events
+                )
             except Exception:  # a room that cannot be rebuilt must not stop the others
                 log.exception("room %s could not be restored", room.code)
+                continue
+            if rewrite is not None and not self.rewrite(rewrite):
+                continue
+            states.append(state)
         # Gone from the journal (forgotten, its players gone, once its writes were taken).
         self.left_out -= (set(self.left_out) if only is None else only) - found
         return states
+
+
+def rebuilt(
+    code: str,
+    settings: RoomSettings,
+    created_at: int,
+    snapshot: Snapshot | None,
+    numbered: dict[int, Event],
+) -> tuple[RoomState, Rewrite | None]:
+    """The room from its journal: its snapshot, if any, then its events in order up to the
+    first one missing. When one is missing and later ones are kept (a damaged event log), the
+    room is rebuilt up to the gap, and its journal must hold just that before it writes again
+    (the ``Rewrite``, under a new creation time): the room numbers its next events from the
+    gap, and those after it, of what was lost, would be taken for them."""
+    first = 0 if snapshot is None else snapshot.seq
+    events = events_in_order(code, numbered, first)
+    rewrite = None
+    if len(events) < len(numbered):
+        created_at += 1  # the events kept under the old one are left out from now on
+        rewrite = Rewrite(code, created_at, snapshot, first, events)
+    if snapshot is None:
+        return RoomState.replay(code, settings, created_at, events), rewrite
+    return rebuild(code, settings, created_at, snapshot, events), rewrite
 
 
 def events_in_order(code: str, numbered: dict[int, Event], first: int = 0) -> list[Event]:
@@ -149,5 +195,11 @@ def events_in_order(code: str, numbered: dict[int, Event], first: int = 0) -> li
         events.append(numbered[first + len(events)])
     if len(events) < len(numbered):
         end = first + len(events)
-        log.error("room %s: events after #%d are missing; restored up to there", code, end)
+        log.error(
+            "room %s: events after #%d are missing; restored up to there, and its journal "
+            "written again from there (%d later events left out)",
+            code,
+            end,
+            len(numbered) - len(events),
+        )
     return events

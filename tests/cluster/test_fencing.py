@@ -88,8 +88,9 @@ async def test_an_older_owner_write_is_refused_after_a_newer_claim() -> None:
         await old.save(state)
         assert await stored_epoch(new.engine, state.code) == 1
 
-        taken = await claim_in_database(new.engine, state.code, 2)
-        assert taken is not None
+        claim = await claim_in_database(new.engine, state.code, 2)
+        assert claim is not None
+        taken, _ = claim
         assert [seat.name for seat in taken.seats] == ["Ann"]
         new.epochs[state.code] = Tenure(2)
 
@@ -106,14 +107,51 @@ async def test_an_older_owner_write_is_refused_after_a_newer_claim() -> None:
         assert await stored_epoch(new.engine, state.code) == 2
 
 
+async def test_a_room_claimed_with_a_gap_in_its_journal_is_written_again_then() -> None:
+    async with two_nodes() as (old, new, url):
+        state = new_room()
+        old.epochs[state.code] = Tenure(1)
+        for name in ("Bob", "Cy", "Di"):
+            state.join(name, hash_token(name), now_ms())
+            await old.save(state)
+        connection = await connect(url)
+        try:
+            await connection.execute(
+                "DELETE FROM live_room_events WHERE code = $1 AND seq = 2", state.code
+            )
+        finally:
+            await connection.close()
+
+        claim = await claim_in_database(new.engine, state.code, 2)
+        assert claim is not None
+        taken, rewrite = claim
+        assert [seat.name for seat in taken.seats] == ["Ann", "Bob"]
+        assert rewrite is not None
+        new.epochs[state.code] = Tenure(2)
+        assert new.rewrite(rewrite)
+        taken.join("Eve", hash_token("Eve"), now_ms())
+        await new.save(taken)
+        assert [event.get("name") for event in await journal(url, state.code)] == [
+            "Ann",
+            "Bob",
+            "Eve",
+        ]
+        claim = await claim_in_database(new.engine, state.code, 3)
+        assert claim is not None
+        again, none = claim
+        assert none is None
+        assert [seat.name for seat in again.seats] == ["Ann", "Bob", "Eve"]
+
+
 async def test_an_older_owner_forgetting_the_room_deletes_nothing_after_a_newer_claim() -> None:
     async with two_nodes() as (old, new, url):
         refused = refusals_of(old)
         state = new_room()
         old.epochs[state.code] = Tenure(1)
         await old.save(state)
-        taken = await claim_in_database(new.engine, state.code, 2)
-        assert taken is not None
+        claim = await claim_in_database(new.engine, state.code, 2)
+        assert claim is not None
+        taken, _ = claim
         new.epochs[state.code] = Tenure(2)
         taken.join("Cy", hash_token("Cy"), now_ms())
         await new.save(taken)
@@ -312,8 +350,9 @@ async def test_writes_of_two_holds_on_a_room_are_never_one_batch(tmp_path: Path)
             assert await store.save(state)
             store.forget(code)  # idle: forgotten under the first hold
             store.epochs.pop(code)
-            taken = await claim_in_database(store.engine, code, 2)  # claimed again
-            assert taken is not None
+            claim = await claim_in_database(store.engine, code, 2)  # claimed again
+            assert claim is not None
+            taken, _ = claim
             store.epochs[code] = Tenure(2)
             taken.join("Bob", hash_token("Bob"), now_ms())
             await asyncio.wait_for(store.save(taken), timeout=30)

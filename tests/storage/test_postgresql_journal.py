@@ -11,13 +11,17 @@ from contextlib import asynccontextmanager
 import asyncpg
 import pytest
 
+from app.rooms.registry import hash_token
 from app.rooms.settings import RoomSettings
+from app.rooms.state import RoomState
 from app.storage.backends.postgresql import PostgresJournal
 from app.storage.db import make_engine
-from app.storage.journal import Batch, Events, Fence, Fenced, Forget, NewRoom, Tenure
+from app.storage.journal import Batch, Events, Fence, Fenced, Forget, NewRoom, Rewrite, Tenure
+from app.storage.store import DatabaseStore
 from tests.databases import blocked_on_a_lock, connect, postgres_database
 from tests.server import migrate
 from tests.storage.test_batching import running
+from tests.storage.test_sqlite_journal import seated
 
 SETTINGS = RoomSettings().model_dump()
 
@@ -192,3 +196,51 @@ async def test_a_room_held_up_in_the_database_holds_up_no_other_room() -> None:
             "BBBB-BBBB": ["Bob", "Di"],
         }
         assert len(journal.idle) == 2
+
+
+async def test_a_room_restored_up_to_a_gap_keeps_what_it_plays_after_it() -> None:
+    """An event missing from the middle of a room's journal: the room comes back up to it, and
+    its journal is written again from there, so that what it plays next is not mixed with the
+    events that were after the gap. A node that no longer holds the room writes nothing of it
+    again."""
+    async with journal_and_session() as (journal, other):
+        store = DatabaseStore(journal.engine, flush_seconds=0)
+        store.start()
+        try:
+            ann = RoomState("AAAA-AAAA", RoomSettings(), 1)
+            store.epochs[ann.code] = Tenure(2)
+            for n in range(10):
+                ann.join(f"P{n}", hash_token(f"t{n}"), n)
+                ann.leave(0)
+                assert await store.save(ann)
+            await other.execute("DELETE FROM live_room_events WHERE code = 'AAAA-AAAA' AND seq = 8")
+            (restored,) = await store.restore()
+            assert restored.event_count == 8
+            restored.join("Late", hash_token("late"), 90)
+            restored.join("Later", hash_token("later"), 91)
+            restored.leave(0)
+            assert await store.save(restored)
+            (again,) = await store.restore()
+            assert (again.event_count, seated(again)) == (11, ["Later"])
+            stored_rows = await other.fetch(
+                "SELECT seq FROM live_room_events WHERE code = 'AAAA-AAAA' ORDER BY seq"
+            )
+            assert [row["seq"] for row in stored_rows] == list(range(11))
+            assert (
+                await other.fetchval("SELECT epoch FROM live_rooms WHERE code = 'AAAA-AAAA'") == 2
+            )
+
+            # Another node claimed the room since (a newer epoch): a rewrite with the older
+            # one is refused before anything is deleted.
+            await other.execute("UPDATE live_rooms SET epoch = 3 WHERE code = 'AAAA-AAAA'")
+            stale = Rewrite("AAAA-AAAA", again.created_at + 1, None, 0, [])
+            with pytest.raises(Fenced):
+                await journal.write(Batch([Fence("AAAA-AAAA", Tenure(2)), stale]))
+            assert (
+                await other.fetchval(
+                    "SELECT count(*) FROM live_room_events WHERE code = 'AAAA-AAAA'"
+                )
+                == 11
+            )
+        finally:
+            await store.stop()

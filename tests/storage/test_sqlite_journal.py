@@ -291,6 +291,65 @@ async def test_a_damaged_line_inside_a_segment_is_skipped_and_the_rest_folded(
         await close_store(store)
 
 
+async def test_a_room_restored_up_to_a_gap_in_its_events_keeps_what_it_plays_after_it(
+    tmp_path: Path,
+) -> None:
+    """A line lost inside a segment leaves the room's later events behind a gap: the room comes
+    back up to the gap, and what it plays from there is not mixed, at the next restart or in
+    the database, with the events after the gap (it was, and the room could not be rebuilt)."""
+    path = tmp_path / "spectrum.db"
+    store = open_store(path, segment_bytes=2048)
+    ann = RoomState("AAAA-AAAA", RoomSettings(), 1)
+    try:
+        for n in range(30):
+            ann.join(f"P{n}", hash_token(f"t{n}"), n)
+            ann.leave(0)
+            await store.save(ann)
+    finally:
+        await close_store(store)
+    first, *later = sorted(folder_for(str(path)).iterdir())
+    assert later
+    lines = first.read_bytes().splitlines(keepends=True)
+    assert len(lines) > 6
+    # The sixth line (events 10 and 11) damaged in place: events 12 on are behind a gap.
+    lines[5] = b"#" * (len(lines[5]) - 1) + b"\n"
+    first.write_bytes(b"".join(lines))
+    store = open_store(path, segment_bytes=2048)
+    try:
+        (restored,) = await store.restore()
+        assert restored.event_count == 10
+        assert seated(restored) == []
+        restored.join("Late", hash_token("late"), 90)
+        await store.save(restored)
+        restored.join("Later", hash_token("later"), 91)
+        restored.leave(0)
+        await store.save(restored)
+        deadline = time.monotonic() + 60
+        while first.exists() or any(segment.exists() for segment in later):
+            assert time.monotonic() < deadline, "the earlier segments were not folded"
+            await asyncio.sleep(0.05)
+        # What was kept before the gap is in the database; nothing after it is.
+        assert events_in(path, "AAAA-AAAA") == 10
+    finally:
+        await close_store(store)
+    store = open_store(path, segment_bytes=2048)
+    try:
+        (again,) = await store.restore()
+        assert again.event_count == 13
+        assert seated(again) == ["Later"]
+        again.join("Last", hash_token("last"), 92)
+        await store.save(again)
+    finally:
+        await close_store(store)
+    store = open_store(path, segment_bytes=2048)
+    try:
+        (last,) = await store.restore()
+        assert last.event_count == 14
+        assert seated(last) == ["Later", "Last"]
+    finally:
+        await close_store(store)
+
+
 def files_open(path: Path) -> list[str]:
     """This process's open files that are ``path`` or its write-ahead log and index."""
     found = []

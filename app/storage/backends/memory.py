@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from app.rooms.store import FinishedRound
-from app.storage.journal import Batch, Events, Fence, Forget, JournalRoom, NewRoom, Snapshot
+from app.storage.journal import (
+    Batch,
+    Events,
+    Fence,
+    Forget,
+    JournalRoom,
+    NewRoom,
+    Rewrite,
+    Snapshot,
+)
 
 
 class MemoryJournal:
@@ -34,6 +43,11 @@ class MemoryJournal:
                     room.events = {n: e for n, e in room.events.items() if n >= op.seq}
             elif isinstance(op, Forget):
                 self.rooms.pop(op.code, None)
+            elif isinstance(op, Rewrite):
+                room = self.rooms.get(op.code)
+                if room is not None:
+                    room.created_at, room.snapshot = op.created_at, op.snapshot
+                    room.events = {op.first + n: event for n, event in enumerate(op.events)}
             elif isinstance(op, Fence):
                 continue  # one process: no other owner to fence out
             else:

@@ -16,7 +16,15 @@ from typing import Any
 import asyncpg
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from app.storage.journal import Batch, Fence, Fenced, Forget, JournalRoom, refused_for_its_data
+from app.storage.journal import (
+    Batch,
+    Fence,
+    Fenced,
+    Forget,
+    JournalRoom,
+    Rewrite,
+    refused_for_its_data,
+)
 from app.storage.statements import (
     FENCE_LOCK,
     FENCE_RAISE,
@@ -69,7 +77,9 @@ class PostgresJournal:
                 async with driver.transaction():
                     if any(statement is self.statements.match for statement, _ in plan):
                         await driver.execute(LISTING_LOCK)
-                    if any(type(op) is Forget and op.code in fences for op in batch.ops):
+                    if any(
+                        isinstance(op, (Forget, Rewrite)) and op.code in fences for op in batch.ops
+                    ):
                         # A room's journal is deleted only by its owner: checked, and the
                         # room's row locked against a newer claim, before anything is deleted.
                         await self._check_fences(driver, fences)
