@@ -116,16 +116,29 @@ async def refuse(scope: Scope, receive: Receive, send: Send, status: int, body: 
     await send_json(send, status, body)
 
 
-async def deny_handshake(scope: Scope, send: Send, body: bytes) -> None:
-    """Refuse a WebSocket's handshake, before it is accepted: HTTP 403 with a JSON ``body`` and
-    the safety headers, where the server can answer a handshake so (uvicorn can); else a bare
-    403."""
+async def deny_handshake(scope: Scope, send: Send, body: bytes, status: int = 403) -> None:
+    """Refuse a WebSocket's handshake, before it is accepted: HTTP ``status`` with a JSON
+    ``body`` and the safety headers, where the server can answer a handshake so (uvicorn can);
+    else a bare 403."""
     if "websocket.http.response" not in scope.get("extensions", {}):
         await send({"type": "websocket.close", "code": 1008, "reason": ""})
         return
     headers = [(b"content-type", b"application/json"), *SAFETY_HEADERS]
-    await send({"type": "websocket.http.response.start", "status": 403, "headers": headers})
+    await send({"type": "websocket.http.response.start", "status": status, "headers": headers})
     await send({"type": "websocket.http.response.body", "body": body})
+
+
+# The body of the 404 an HTTP request for a path of no route is answered with (under /api/ or
+# /ws/; elsewhere it is the client's page).
+NOT_FOUND = orjson.dumps({"detail": "Not Found", "code": "not_found"})
+
+
+async def deny_unrouted(scope: Scope, receive: Receive, send: Send) -> None:
+    """Refuse a WebSocket's handshake for a path that serves none: HTTP 404 with the body and
+    headers of an HTTP request's 404 under /api/ (the framework would close such a socket
+    before accepting it, which the server answers with a bare 403)."""
+    await receive()  # the connection's request
+    await deny_handshake(scope, send, NOT_FOUND, 404)
 
 
 class CountScopes:

@@ -169,6 +169,29 @@ def test_an_unknown_page_is_the_clients_not_found_page(server: Server) -> None:
         assert missing.json() == {"detail": "Not Found", "code": "not_found"}
 
 
+@pytest.mark.parametrize(
+    "path", ["/ws/rooms/", "/ws/nope", "/api/matches", "/no/such/page", "/static/js/app.js"]
+)
+def test_a_websocket_where_none_is_served_is_refused_as_an_unknown_path(
+    server: Server, path: str
+) -> None:
+    status, headers, body = fetch.refused_handshake(
+        server.port, path, {"Host": f"127.0.0.1:{server.port}"}
+    )
+    assert status == 404
+    assert headers["content-type"] == "application/json"
+    fetch.assert_safety_headers(headers, path)
+    assert json.loads(body) == {"detail": "Not Found", "code": "not_found"}
+    # The handshakes refused on purpose keep their own answers.
+    status, _, body = fetch.refused_handshake(
+        server.port,
+        "/ws/rooms/2222-2222",
+        {"Host": f"127.0.0.1:{server.port}", "Origin": "http://evil.example"},
+    )
+    assert status == 403
+    assert json.loads(body)["code"] == "bad_origin"
+
+
 def test_a_method_a_path_does_not_take_is_refused_as_the_api_refuses(server: Server) -> None:
     refused = fetch.post(server.url + "/api/matches")
     assert refused.status_code == 405
