@@ -36,6 +36,12 @@ RATE_LIMITED: dict[int | str, dict[str, Any]] = {
 }
 
 
+# Every route that takes a body may be answered so (the body size limit); those routes declare it.
+TOO_LARGE: dict[int | str, dict[str, Any]] = {
+    413: {"model": ErrorOut, "description": "`too_large`: the body is over `MAX_BODY_BYTES`."}
+}
+
+
 class ApiError(Exception):
     """An HTTP error with a stable code and a human message."""
 

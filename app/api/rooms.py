@@ -17,7 +17,7 @@ from app.api.deps import (
     RoomCreationsDep,
     RoomDep,
 )
-from app.api.errors import RATE_LIMITED, ApiError, ErrorOut
+from app.api.errors import RATE_LIMITED, TOO_LARGE, ApiError, ErrorOut
 from app.api.placement import Moved, socket_path
 from app.engine.errors import IllegalAction
 from app.rooms.registry import hash_token, new_token
@@ -133,6 +133,7 @@ MISSES = _error(
     "`too_many_requests`, or `too_many_misses`: too many unknown room codes from this address."
 )
 CREATE_ERRORS: Responses = {
+    **TOO_LARGE,
     429: _error("`too_many_requests`, or `too_many_rooms` made from this address."),
     503: _error(
         "`server_full`; `not_saved` (the database cannot take the room yet); in a cluster, "
@@ -141,6 +142,7 @@ CREATE_ERRORS: Responses = {
     ),
 }
 JOIN_ERRORS: Responses = {
+    **TOO_LARGE,
     404: NO_ROOM,
     409: _error("`already_started`, `room_full` or `name_taken`."),
     429: MISSES,

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.api.errors import RATE_LIMITED, invalid
+from app.api.errors import RATE_LIMITED, TOO_LARGE, invalid
 from app.engine.cards import parse_cards
 from app.engine.errors import IllegalAction
 from app.engine.scoring import score_cards
@@ -58,7 +58,7 @@ class SplitScoreOut(BaseModel):
     hands: list[SplitHandOut] = Field(min_length=2, max_length=2)
 
 
-@router.post("/score", response_model=HandScoreOut | SplitScoreOut)
+@router.post("/score", response_model=HandScoreOut | SplitScoreOut, responses=TOO_LARGE)
 def score(request: ScoreRequest) -> dict[str, Any]:
     """Score 5 cards, or find the best split of 10."""
     try:

@@ -75,11 +75,11 @@ def test_each_room_route_lists_the_refusals_it_gives(server: Server) -> None:
         return {status: answers[status]["description"] for status in answers if status >= "4"}
 
     made = refusals("/api/rooms", "post")
-    assert sorted(made) == ["422", "429", "503"]
+    assert sorted(made) == ["413", "422", "429", "503"]
     assert "server_full" in made["503"]
     assert "too_many_rooms" in made["429"]
     joined = refusals("/api/rooms/{code}/join", "post")
-    assert sorted(joined) == ["404", "409", "422", "429", "503"]
+    assert sorted(joined) == ["404", "409", "413", "422", "429", "503"]
     for code in ("already_started", "room_full", "name_taken"):
         assert code in joined["409"]
     for code in ("restoring", "not_saved", "room_moved", "database_unavailable"):
@@ -89,3 +89,9 @@ def test_each_room_route_lists_the_refusals_it_gives(server: Server) -> None:
     assert "too_many_misses" in seen["429"]
     # The room's QR code is refused as the room is.
     assert refusals("/api/rooms/{code}/qr.svg", "get") == seen
+    # Every route that takes a body may be answered 413 too_large, and says so; no other does.
+    for path, methods in paths.items():
+        for method, route in methods.items():
+            too_large = refusals(path, method).get("413", "")
+            assert ("too_large" in too_large) == ("requestBody" in route), (method, path)
+    assert "requestBody" in paths["/api/score"]["post"]
