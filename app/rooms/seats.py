@@ -142,8 +142,17 @@ _LOOKALIKE = str.maketrans(
         ),
         # Greek small letters
         **dict(zip("\u03bf\u03b9\u03bd\u03ba\u03c1\u03c7\u03c5", "oivkpxu", strict=True)),
-        # Armenian capital and small oh, a Latin small capital O
-        **dict(zip("\u0555\u0585\u1d0f", "Ooo", strict=True)),
+        # Armenian capital and small oh
+        **dict(zip("\u0555\u0585", "Oo", strict=True)),
+        # Latin small capitals, each its letter (there is none of x)
+        **dict(
+            zip(
+                "\u1d00\u0299\u1d04\u1d05\u1d07\ua730\u0262\u029c\u026a\u1d0a\u1d0b\u029f\u1d0d"
+                "\u0274\u1d0f\u1d18\ua7af\u0280\ua731\u1d1b\u1d1c\u1d20\u1d21\u028f\u1d22",
+                "abcdefghijklmnopqrstuvwyz",
+                strict=True,
+            )
+        ),
         # dotless i, capital I, one, zero
         **dict(zip("\u0131I10", "illO", strict=True)),
     }

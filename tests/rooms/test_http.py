@@ -385,6 +385,7 @@ def test_a_name_that_looks_like_a_seated_one_is_409_name_taken(rooms_server: Ser
         "Ann L\u0435\u0435",  # Cyrillic small e twice
         "BiII",  # capital I for small l
         "B\u0131ll",  # a dotless i
+        "\u1d00\u0274\u0274 \u029f\u1d07\u1d07",  # Latin small capitals
     ]
     for name in look_alikes:
         response = post_join(rooms_server, room["code"], name)
@@ -400,6 +401,18 @@ def test_a_name_that_looks_like_a_seated_one_is_409_name_taken(rooms_server: Ser
         assert post_join(rooms_server, room["code"], name).status_code == 201, name
     names = [player["name"] for player in get_room(rooms_server, room["code"]).json()["players"]]
     assert names == ["Ann Lee", "Bill", "Ann Lea", "Bil", "Anne Lee", "\u0411ill"]
+
+
+def test_each_latin_small_capital_is_taken_for_its_letter(rooms_server: Server) -> None:
+    room = create_room(rooms_server, "Abcdefghijklm")
+    join_room(rooms_server, room["code"], "nopqrstuvwyz")
+    for name in (
+        "\u1d00\u0299\u1d04\u1d05\u1d07\ua730\u0262\u029c\u026a\u1d0a\u1d0b\u029f\u1d0d",
+        "\u0274\u1d0f\u1d18\ua7af\u0280\ua731\u1d1b\u1d1c\u1d20\u1d21\u028f\u1d22",
+    ):
+        response = post_join(rooms_server, room["code"], name)
+        assert response.status_code == 409, name
+        assert response.json()["code"] == "name_taken"
 
 
 def test_a_name_with_characters_drawn_as_nothing_is_the_name_without_them(
