@@ -53,6 +53,20 @@ async def close_store(store: DatabaseStore, grace: float = 5.0) -> None:
     await store.engine.dispose()
 
 
+async def written_in_30_lines(path: Path, segment_bytes: int = 8 << 20) -> None:
+    """Room AAAA-AAAA's 60 events, written by a store then closed, in 30 lines of the event log
+    of two events each (a player sits down and leaves)."""
+    store = open_store(path, segment_bytes)
+    ann = RoomState("AAAA-AAAA", RoomSettings(), 1)
+    try:
+        for n in range(30):
+            ann.join(f"P{n}", hash_token(f"t{n}"), n)
+            ann.leave(0)
+            await store.save(ann)
+    finally:
+        await close_store(store)
+
+
 def seated(state: RoomState) -> list[str]:
     return [seat.name for seat in state.seats]
 
@@ -256,15 +270,7 @@ async def test_a_damaged_line_inside_a_segment_is_skipped_and_the_rest_folded(
     tmp_path: Path, damage: str
 ) -> None:
     path = tmp_path / "spectrum.db"
-    store = open_store(path)
-    ann = RoomState("AAAA-AAAA", RoomSettings(), 1)
-    try:
-        for n in range(30):
-            ann.join(f"P{n}", hash_token(f"t{n}"), n)
-            ann.leave(0)
-            await store.save(ann)
-    finally:
-        await close_store(store)
+    await written_in_30_lines(path)
     # Bytes that are no record among whole lines, as a power cut can leave: zeros, or a line
     # one of whose bytes is not UTF-8 (SQLite is given text, and a byte of no text stopped every
     # fold).
@@ -298,15 +304,7 @@ async def test_a_room_restored_up_to_a_gap_in_its_events_keeps_what_it_plays_aft
     back up to the gap, and what it plays from there is not mixed, at the next restart or in
     the database, with the events after the gap (it was, and the room could not be rebuilt)."""
     path = tmp_path / "spectrum.db"
-    store = open_store(path, segment_bytes=2048)
-    ann = RoomState("AAAA-AAAA", RoomSettings(), 1)
-    try:
-        for n in range(30):
-            ann.join(f"P{n}", hash_token(f"t{n}"), n)
-            ann.leave(0)
-            await store.save(ann)
-    finally:
-        await close_store(store)
+    await written_in_30_lines(path, segment_bytes=2048)
     first, *later = sorted(folder_for(str(path)).iterdir())
     assert later
     lines = first.read_bytes().splitlines(keepends=True)
