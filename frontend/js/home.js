@@ -19,7 +19,7 @@ export async function newRoom(name, settings) {
 
 export function mount(root) {
   document.title = 'Spectrum Online';
-  const ui = { settings: { ...DEFAULT_SETTINGS }, busy: '', createError: '', joinError: '' };
+  const ui = { settings: { ...DEFAULT_SETTINGS }, busy: '', createError: '', joinError: '', code: '' };
   const myRooms = seatToken
     .rooms()
     .filter((code) => store.get(seatToken.key(code)))
@@ -48,7 +48,7 @@ export function mount(root) {
         <h2>${t('joinRoom')}</h2>
         <div class="field"><label for="code">${t('roomCode')}</label>
           <div class="inline"><input id="code" name="code" type="text" autocomplete="off" autocapitalize="characters"
-            spellcheck="false" placeholder="K7QM-2XPD" maxlength="12">
+            spellcheck="false" placeholder="K7QM-2XPD" maxlength="12" value="${ui.code}" data-input="code">
           <button class="btn" ${ui.busy ? 'disabled' : ''}>${t(ui.busy === 'join' ? 'joining' : 'join')}</button></div></div>
         <p class="error-text" role="alert">${ui.joinError}</p>
       </form>
@@ -143,7 +143,7 @@ export function mount(root) {
       ui.settings = readSettings(element.closest('form'));
       update();
     }),
-    delegate(root, 'input', (name, input) => store.set(NAME_KEY, input.value.trim() || null)),
+    delegate(root, 'input', (name, input) => (name === 'code' ? (ui.code = input.value) : store.set(NAME_KEY, input.value.trim() || null))),
   ];
   return () => offs.forEach((off) => off());
 }

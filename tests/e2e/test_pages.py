@@ -254,3 +254,42 @@ def test_the_home_page_lists_the_newest_rooms_and_forgets_past_twenty(pages: Pag
     assert all(f"spectrum.token.{room}" in kept for room in older[:-1])
     rooms = page.evaluate("localStorage.getItem('spectrum.rooms')").split()
     assert rooms == [code, *older[:-1]]
+
+
+def test_the_home_page_keeps_what_was_typed_through_refusals_and_settings(
+    pages: Pages, shot: Shot
+) -> None:
+    """A code typed on the home page stays in its field through a refusal and a setting ticked,
+    as the name and the rounds do: each redraw emptied it, and a second Join was told the code
+    had the wrong shape."""
+    created = api(pages.server, "POST", "/api/rooms", {"name": "Ann"})
+    assert created.status_code == 201, created.text
+    code = created.json()["code"]
+    page = pages.open("/")
+    page.fill("#name", "Ann")
+    page.fill("#code", "zzzz zzzz")  # a room's shape, no room's code
+    page.click("form[data-submit=join] button")
+    expect(page.locator("form[data-submit=join] .error-text")).to_have_text(
+        "There is no room ZZZZ-ZZZZ. Check the code with your friends."
+    )
+    expect(page.locator("#code")).to_have_value("zzzz zzzz")
+    typed = code.lower().replace("-", " ")
+    page.fill("#code", typed)
+    page.click("[data-submit=create] summary")
+    page.fill("#set-rounds", "7")
+    page.check("[name=multi_pickup]")
+    page.check("[name=ten_card]")  # the seats are drawn again: four at most
+    expect(page.locator("#set-seats option")).to_have_count(3)
+    for field, value in [("#name", "Ann"), ("#code", typed), ("#set-rounds", "7")]:
+        expect(page.locator(field)).to_have_value(value)
+    page.click("form[data-submit=join] button")
+    expect(page.locator("form[data-submit=join] .error-text")).to_have_text(
+        "Someone in that room already has your name. Change it above and join again."
+    )
+    expect(page.locator("#code")).to_have_value(typed)
+    expect(page.locator("#name")).to_have_value("Ann")
+    shot(page, "home-name-taken")
+    page.fill("#name", "Bob")
+    page.click("form[data-submit=join] button")
+    expect(page).to_have_url(re.compile(f"/r/{code}$"))
+    expect(page.locator(".seatlist")).to_contain_text("Bob")
