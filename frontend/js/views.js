@@ -347,7 +347,7 @@ export function resultsView(page, state) {
       return html`<li class="result ${gain === best && !allSame ? 'best' : ''}" data-k="result-${hand.seat}" style="--i:${order}">
         <header><span class="who">${page.nameOf(hand.seat)}${hand.seat === me ? ` (${t('you')})` : ''}${hand.seat === result.knocker ? html` <span class="badge warm">${t('knockedBadge')}</span>` : ''}</span>
         <span><span class="gain ${gain > 0 ? 'up' : gain < 0 ? 'down' : ''}">${signed(gain)}</span>
-        <span class="muted small"> · ${t('total', { p: minus(result.totals[hand.seat]) })}</span></span></header>${cards}</li>`;
+        <span class="muted small"> ·&nbsp;${t('total', { p: minus(result.totals[hand.seat]) })}</span></span></header>${cards}</li>`;
     });
   return html`${page.bar(state)}
     ${finished ? standings(page, state) : ''}

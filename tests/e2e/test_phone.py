@@ -5,6 +5,7 @@ the history's pages on a small screen, and the commitments its browser keeps for
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -27,6 +28,7 @@ from tests.e2e.ui import (
 from tests.replays import new_key, play_match
 from tests.server import running_server
 
+Shot = Callable[[Any, str], None]
 NARROWEST = {"width": 320, "height": 568}
 SIDEWAYS = {"width": 667, "height": 375}
 
@@ -455,3 +457,44 @@ def test_the_discard_piles_word_is_whole_on_a_french_phone(pages: Pages, width: 
     expect(ann.locator(".pile.discard .card")).to_have_count(1)
     one = ann.evaluate(DISCARD_WORDS)
     assert one["lines"] == 2, one
+
+
+# For each round result's total, how many lines its words take, from the dot on.
+TOTAL_LINES = """(totals) => totals.map((total) => {
+  const text = total.firstChild;
+  const range = document.createRange();
+  range.setStart(text, text.data.indexOf('·'));
+  range.setEnd(text, text.data.length);
+  return new Set([...range.getClientRects()].map((box) => Math.round(box.top))).size;
+})"""
+
+
+def test_a_rounds_total_keeps_its_number_on_a_french_phone(pages: Pages, shot: Shot) -> None:
+    """On a 360x640 phone in French, a result's "· total -5" is one piece: the number went onto
+    a line of its own, under "· total"."""
+    lea = pages.open("/", phone=True, locale="fr-FR")
+    resize(lea, {"width": 360, "height": 640})
+    lea.fill("#name", "Marie-Charlotte Lefebvre")
+    lea.click("[data-submit=create] summary")
+    lea.fill("#set-rounds", "2")
+    lea.select_option("#set-timer", "0")
+    lea.locator("[data-submit=create] button.primary").click()
+    lea.tap("[data-act=add-bot][data-level=easy]")
+    lea.tap("[data-act=start]")
+    for _ in range(4):  # knock, or end the round after the bot's knock
+        expect(lea.locator(".status.mine, .result").first).to_be_visible()
+        if lea.locator(".result").count():
+            break
+        if lea.locator("[data-act=knock]").count():
+            lea.tap("[data-act=knock]")
+            lea.tap("[data-act=knock-yes]")
+        else:
+            lea.tap('.pile[data-pile="0"]')
+            expect(lea.locator(".hand .card")).to_have_count(6)
+            lea.locator(".hand .card").first.tap()
+            expect(lea.locator(".hand .card")).not_to_have_count(6)
+    expect(lea.locator(".result")).to_have_count(2)
+    totals = lea.locator(".result header .muted")
+    expect(totals.first).to_contain_text("total")
+    shot(lea, "results-fr-360x640")
+    assert totals.evaluate_all(TOTAL_LINES) == [1, 1]

@@ -216,7 +216,7 @@ lastOnTop The last card you pick goes on top of the discard pile.
 discardOf Discard {n}/{of}
 ranOut The draw piles ran out
 handOf {name}'s hand
-total total {p}
+total total {p}
 handsOf Hands of round {n}
 isReady Ready ✓
 ready Ready for the next round

@@ -215,7 +215,7 @@ lastOnTop La dernière carte choisie sera sur le dessus de la défausse.
 discardOf Défausser {n}/{of}
 ranOut Les pioches sont épuisées
 handOf Main : {name}
-total total {p}
+total total {p}
 handsOf Mains de la manche {n}
 isReady Prêt ✓
 ready Prêt pour la manche suivante
