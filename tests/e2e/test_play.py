@@ -675,3 +675,28 @@ def test_the_line_over_the_table_takes_two_lines_at_most_on_a_small_phone(
             expect(button).to_be_in_viewport(ratio=1)
         fits_phone(page)
         shot(page, f"roombar-{page.evaluate('document.documentElement.lang')}-360x640")
+
+
+# For each name tag, how far apart its count of cards and its points are drawn, in px.
+APART = """(tags) => tags.map((tag) => {
+  const count = document.createRange();
+  count.selectNodeContents(tag.querySelector('.cc'));
+  const points = tag.querySelector('.pts').getBoundingClientRect();
+  return points.left - count.getBoundingClientRect().right;
+})"""
+
+
+def test_a_seat_tag_sets_its_cards_apart_from_its_points(pages: Pages, shot: Shot) -> None:
+    """A name tag at the table draws its card between its count of cards and its points, as wide
+    apart as a card, and still on one line on a small phone: "5 0 pts" and "10 0 pts" read as
+    "50 pts" and "100 pts"."""
+    ann = pages.open("/", phone=True)
+    resize(ann, SMALL_PHONE)
+    create_room(ann, "Ann", rounds=1, timer="0")
+    ann.click("[data-act=add-bot][data-level=easy]")
+    ann.click("[data-act=start]")
+    tags = ann.locator(".seat")
+    expect(tags).to_have_count(2)
+    expect(tags.locator(".pts")).to_have_text(["0 pts", "0 pts"])
+    shot(ann, "seat-tags-360x640")
+    assert all(gap >= 12 for gap in tags.evaluate_all(APART)), tags.evaluate_all(APART)
