@@ -294,7 +294,7 @@ def test_a_chat_refusal_is_said_in_french_with_the_wait(pages: Pages) -> None:
 
 def test_a_refused_setting_is_said_in_french(pages: Pages) -> None:
     """A host who asks for fewer seats than are taken is refused (bad_settings) in French, not in
-    the server's English words."""
+    the server's English words, with the seats the setting allows."""
     page = pages.open("/", locale="fr-FR")
     page.fill("#name", "Léa")
     page.locator("[data-submit=create] button.primary").click()
@@ -302,7 +302,9 @@ def test_a_refused_setting_is_said_in_french(pages: Pages) -> None:
         page.click("[data-act=add-bot][data-level=easy]")
     expect(page.locator(".seatlist .badge", has_text="ordinateur")).to_have_count(2)
     page.select_option("#set-seats", "2")
-    expect(page.locator("#toast")).to_have_text("Trop de joueurs sont assis pour ce réglage.")
+    expect(page.locator("#toast")).to_have_text(
+        "Ce réglage accepte au plus 2 joueurs : trop sont déjà assis."
+    )
     expect(page.locator("#set-seats")).to_have_value("6")
 
 

@@ -700,3 +700,19 @@ def test_a_seat_tag_sets_its_cards_apart_from_its_points(pages: Pages, shot: Sho
     expect(tags.locator(".pts")).to_have_text(["0 pts", "0 pts"])
     shot(ann, "seat-tags-360x640")
     assert all(gap >= 12 for gap in tags.evaluate_all(APART)), tags.evaluate_all(APART)
+
+
+def test_10_card_refused_with_five_seated_says_it_allows_four(pages: Pages, shot: Shot) -> None:
+    """The host who ticks 10-card with five players seated is told how many it allows: he was
+    told only that too many players were seated."""
+    ann = pages.open("/")
+    create_room(ann, "Ann")
+    for _ in range(4):
+        ann.click("[data-act=add-bot][data-level=easy]")
+    expect(ann.locator(".seatlist .badge", has_text="computer")).to_have_count(4)
+    ann.check("input[name=ten_card]")
+    expect(ann.locator("#toast")).to_have_text(
+        "That setting allows at most 4 players: too many are seated."
+    )
+    expect(ann.locator("input[name=ten_card]")).not_to_be_checked()
+    shot(ann, "ten-card-refused")

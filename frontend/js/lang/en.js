@@ -54,7 +54,7 @@ e_chat_too_fast Too many messages at once: wait {n} s.
 e_chat_empty That message has nothing visible in it.
 e_hint_late The table changed while the hint was worked out: ask again.
 e_wrong_step That move does not fit this step of your turn.
-e_bad_settings Too many players are seated for that setting.
+e_bad_settings That setting allows at most {n} players: too many are seated.
 e_too_large That message is too long to send.
 e_chat_too_long A chat message holds at most {n} characters.
 e_unknown_reaction That is not one of the quick reactions.
