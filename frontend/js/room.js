@@ -253,6 +253,7 @@ class RoomPage {
         if (name === 'join') this.join(form);
       }),
       delegate(root, 'change', (name, form, event) => this.changeSetting(event.target)),
+      delegate(root, 'input', (name, input) => (this.ui.name = input.value)),
       delegate(root, 'keydown', (name, element, event) => event.key === 'Escape' && this.act(name, element, event)),
     ];
     this.ticker = setInterval(() => this.tick(), 250);

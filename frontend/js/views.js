@@ -294,7 +294,7 @@ export function lobbyView(page, state) {
       <button class="btn quiet" data-act="leave">${t('leave')}</button>`;
   } else if (free > 0) {
     actions = html`<form data-submit="join" novalidate><h3>${t('takeSeat')}</h3><div class="inline">
-        <input name="name" type="text" aria-label="${t('yourName')}" autocomplete="nickname" maxlength="24" placeholder="${t('yourName')}" value="${store.get(NAME_KEY) ?? ''}">
+        <input name="name" type="text" aria-label="${t('yourName')}" autocomplete="nickname" maxlength="24" placeholder="${t('yourName')}" value="${page.ui.name ?? store.get(NAME_KEY) ?? ''}" data-input>
         <button class="btn primary" ${page.ui.joining ? 'disabled' : ''}>${t('join')}</button></div>
         <p class="error-text" role="alert">${page.ui.joinError}</p></form>
       <p class="muted small">${t('watchingYou', { n: state.spectators })}</p>`;

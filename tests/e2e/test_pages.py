@@ -293,3 +293,25 @@ def test_the_home_page_keeps_what_was_typed_through_refusals_and_settings(
     page.click("form[data-submit=join] button")
     expect(page).to_have_url(re.compile(f"/r/{code}$"))
     expect(page.locator(".seatlist")).to_contain_text("Bob")
+
+
+def test_a_room_page_keeps_the_name_typed_through_a_refusal_and_redraws(pages: Pages) -> None:
+    """A name refused in a room's seat form stays in its field, to be changed, through the
+    room's redraws: each drew the field again with the name last used to sit somewhere."""
+    created = api(pages.server, "POST", "/api/rooms", {"name": "Ann"})
+    assert created.status_code == 201, created.text
+    code = created.json()["code"]
+    page = pages.open(f"/r/{code}")
+    field = page.locator("form[data-submit=join] input[name=name]")
+    field.fill("Ann")
+    page.click("form[data-submit=join] button")
+    expect(page.locator("form[data-submit=join] .error-text")).to_contain_text("Ann")
+    expect(field).to_have_value("Ann")
+    field.fill("Anna")
+    page.locator("h2").first.click()  # the field loses the focus, then the room changes
+    joined = api(pages.server, "POST", f"/api/rooms/{code}/join", {"name": "Cy"})
+    assert joined.status_code == 201, joined.text
+    expect(page.locator(".seatlist")).to_contain_text("Cy")
+    expect(field).to_have_value("Anna")
+    page.click("form[data-submit=join] button")
+    expect(page.locator(".seatlist")).to_contain_text("Anna")
