@@ -171,11 +171,23 @@ def test_a_link_to_a_move_opens_there(pages_here: Pages, finished: Finished, sho
     disabled = steps.evaluate_all("bs => bs.map((b) => b.getAttribute('aria-disabled'))")
     assert set(disabled) <= {"true", "false"}, disabled
     shot(page, "replay-1366")
-    phone = pages_here.open(path, context=wide(pages_here, 390, phone=True))
+    phone = pages_here.open(path, context=wide(pages_here, 360, phone=True))
     at_move(phone, move, len(second["moves"]))
-    assert scroll_width(phone) <= 390
+    assert scroll_width(phone) <= 360
     phone.locator(".replay").scroll_into_view_if_needed()
-    shot(phone, "replay-390")
+    # The slider spans the panel on a phone, its buttons under it (beside them it was some
+    # 80 px for up to 200 moves).
+    slider = phone.locator(".replay-steps input[type=range]").bounding_box()
+    row = phone.locator(".replay-steps").bounding_box()
+    assert slider is not None
+    assert row is not None
+    assert slider["width"] >= 0.95 * row["width"]
+    buttons = phone.locator(".replay-steps .btn").evaluate_all(
+        "bs => bs.map((b) => b.getBoundingClientRect().top)"
+    )
+    assert len(buttons) == 4
+    assert min(buttons) >= slider["y"] + slider["height"] - 1
+    shot(phone, "replay-360")
     # A fragment works as well as a query.
     page.goto(f"{finished.server.url}/matches/{match['id']}#round=2&move=1")
     at_move(page, 1, len(second["moves"]))
