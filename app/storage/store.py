@@ -11,6 +11,7 @@ first, then every room the journal holds is rebuilt from its events.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -180,8 +181,11 @@ def rebuilt(
     first = 0 if snapshot is None else snapshot.seq
     events = events_in_order(code, numbered, first)
     rewrite = None
-    if len(events) < len(numbered):
-        created_at += 1  # the events kept under the old one are left out from now on
+    if len(events) < sum(1 for n in numbered if n >= first):
+        # A time of its own, not one after the last: a rewrite lost (a power cut, a backup of
+        # the database taken before it and of the event log after) is made again under
+        # another, and the events written after the first are left out like the rest.
+        created_at = max(created_at + 1, time.time_ns() // 1_000_000)
         rewrite = Rewrite(code, created_at, snapshot, first, events)
     if snapshot is None:
         return RoomState.replay(code, settings, created_at, events), rewrite
@@ -193,13 +197,14 @@ def events_in_order(code: str, numbered: dict[int, Event], first: int = 0) -> li
     events: list[Event] = []
     while first + len(events) in numbered:
         events.append(numbered[first + len(events)])
-    if len(events) < len(numbered):
+    later = sum(1 for n in numbered if n >= first)  # those before a snapshot are not needed
+    if len(events) < later:
         end = first + len(events)
         log.error(
             "room %s: events after #%d are missing; restored up to there, and its journal "
             "written again from there (%d later events left out)",
             code,
             end,
-            len(numbered) - len(events),
+            later - len(events),
         )
     return events

@@ -304,14 +304,7 @@ async def test_a_room_restored_up_to_a_gap_in_its_events_keeps_what_it_plays_aft
     back up to the gap, and what it plays from there is not mixed, at the next restart or in
     the database, with the events after the gap (it was, and the room could not be rebuilt)."""
     path = tmp_path / "spectrum.db"
-    await written_in_30_lines(path, segment_bytes=2048)
-    first, *later = sorted(folder_for(str(path)).iterdir())
-    assert later
-    lines = first.read_bytes().splitlines(keepends=True)
-    assert len(lines) > 6
-    # The sixth line (events 10 and 11) damaged in place: events 12 on are behind a gap.
-    lines[5] = b"#" * (len(lines[5]) - 1) + b"\n"
-    first.write_bytes(b"".join(lines))
+    first, later = await written_with_a_gap(path)
     store = open_store(path, segment_bytes=2048)
     try:
         (restored,) = await store.restore()
@@ -344,6 +337,99 @@ async def test_a_room_restored_up_to_a_gap_in_its_events_keeps_what_it_plays_aft
         (last,) = await store.restore()
         assert last.event_count == 14
         assert seated(last) == ["Later", "Last"]
+    finally:
+        await close_store(store)
+
+
+async def written_with_a_gap(path: Path) -> tuple[Path, list[Path]]:
+    """``written_in_30_lines`` over several segments, then the sixth line of the first (events
+    10 and 11) damaged in place: events 12 on are behind a gap. The first segment, and the
+    others."""
+    await written_in_30_lines(path, segment_bytes=2048)
+    first, *later = sorted(folder_for(str(path)).iterdir())
+    assert later
+    lines = first.read_bytes().splitlines(keepends=True)
+    assert len(lines) > 6
+    lines[5] = b"#" * (len(lines[5]) - 1) + b"\n"
+    first.write_bytes(b"".join(lines))
+    return first, later
+
+
+async def test_a_journal_written_again_is_kept_at_a_stop_like_any_write(tmp_path: Path) -> None:
+    """The rewrite after a gap, refused by a database another program locks, goes into the
+    outbox at the stop, and is written first at the next start, before the moves after it."""
+    path = tmp_path / "spectrum.db"
+    await written_with_a_gap(path)
+    store = open_store(path, segment_bytes=2048)
+    blocker = sqlite3.connect(path, isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")
+    try:
+        (restored,) = await store.restore()
+        assert restored.event_count == 10
+        restored.join("Late", hash_token("late"), 90)
+        assert not await store.save(restored)
+    finally:
+        await close_store(store, grace=0.5)
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert (tmp_path / "spectrum.db-outbox").exists()
+    store = open_store(path, segment_bytes=2048)
+    try:
+        await store.drain_outbox()
+        (again,) = await store.restore()
+        assert (again.event_count, seated(again)) == (11, ["Late"])
+    finally:
+        await close_store(store)
+
+
+async def test_a_journal_written_again_twice_from_one_gap_is_not_mixed_with_the_first_time(
+    tmp_path: Path,
+) -> None:
+    """A rewrite lost while the events written after it are kept (a backup of the database
+    taken before it, of the event log after; or a power cut) is made again at the next start:
+    under a creation time of its own, or the first time's events would be taken for the
+    second's, and the moves acknowledged then lost."""
+    path = tmp_path / "spectrum.db"
+    await written_with_a_gap(path)
+    live = folder_for(str(path))
+    before = tmp_path / "before"
+    before.mkdir()
+    source, target = sqlite3.connect(path), sqlite3.connect(before / "spectrum.db")
+    with contextlib.closing(source), contextlib.closing(target):
+        source.backup(target)
+    shutil.copytree(live, before / "live")
+    store = open_store(path, segment_bytes=1 << 20)  # the new events stay in one open segment
+    try:
+        (restored,) = await store.restore()
+        restored.join("Late", hash_token("late"), 90)
+        restored.join("Later", hash_token("later"), 91)
+        assert await store.save(restored)
+    finally:
+        await close_store(store)
+    # The database as it was before the rewrite, the event log as it is after.
+    written = [
+        segment for segment in live.iterdir() if not (before / "live" / segment.name).exists()
+    ]
+    assert written
+    for segment in written:
+        shutil.copy2(segment, before / "live")
+    for name in ("spectrum.db-wal", "spectrum.db-shm"):
+        (tmp_path / name).unlink(missing_ok=True)
+    shutil.rmtree(live)
+    shutil.copy2(before / "spectrum.db", path)
+    shutil.copytree(before / "live", live)
+    store = open_store(path, segment_bytes=1 << 20)
+    try:
+        (restored,) = await store.restore()
+        assert restored.event_count == 10  # the gap again
+        restored.join("Other", hash_token("other"), 95)
+        assert await store.save(restored)
+    finally:
+        await close_store(store)
+    store = open_store(path, segment_bytes=1 << 20)
+    try:
+        (again,) = await store.restore()
+        assert (again.event_count, seated(again)) == (11, ["Other"])
     finally:
         await close_store(store)
 
