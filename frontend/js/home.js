@@ -19,7 +19,7 @@ export async function newRoom(name, settings) {
 
 export function mount(root) {
   document.title = 'Spectrum Online';
-  const ui = { settings: { ...DEFAULT_SETTINGS }, busy: '', createError: '', joinError: '', code: '' };
+  const ui = { settings: { ...DEFAULT_SETTINGS }, busy: '', createError: '', learnError: '', joinError: '', code: '' };
   const myRooms = seatToken
     .rooms()
     .filter((code) => store.get(seatToken.key(code)))
@@ -30,7 +30,8 @@ export function mount(root) {
       <div class="fan" aria-hidden="true">${TRIPO.map((id) => cardImage(id))}</div>
       <h1>Spectrum</h1>
       <p>${t('pitch')}</p>
-      <form data-submit="learn" novalidate><button class="btn" ${ui.busy ? 'disabled' : ''}>${t('learn')}</button></form>
+      <form data-submit="learn" novalidate><button class="btn" ${ui.busy ? 'disabled' : ''}>${t('learn')}</button>
+        <p class="error-text" role="alert">${ui.learnError}</p></form>
     </div>
     <div class="panel">
       <div class="field"><label for="name">${t('yourName')}</label>
@@ -76,8 +77,9 @@ export function mount(root) {
   };
 
   async function create(form, lesson) {
-    ui.createError = '';
-    const name = nameOrComplain('createError');
+    const key = lesson ? 'learnError' : 'createError';
+    ui.createError = ui.learnError = '';
+    const name = nameOrComplain(key);
     if (!name) return;
     const settings = lesson ? LESSON : readSettings(form);
     if (!roundsOk(settings.rounds)) {
@@ -95,7 +97,7 @@ export function mount(root) {
       navigate(`/r/${code}`);
     } catch (error) {
       ui.busy = '';
-      ui.createError = error.message;
+      ui[key] = error.message;
       update();
     }
   }

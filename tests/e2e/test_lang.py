@@ -119,8 +119,8 @@ def test_a_french_browser_gets_every_page_in_french(pages: Pages, shot: Shot) ->
     expect(page.locator("nav a").first).to_have_text("Jouer")
     in_french(page, shot, "home")
     page.locator("[data-submit=create] button").click()
-    alert = page.locator("[role=alert]").first
-    expect(alert).to_have_text(f"Saisissez d{APOSTROPHE}abord votre nom ci-dessus.")
+    alert = page.locator("[data-submit=create] [role=alert]")
+    expect(alert).to_have_text(f"Saisissez d{APOSTROPHE}abord votre nom.")
 
     page.fill("#name", "Zoé")
     page.locator("[data-submit=create] summary").click()

@@ -28,7 +28,10 @@ def test_a_newcomer_plays_the_lesson_to_its_end_and_gets_a_real_room(
     page = pages.open("/")
     # Without a name the home page asks for one first.
     page.click("button:has-text('Learn to play')")
-    expect(page.locator("[role=alert]").first).to_contain_text("First enter your name above.")
+    # Beside the button that asked (it was said in the "New room" panel, further down).
+    expect(page.locator("[data-submit=learn] [role=alert]")).to_have_text("First enter your name.")
+    expect(page.locator("[data-submit=create] [role=alert]")).to_be_empty()
+    expect(page.locator("#name")).to_be_focused()
     page.fill("#name", "Newcomer")
     # On a small phone each step of the lesson brings what it asks for into view: the piles and
     # the hand, above the dock.

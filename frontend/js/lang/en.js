@@ -79,7 +79,7 @@ roomCode Room code
 joining Joining…
 join Join
 yourRooms Back to your rooms
-nameFirst First enter your name above.
+nameFirst First enter your name.
 codeShape A room code has 8 letters and digits, like K7QM-2XPD.
 fullWatching Every seat is taken: you are watching.
 startedWatching That match has started: you are watching.

@@ -78,7 +78,7 @@ roomCode Code de la salle
 joining Connexion…
 join Rejoindre
 yourRooms Retour à vos salles
-nameFirst Saisissez d’abord votre nom ci-dessus.
+nameFirst Saisissez d’abord votre nom.
 codeShape Un code de salle a 8 lettres et chiffres, comme K7QM-2XPD.
 fullWatching Toutes les places sont prises : vous regardez.
 startedWatching Cette partie a commencé : vous regardez.
