@@ -32,7 +32,7 @@ from app.scripts.backup import sqlite_database
 from app.storage.eventlog import folder_for
 from app.storage.filelock import RESTORING, SERVING, NoLocks, hold
 from app.storage.journal import DatabaseInUse
-from app.storage.migrations import head_revision, known_revisions
+from app.storage.migrations import known_revisions, newer_than_known
 from app.storage.outbox import outbox_for
 
 
@@ -78,9 +78,7 @@ def check_backup(backup: Path) -> None:
         )
     if revisions[0] not in known_revisions():
         raise Refused(
-            f"{backup} is at migration {revisions[0]}, which this version does not know (its "
-            f"newest is {head_revision()}): a newer Spectrum Online made it. Restore it with "
-            "that version"
+            newer_than_known(str(backup), revisions[0]) + "made it. Restore it with that version"
         )
     live = folder_for(str(backup))
     if rooms and not live.is_dir():

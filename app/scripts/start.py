@@ -40,7 +40,13 @@ from app.storage.db import SQLITE_JOURNALS, is_sqlite, make_engine
 from app.storage.eventlog import EventLog, folder_for
 from app.storage.filelock import NoLocks, hand_over, hold_to_serve, lock_path
 from app.storage.journal import DatabaseInUse
-from app.storage.migrations import MIGRATIONS, current_revision, head_revision, known_revisions
+from app.storage.migrations import (
+    MIGRATIONS,
+    current_revision,
+    head_revision,
+    known_revisions,
+    newer_than_known,
+)
 from app.storage.outbox import outbox_for
 
 log = logging.getLogger("app.start")
@@ -343,9 +349,8 @@ def check_revision(revision: str | None, where: str) -> bool:
         return False
     if revision is not None and revision not in known_revisions():
         raise Unusable(
-            f"the database at {where} is at migration {revision}, which this version does not "
-            f"know (its newest is {head}): a newer Spectrum Online has migrated it. Run that "
-            "version again, or restore a backup taken before the upgrade; nothing was changed"
+            newer_than_known(f"the database at {where}", revision) + "has migrated it. Run "
+            "that version again, or restore a backup taken before the upgrade; nothing was changed"
         )
     return True
 

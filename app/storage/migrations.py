@@ -82,3 +82,12 @@ async def current_revision(engine: AsyncEngine) -> str | None:
 def known_revisions() -> frozenset[str]:
     """Every migration this version has."""
     return frozenset(_graph())
+
+
+def newer_than_known(what: str, revision: str) -> str:
+    """What to say of ``what`` (a database, a backup) at a migration this version does not
+    have: a newer version made it."""
+    return (
+        f"{what} is at migration {revision}, which this version does not know (its newest is "
+        f"{head_revision()}): a newer Spectrum Online "
+    )
