@@ -59,6 +59,12 @@ class _Live(Collector):
             value=KEEPALIVE.deferred,
         )
         yield CounterMetricFamily(
+            "spectrum_bot_decisions_late",
+            "Bot decisions and hints the bot workers did not make in time (more rooms asking "
+            "than they can think for): the turn timer's move was played, or the hint refused.",
+            value=self.rooms.thinker.late,
+        )
+        yield CounterMetricFamily(
             "spectrum_rounds_saved", "Finished rounds written.", value=self.store.rounds_saved
         )
         yield CounterMetricFamily(

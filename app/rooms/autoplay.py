@@ -21,7 +21,7 @@ from app.engine.round import Round
 from app.rooms import hints, protocol, standins
 from app.rooms.connection import Connection
 from app.rooms.standins import STANDIN_LEVEL, STANDIN_LEVEL_WITHOUT_HINTS
-from app.rooms.thinking import Thinker
+from app.rooms.thinking import Behind, Thinker
 from app.rooms.timers import BotKey, TurnKey, millis
 
 if TYPE_CHECKING:
@@ -29,6 +29,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 HINT_LATE = "the position changed while the hint was worked out; ask again"
+HINT_BUSY = "the server is too busy to work a hint out now; ask again shortly"
+# How long a decision may wait for the bot workers: they take tens of milliseconds, and a few
+# hundred at most (10-card Spectrum with multiple pickups), unless more rooms ask them than they
+# can think for. A bot then plays the timer's move, and a hint is refused.
+DECISION_SECONDS = 5.0
 
 
 class Autoplay:
@@ -70,8 +75,10 @@ class Autoplay:
         # The bot thinks outside the lock; if the table moved on meanwhile, its move is dropped.
         try:
             actions: tuple[Action, ...] = (
-                await self.thinker.decide(level, observation, seed)
+                await self.thinker.decide(level, observation, seed, DECISION_SECONDS)
             ).actions
+        except Behind:  # said by the thinker, once in a while: the greedy move stands in
+            actions = ()
         except Exception:  # a bot must never stop the table: the greedy move stands in
             log.exception("bot of seat %d failed; playing the greedy move", seat)
             actions = ()
@@ -116,7 +123,14 @@ class Autoplay:
                 connection.push(protocol.hint_frame(message_id, cached))
                 return
             observation = observe(current, seat)
-        advice = hints.advice(await self.thinker.decide(Level.STRONG, observation, 0))
+        try:
+            decision = await self.thinker.decide(Level.STRONG, observation, 0, DECISION_SECONDS)
+        except Exception as error:
+            if not isinstance(error, Behind):  # said by the thinker, once in a while
+                log.exception("the hint of seat %d could not be worked out", seat)
+            connection.push(protocol.error_frame("hint_busy", HINT_BUSY, message_id))
+            return
+        advice = hints.advice(decision)
         self.hints.put(seat, key, advice)
         # Worked out outside the lock: the turn may have been played meanwhile (its timer).
         try:

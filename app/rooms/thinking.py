@@ -36,12 +36,21 @@ def end_with_parent(parent: int) -> None:
         os._exit(0)
 
 
+class Behind(Exception):
+    """The workers did not get to a decision within its time: more is asked of them than they
+    can think through (``BOT_WORKERS``)."""
+
+
 class Thinker:
     """Runs bot decisions, in worker processes when there are any."""
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self.pool: ProcessPoolExecutor | None = None
+        # Decisions not made within their time, and those of them dropped before a worker
+        # began them.
+        self.late = 0
+        self.dropped = 0
 
     def _pool(self) -> ProcessPoolExecutor:
         """The worker pool, made at the first decision: a server that never seats a bot, and
@@ -57,16 +66,19 @@ class Thinker:
             )
         return self.pool
 
-    async def decide(self, level: str, observation: Observation, seed: int) -> Decision:
-        """The decision of a bot of ``level`` for the observing seat. A worker that ended (killed
-        for memory, say) breaks its pool for good: the pool is made anew and the decision asked
-        again, once."""
+    async def decide(
+        self, level: str, observation: Observation, seed: int, within: float | None = None
+    ) -> Decision:
+        """The decision of a bot of ``level`` for the observing seat; ``Behind`` if the workers
+        have not made it ``within`` seconds (it is then dropped if no worker began it, so that
+        decisions nobody waits for any more do not pile up before those asked for next). A
+        worker that ended (killed for memory, say) breaks its pool for good: the pool is made
+        anew and the decision asked again, once."""
         if not self.workers:
             return decide_seeded(level, observation, seed)
-        loop = asyncio.get_running_loop()
         pool = self._pool()
         try:
-            return await loop.run_in_executor(pool, decide_seeded, level, observation, seed)
+            return await self._ask(pool, level, observation, seed, within)
         except BrokenProcessPool:
             if not self.workers:  # closed meanwhile
                 raise
@@ -74,7 +86,31 @@ class Thinker:
                 log.warning("a bot worker process ended; starting new ones")
                 self.pool = None
                 pool.shutdown(wait=False, cancel_futures=True)
-        return await loop.run_in_executor(self._pool(), decide_seeded, level, observation, seed)
+        return await self._ask(self._pool(), level, observation, seed, within)
+
+    async def _ask(
+        self,
+        pool: ProcessPoolExecutor,
+        level: str,
+        observation: Observation,
+        seed: int,
+        within: float | None,
+    ) -> Decision:
+        asked = pool.submit(decide_seeded, level, observation, seed)
+        try:
+            return await asyncio.wait_for(asyncio.wrap_future(asked), within)
+        except TimeoutError:
+            self.late += 1
+            if asked.cancel():
+                self.dropped += 1
+            if self.late == 1 or self.late % 1000 == 0:
+                log.warning(
+                    "bot decisions are late (%d so far): more rooms ask the bot workers than "
+                    "they can think for; their bots play the timer's move meanwhile, and hints "
+                    "are refused (raise BOT_WORKERS if cores are free)",
+                    self.late,
+                )
+            raise Behind(f"no decision within {within} s") from None
 
     def close(self) -> None:
         """Stop the workers and wait until they have ended (a decision under way finishes)."""

@@ -12,7 +12,7 @@ from app.bots.levels import Level, decide_seeded
 from app.bots.observation import observe
 from app.engine.round import Round
 from app.engine.variant import Variant
-from app.rooms.thinking import Thinker
+from app.rooms.thinking import Behind, Thinker
 
 
 def test_a_worker_killed_is_replaced_and_the_decision_still_made() -> None:
@@ -37,6 +37,40 @@ def test_a_worker_killed_is_replaced_and_the_decision_still_made() -> None:
             assert thinker.pool is not None
             [replacement] = list(thinker.pool._processes.values())
             assert replacement.pid != worker.pid
+        finally:
+            thinker.close()
+
+    asyncio.run(check())
+
+
+def test_decisions_the_workers_do_not_get_to_in_time_are_dropped_not_left_queued() -> None:
+    """With the worker held up (stopped here; in use, more rooms asking than it can think for),
+    decisions not made within their time are refused, and dropped before a worker begins them:
+    those asked for next do not wait behind decisions nobody waits for any more."""
+    current = Round(Variant(), 3, dealer=0, seed="7" * 64)
+    observation = observe(current, current.turn)
+    expected = decide_seeded(Level.STRONG, observation, 5)
+
+    async def check() -> None:
+        thinker = Thinker(workers=1)
+        try:
+            assert await thinker.decide(Level.STRONG, observation, 5) == expected
+            assert thinker.pool is not None
+            [worker] = list(thinker.pool._processes.values())
+            os.kill(worker.pid, signal.SIGSTOP)
+            try:
+                late = await asyncio.gather(
+                    *(thinker.decide(Level.STRONG, observation, n, 0.05) for n in range(20)),
+                    return_exceptions=True,
+                )
+            finally:
+                os.kill(worker.pid, signal.SIGCONT)
+            assert all(isinstance(answer, Behind) for answer in late), late
+            assert thinker.late == 20
+            # All but those the pool had handed to its worker's queue (two at most, for one
+            # worker).
+            assert thinker.dropped >= 18
+            assert await thinker.decide(Level.STRONG, observation, 5) == expected
         finally:
             thinker.close()
 

@@ -5,13 +5,19 @@ Rooms in this process with a clock moved by hand; bots think in place (no worker
 from __future__ import annotations
 
 import asyncio
+import os
 import random
+import signal
 from typing import Any
 
 import pytest
 
 from app.bots.decision import Decision
-from app.bots.observation import Observation
+from app.bots.levels import Level
+from app.bots.observation import Observation, observe
+from app.engine.round import Round
+from app.engine.variant import Variant
+from app.rooms import autoplay
 from app.rooms.live import RoomConfig
 from app.rooms.thinking import Thinker
 from tests.rooms.client import Refused
@@ -150,9 +156,11 @@ class Asked(Thinker):
         super().__init__(workers=0)
         self.levels: list[str] = []
 
-    async def decide(self, level: str, observation: Observation, seed: int) -> Decision:
+    async def decide(
+        self, level: str, observation: Observation, seed: int, within: float | None = None
+    ) -> Decision:
         self.levels.append(level)
-        return await super().decide(level, observation, seed)
+        return await super().decide(level, observation, seed, within)
 
 
 @pytest.mark.parametrize(("hints", "level"), [(True, "strong"), (False, "normal")])
@@ -258,10 +266,12 @@ class GatedThinker(Thinker):
         self.gate = asyncio.Event()
         self.asked = asyncio.Event()
 
-    async def decide(self, level: str, observation: Observation, seed: int) -> Decision:
+    async def decide(
+        self, level: str, observation: Observation, seed: int, within: float | None = None
+    ) -> Decision:
         self.asked.set()
         await self.gate.wait()
-        return await super().decide(level, observation, seed)
+        return await super().decide(level, observation, seed, within)
 
 
 async def test_a_hint_for_a_position_that_passed_meanwhile_is_refused(bot_server: Host) -> None:
@@ -327,3 +337,36 @@ async def test_a_player_back_and_gone_again_while_the_stand_in_thinks_is_owed_a_
     await server.clock.ring_next()  # the new grace ends: now the bot plays the turn
     assert len(actions(room)) > played
     await table.close()
+
+
+async def test_with_the_bot_workers_held_up_bots_play_the_timers_move_and_hints_are_refused(
+    bot_server: Host, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker held up (stopped here; in use, more rooms asking than it can think for): a
+    bot's decision not made in time gives way to the turn timer's move, and the table goes on;
+    a hint not worked out in time is refused with ``hint_busy`` (it was waited for, a minute
+    and more behind decisions nobody waited for any more)."""
+    monkeypatch.setattr(autoplay, "DECISION_SECONDS", 0.05)
+    thinker = Thinker(workers=1)
+    current = Round(Variant(), 2, dealer=0, seed="7" * 64)
+    await thinker.decide(Level.STRONG, observe(current, current.turn), 1)  # the worker is up
+    assert thinker.pool is not None
+    [worker] = list(thinker.pool._processes.values())
+    host = await lobby_with(bot_server, rounds=1)
+    await host.act("add_bot", level="strong")
+    host.room.autoplay.thinker = thinker
+    os.kill(worker.pid, signal.SIGSTOP)
+    try:
+        await host.act("start")
+        for turn in range(4):
+            await host.wait_for(lambda s: host.my_turn())
+            if turn == 0:
+                busy = await answer(host, {"type": "hint", "id": "busy"})
+                assert (busy["type"], busy["code"]) == ("error", "hint_busy")
+            await host.act("take", piles=[0])
+            await host.play({"type": "discard", "cards": [host.view["you"]["hand"][-1]]})
+        assert thinker.late >= 4  # the hint, and the bot's turns between the host's
+    finally:
+        os.kill(worker.pid, signal.SIGCONT)
+        thinker.close()
+    await host.close()

@@ -53,6 +53,7 @@ e_no_match There is no match with this address.
 e_chat_too_fast Too many messages at once: wait {n} s.
 e_chat_empty That message has nothing visible in it.
 e_hint_late The table changed while the hint was worked out: ask again.
+e_hint_busy The server is too busy to work a hint out: ask again shortly.
 e_wrong_step That move does not fit this step of your turn.
 e_bad_settings That setting allows at most {n} players: too many are seated.
 e_too_large That message is too long to send.

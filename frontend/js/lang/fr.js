@@ -52,6 +52,7 @@ e_no_match Aucune partie à cette adresse.
 e_chat_too_fast Trop de messages d’un coup : attendez {n} s.
 e_chat_empty Ce message n’a rien de visible.
 e_hint_late La table a changé pendant le calcul du conseil : redemandez-le.
+e_hint_busy Le serveur est trop occupé pour calculer un conseil : redemandez dans un instant.
 e_wrong_step Ce coup ne correspond pas à cette étape de votre tour.
 e_bad_settings Ce réglage accepte au plus {n} joueurs : trop sont déjà assis.
 e_too_large Ce message est trop long pour être envoyé.
