@@ -107,13 +107,17 @@ class Cluster:
             "LOG_LEVEL": "warning",
             "OUTBOX_PATH": f"{folder}/outbox",
         }
-        subprocess.run(
+        # The schema first, as one server would make it (no cluster: no Redis, no cluster name).
+        migrated = subprocess.run(
             [sys.executable, "-m", "alembic", "upgrade", "head"],
             cwd=ROOT,
-            env={**base, "REDIS_URL": ""},
-            check=True,
+            env={**base, "REDIS_URL": "", "CLUSTER_NAME": ""},
             capture_output=True,
+            text=True,
         )
+        if migrated.returncode:
+            self.database.drop()
+            raise RuntimeError(f"the database could not be migrated:\n{migrated.stderr}")
         self.nodes: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
         for n in range(1, count + 1):
             node, port = f"b{n}", free_port()
@@ -419,6 +423,7 @@ def main() -> None:
         raise SystemExit(f"nginx is not installed at {NGINX} (Debian: apt-get install nginx)")
     results = asyncio.run(main_async(arguments))
     if arguments.json:
+        arguments.json.parent.mkdir(parents=True, exist_ok=True)
         arguments.json.write_text(json.dumps(results, indent=2))
 
 

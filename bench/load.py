@@ -920,6 +920,7 @@ def main() -> None:
     os.sched_setaffinity(0, {CLIENT_CORE})
     rows = asyncio.run(main_async(arguments))
     if arguments.json:
+        arguments.json.parent.mkdir(parents=True, exist_ok=True)
         arguments.json.write_bytes(orjson.dumps(rows, option=orjson.OPT_INDENT_2))
 
 
