@@ -2,17 +2,23 @@
 
 Run: .venv/bin/python -m bench.journal [--saves 5000] [--url postgresql+asyncpg://...]
 Without --url it writes a fresh SQLite file in a temporary folder (events go to its event log).
+A database given with --url is migrated as the server would, and must hold no rooms yet.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+
+from sqlalchemy import func, select
 
 from app.engine.match import Match, MatchRules, RoundResult
 from app.rooms.registry import hash_token
@@ -20,8 +26,10 @@ from app.rooms.settings import RoomSettings
 from app.rooms.state import RoomState
 from app.rooms.store import FinishedRound
 from app.storage.db import make_engine
-from app.storage.models import Base
+from app.storage.statements import ROOMS
 from app.storage.store import DatabaseStore
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def a_round_result() -> RoundResult:
@@ -48,12 +56,27 @@ async def timed(saves: int, save: Callable[[int], Awaitable[None]]) -> tuple[flo
     return best
 
 
-async def run(url: str, saves: int) -> None:
+def migrate(url: str) -> None:
+    """The schema as the server makes it (its sequences included), or a clear exit."""
+    migrated = subprocess.run(
+        [sys.executable, "-m", "alembic", "upgrade", "head"],
+        cwd=ROOT,
+        env={**os.environ, "DATABASE_URL": url, "REDIS_URL": "", "CLUSTER_NAME": ""},
+        capture_output=True,
+        text=True,
+    )
+    if migrated.returncode:
+        raise SystemExit(f"{url} could not be migrated:\n{migrated.stderr}")
+
+
+async def run(url: str, saves: int, outbox: Path) -> None:
+    migrate(url)
     engine = make_engine(url)
-    async with engine.begin() as connection:
-        await connection.run_sync(Base.metadata.drop_all)
-        await connection.run_sync(Base.metadata.create_all)
-    store = DatabaseStore(engine, flush_seconds=0)
+    async with engine.connect() as connection:
+        if await connection.scalar(select(func.count()).select_from(ROOMS)):
+            await engine.dispose()
+            raise SystemExit(f"{url} holds rooms already: give a fresh database")
+    store = DatabaseStore(engine, flush_seconds=0, outbox=outbox)
     store.start()
     room = RoomState("BENC-HMRK", RoomSettings(), 0)
     result = a_round_result()
@@ -92,7 +115,7 @@ def main() -> None:
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
         url = arguments.url or f"sqlite+aiosqlite:///{Path(folder) / 'bench.db'}"
-        asyncio.run(run(url, arguments.saves))
+        asyncio.run(run(url, arguments.saves, Path(folder) / "outbox"))
 
 
 if __name__ == "__main__":
