@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import logging
+import math
 import multiprocessing
 import os
 import signal
 import sys
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -41,16 +43,30 @@ class Behind(Exception):
     can think through (``BOT_WORKERS``)."""
 
 
+def decide_before(
+    deadline: float, level: str, observation: Observation, seed: int
+) -> Decision | None:
+    """In a worker: the decision, or None at once if ``deadline`` (``time.monotonic``, the
+    same clock in every process of the machine) has passed: nobody waits for it any more, and
+    the decisions asked for after it should not wait behind it."""
+    if time.monotonic() > deadline:
+        return None
+    return decide_seeded(level, observation, seed)
+
+
 class Thinker:
     """Runs bot decisions, in worker processes when there are any."""
+
+    # The least time between two warnings that decisions are late.
+    WARN_EVERY_SECONDS = 60.0
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self.pool: ProcessPoolExecutor | None = None
-        # Decisions not made within their time, and those of them dropped before a worker
-        # began them.
+        # Decisions not made within their time, and those of them a worker then skipped.
         self.late = 0
         self.dropped = 0
+        self.warned_at = -self.WARN_EVERY_SECONDS
 
     def _pool(self) -> ProcessPoolExecutor:
         """The worker pool, made at the first decision: a server that never seats a bot, and
@@ -67,18 +83,18 @@ class Thinker:
         return self.pool
 
     async def decide(
-        self, level: str, observation: Observation, seed: int, within: float | None = None
+        self, level: str, observation: Observation, seed: int, within: float = math.inf
     ) -> Decision:
         """The decision of a bot of ``level`` for the observing seat; ``Behind`` if the workers
-        have not made it ``within`` seconds (it is then dropped if no worker began it, so that
-        decisions nobody waits for any more do not pile up before those asked for next). A
-        worker that ended (killed for memory, say) breaks its pool for good: the pool is made
-        anew and the decision asked again, once."""
+        have not made it ``within`` seconds (a worker that comes to it later skips it). A worker
+        that ended (killed for memory, say) breaks its pool for good: the pool is made anew and
+        the decision asked again, once, within the same time."""
         if not self.workers:
             return decide_seeded(level, observation, seed)
+        deadline = time.monotonic() + within
         pool = self._pool()
         try:
-            return await self._ask(pool, level, observation, seed, within)
+            return await self._ask(pool, deadline, level, observation, seed)
         except BrokenProcessPool:
             if not self.workers:  # closed meanwhile
                 raise
@@ -86,31 +102,46 @@ class Thinker:
                 log.warning("a bot worker process ended; starting new ones")
                 self.pool = None
                 pool.shutdown(wait=False, cancel_futures=True)
-        return await self._ask(self._pool(), level, observation, seed, within)
+        return await self._ask(self._pool(), deadline, level, observation, seed)
 
     async def _ask(
         self,
         pool: ProcessPoolExecutor,
+        deadline: float,
         level: str,
         observation: Observation,
         seed: int,
-        within: float | None,
     ) -> Decision:
-        asked = pool.submit(decide_seeded, level, observation, seed)
-        try:
-            return await asyncio.wait_for(asyncio.wrap_future(asked), within)
-        except TimeoutError:
-            self.late += 1
-            if asked.cancel():
-                self.dropped += 1
-            if self.late == 1 or self.late % 1000 == 0:
-                log.warning(
-                    "bot decisions are late (%d so far): more rooms ask the bot workers than "
-                    "they can think for; their bots play the timer's move meanwhile, and hints "
-                    "are refused (raise BOT_WORKERS if cores are free)",
-                    self.late,
-                )
-            raise Behind(f"no decision within {within} s") from None
+        # Never cancelled once asked: a pool of Python 3.11 whose worker ends while it holds a
+        # cancelled decision loses the thread that tends it (and its other workers live on).
+        asked = asyncio.wrap_future(pool.submit(decide_before, deadline, level, observation, seed))
+        asked.add_done_callback(self._came)
+        left = deadline - time.monotonic()
+        done, _ = await asyncio.wait({asked}, timeout=None if left == math.inf else max(left, 0))
+        if done:
+            decision = asked.result()
+            if decision is not None:
+                return decision
+        self.late += 1
+        now = time.monotonic()
+        if now - self.warned_at >= self.WARN_EVERY_SECONDS:
+            self.warned_at = now
+            log.warning(
+                "bot decisions are late (%d so far): more rooms ask the bot workers than they "
+                "can think for; their bots play the timer's move meanwhile, and hints are "
+                "refused (raise BOT_WORKERS if cores are free)",
+                self.late,
+            )
+        raise Behind(f"no decision within its time ({deadline - now:.3f} s left)")
+
+    def _came(self, asked: asyncio.Future[Decision | None]) -> None:
+        """A decision's answer, waited for or not: one a worker skipped is counted, and a
+        failure is read here too, so that one nobody waits for any more is not reported as
+        never retrieved."""
+        if asked.cancelled():
+            return
+        if asked.exception() is None and asked.result() is None:
+            self.dropped += 1
 
     def close(self) -> None:
         """Stop the workers and wait until they have ended (a decision under way finishes)."""

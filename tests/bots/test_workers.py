@@ -45,8 +45,8 @@ def test_a_worker_killed_is_replaced_and_the_decision_still_made() -> None:
 
 def test_decisions_the_workers_do_not_get_to_in_time_are_dropped_not_left_queued() -> None:
     """With the worker held up (stopped here; in use, more rooms asking than it can think for),
-    decisions not made within their time are refused, and dropped before a worker begins them:
-    those asked for next do not wait behind decisions nobody waits for any more."""
+    decisions not made within their time are refused, and skipped when a worker comes to them:
+    those asked for next do not wait for decisions nobody waits for any more to be made."""
     current = Round(Variant(), 3, dealer=0, seed="7" * 64)
     observation = observe(current, current.turn)
     expected = decide_seeded(Level.STRONG, observation, 5)
@@ -67,11 +67,48 @@ def test_decisions_the_workers_do_not_get_to_in_time_are_dropped_not_left_queued
                 os.kill(worker.pid, signal.SIGCONT)
             assert all(isinstance(answer, Behind) for answer in late), late
             assert thinker.late == 20
-            # All but those the pool had handed to its worker's queue (two at most, for one
-            # worker).
-            assert thinker.dropped >= 18
+            # The worker, going on, skips each of them, and then makes the one asked for next.
             assert await thinker.decide(Level.STRONG, observation, 5) == expected
+            assert thinker.dropped == 20
         finally:
             thinker.close()
+
+    asyncio.run(check())
+
+
+def test_a_worker_that_ends_holding_decisions_past_their_time_leaves_no_process_behind() -> None:
+    """Decisions given up on are never cancelled in the pool: a pool of Python 3.11 whose worker
+    ends while it holds a cancelled one loses the thread that tends it, the decisions waiting are
+    never answered, and its other workers live on after the close."""
+    current = Round(Variant(), 3, dealer=0, seed="7" * 64)
+    observation = observe(current, current.turn)
+    expected = decide_seeded(Level.STRONG, observation, 5)
+
+    async def check() -> None:
+        thinker = Thinker(workers=2)
+        try:
+            await asyncio.gather(*(thinker.decide(Level.STRONG, observation, n) for n in range(4)))
+            assert thinker.pool is not None
+            first = thinker.pool
+            workers = list(first._processes.values())
+            assert len(workers) == 2
+            for worker in workers:
+                os.kill(worker.pid, signal.SIGSTOP)
+            late = await asyncio.gather(
+                *(thinker.decide(Level.STRONG, observation, n, 0.05) for n in range(6)),
+                return_exceptions=True,
+            )
+            assert all(isinstance(answer, Behind) for answer in late), late
+            waiting = asyncio.ensure_future(thinker.decide(Level.STRONG, observation, 5))
+            os.kill(workers[0].pid, signal.SIGKILL)
+            os.kill(workers[1].pid, signal.SIGCONT)
+            # The decision waiting is asked again of a new pool, and made.
+            assert await waiting == expected
+            assert thinker.pool is not first
+        finally:
+            thinker.close()
+        # The broken pool's other worker is ended with it.
+        await asyncio.to_thread(workers[1].join, 60)
+        assert not workers[1].is_alive()
 
     asyncio.run(check())

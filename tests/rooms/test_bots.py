@@ -5,6 +5,7 @@ Rooms in this process with a clock moved by hand; bots think in place (no worker
 from __future__ import annotations
 
 import asyncio
+import math
 import os
 import random
 import signal
@@ -157,7 +158,7 @@ class Asked(Thinker):
         self.levels: list[str] = []
 
     async def decide(
-        self, level: str, observation: Observation, seed: int, within: float | None = None
+        self, level: str, observation: Observation, seed: int, within: float = math.inf
     ) -> Decision:
         self.levels.append(level)
         return await super().decide(level, observation, seed, within)
@@ -267,7 +268,7 @@ class GatedThinker(Thinker):
         self.asked = asyncio.Event()
 
     async def decide(
-        self, level: str, observation: Observation, seed: int, within: float | None = None
+        self, level: str, observation: Observation, seed: int, within: float = math.inf
     ) -> Decision:
         self.asked.set()
         await self.gate.wait()
