@@ -183,8 +183,9 @@ def _folded(name: str) -> str:
 
 
 def _looks(name: str) -> str:
-    """What a name looks like: its look-alike letters made Latin, then case folded."""
-    return _shown(name).translate(_LOOKALIKE).casefold()
+    """What a name looks like: its look-alike letters made Latin, then case folded (and those
+    of the folded letters again: a capital may fold to a small capital, Ʀ to ʀ)."""
+    return _shown(name).translate(_LOOKALIKE).casefold().translate(_LOOKALIKE)
 
 
 def bot_name(seats: Iterable[Seat], level: str) -> str:

@@ -386,6 +386,7 @@ def test_a_name_that_looks_like_a_seated_one_is_409_name_taken(rooms_server: Ser
         "BiII",  # capital I for small l
         "B\u0131ll",  # a dotless i
         "\u1d00\u0274\u0274 \u029f\u1d07\u1d07",  # Latin small capitals
+        "B\ua7aell",  # a capital small capital I, which folds to a small capital
     ]
     for name in look_alikes:
         response = post_join(rooms_server, room["code"], name)
