@@ -103,7 +103,7 @@ export function mount(root) {
   }
 
   async function join(form) {
-    ui.joinError = '';
+    ui.joinError = ui.learnError = '';
     const code = normalCode(form.code.value);
     if (!code) {
       ui.joinError = t('codeShape');

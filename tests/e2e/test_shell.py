@@ -32,6 +32,10 @@ def test_a_newcomer_plays_the_lesson_to_its_end_and_gets_a_real_room(
     expect(page.locator("[data-submit=learn] [role=alert]")).to_have_text("First enter your name.")
     expect(page.locator("[data-submit=create] [role=alert]")).to_be_empty()
     expect(page.locator("#name")).to_be_focused()
+    # Another button's refusal takes its place: one error on the page at a time.
+    page.click("form[data-submit=join] button")
+    expect(page.locator("form[data-submit=join] [role=alert]")).not_to_be_empty()
+    expect(page.locator("[data-submit=learn] [role=alert]")).to_be_empty()
     page.fill("#name", "Newcomer")
     # On a small phone each step of the lesson brings what it asks for into view: the piles and
     # the hand, above the dock.
