@@ -184,7 +184,7 @@ def _folded(name: str) -> str:
 
 def _looks(name: str) -> str:
     """What a name looks like: its look-alike letters made Latin, then case folded (and those
-    of the folded letters again: a capital may fold to a small capital, Ʀ to ʀ)."""
+    of the folded letters again: a capital may fold to a small capital, U+01A6 to U+0280)."""
     return _shown(name).translate(_LOOKALIKE).casefold().translate(_LOOKALIKE)
 
 
