@@ -8,17 +8,23 @@ import asyncio
 import os
 import signal
 
+from app.bots.decision import Decision
 from app.bots.levels import Level, decide_seeded
-from app.bots.observation import observe
+from app.bots.observation import Observation, observe
 from app.engine.round import Round
 from app.engine.variant import Variant
 from app.rooms.thinking import Behind, Thinker
 
 
-def test_a_worker_killed_is_replaced_and_the_decision_still_made() -> None:
+def a_position() -> tuple[Observation, Decision]:
+    """A seat's view of a round of three, and the strong bot's decision there (seed 5)."""
     current = Round(Variant(), 3, dealer=0, seed="7" * 64)
     observation = observe(current, current.turn)
-    expected = decide_seeded(Level.STRONG, observation, 5)
+    return observation, decide_seeded(Level.STRONG, observation, 5)
+
+
+def test_a_worker_killed_is_replaced_and_the_decision_still_made() -> None:
+    observation, expected = a_position()
 
     async def check() -> None:
         thinker = Thinker(workers=1)
@@ -47,9 +53,7 @@ def test_decisions_the_workers_do_not_get_to_in_time_are_dropped_not_left_queued
     """With the worker held up (stopped here; in use, more rooms asking than it can think for),
     decisions not made within their time are refused, and skipped when a worker comes to them:
     those asked for next do not wait for decisions nobody waits for any more to be made."""
-    current = Round(Variant(), 3, dealer=0, seed="7" * 64)
-    observation = observe(current, current.turn)
-    expected = decide_seeded(Level.STRONG, observation, 5)
+    observation, expected = a_position()
 
     async def check() -> None:
         thinker = Thinker(workers=1)
@@ -80,9 +84,7 @@ def test_a_worker_that_ends_holding_decisions_past_their_time_leaves_no_process_
     """Decisions given up on are never cancelled in the pool: a pool of Python 3.11 whose worker
     ends while it holds a cancelled one loses the thread that tends it, the decisions waiting are
     never answered, and its other workers live on after the close."""
-    current = Round(Variant(), 3, dealer=0, seed="7" * 64)
-    observation = observe(current, current.turn)
-    expected = decide_seeded(Level.STRONG, observation, 5)
+    observation, expected = a_position()
 
     async def check() -> None:
         thinker = Thinker(workers=2)
