@@ -179,9 +179,19 @@ def rebuilt(
     (the ``Rewrite``, under a new creation time): the room numbers its next events from the
     gap, and those after it, of what was lost, would be taken for them."""
     first = 0 if snapshot is None else snapshot.seq
-    events = events_in_order(code, numbered, first)
+    events: list[Event] = []
+    while first + len(events) in numbered:
+        events.append(numbered[first + len(events)])
+    later = sum(1 for n in numbered if n >= first)  # those before a snapshot are not needed
     rewrite = None
-    if len(events) < sum(1 for n in numbered if n >= first):
+    if len(events) < later:
+        log.error(
+            "room %s: events after #%d are missing; restored up to there, and its journal "
+            "written again from there (%d later events left out)",
+            code,
+            first + len(events),
+            later - len(events),
+        )
         # A time of its own, not one after the last: a rewrite lost (a power cut, a backup of
         # the database taken before it and of the event log after) is made again under
         # another, and the events written after the first are left out like the rest.
@@ -190,21 +200,3 @@ def rebuilt(
     if snapshot is None:
         return RoomState.replay(code, settings, created_at, events), rewrite
     return rebuild(code, settings, created_at, snapshot, events), rewrite
-
-
-def events_in_order(code: str, numbered: dict[int, Event], first: int = 0) -> list[Event]:
-    """A room's events by number from ``first``, up to the first one missing."""
-    events: list[Event] = []
-    while first + len(events) in numbered:
-        events.append(numbered[first + len(events)])
-    later = sum(1 for n in numbered if n >= first)  # those before a snapshot are not needed
-    if len(events) < later:
-        end = first + len(events)
-        log.error(
-            "room %s: events after #%d are missing; restored up to there, and its journal "
-            "written again from there (%d later events left out)",
-            code,
-            end,
-            later - len(events),
-        )
-    return events
