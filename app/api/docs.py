@@ -15,6 +15,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 
+from app.api.middleware import http_only
 from app.api.pages import ClientFiles, page_policy
 
 TITLE = "Spectrum Online"
@@ -79,5 +80,5 @@ def redoc(request: Request) -> HTMLResponse:
 def mount_docs(application: FastAPI) -> None:
     """Serve /docs, /redoc and their files (FastAPI's own pages, which load from a CDN, are
     turned off where the application is made)."""
-    application.mount(ASSETS_PATH, ClientFiles(directory=assets()), name="docs-static")
+    application.mount(ASSETS_PATH, http_only(ClientFiles(directory=assets())), name="docs-static")
     application.include_router(router)

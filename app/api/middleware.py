@@ -133,12 +133,19 @@ async def deny_handshake(scope: Scope, send: Send, body: bytes, status: int = 40
 NOT_FOUND = orjson.dumps({"detail": "Not Found", "code": "not_found"})
 
 
-async def deny_unrouted(scope: Scope, receive: Receive, send: Send) -> None:
-    """Refuse a WebSocket's handshake for a path that serves none: HTTP 404 with the body and
-    headers of an HTTP request's 404 under /api/ (the framework would close such a socket
-    before accepting it, which the server answers with a bare 403)."""
-    await receive()  # the connection's request
-    await deny_handshake(scope, send, NOT_FOUND, 404)
+def http_only(inner: ASGIApp) -> ASGIApp:
+    """``inner`` for HTTP requests; a WebSocket's handshake, which it does not serve, refused
+    with HTTP 404 and the body and headers of an HTTP request's 404 under /api/ (the framework
+    would close such a socket before accepting it, which the server answers with a bare 403)."""
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "websocket":
+            await inner(scope, receive, send)
+            return
+        await receive()  # the connection's request
+        await deny_handshake(scope, send, NOT_FOUND, 404)
+
+    return app
 
 
 class CountScopes:

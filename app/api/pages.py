@@ -22,12 +22,12 @@ from fastapi.responses import FileResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.utils import is_body_allowed_for_status_code
 from starlette.exceptions import HTTPException
-from starlette.types import Receive, Scope, Send
+from starlette.types import Scope
 
 from app.api.deps import BaseUrlDep, RoomDep, count_room_miss
 from app.api.errors import validation_error_handler
 from app.api.gzipped import request_header, takes_gzip
-from app.api.middleware import deny_unrouted
+from app.api.middleware import http_only
 from app.api.rooms import INFO_ERRORS
 
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
@@ -276,12 +276,6 @@ class ClientFiles(StaticFiles):
         self._gzipped: dict[str, tuple[tuple[int, int], bytes]] = {}
         self._compressing: dict[str, asyncio.Lock] = {}
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":  # no file is a WebSocket
-            await deny_unrouted(scope, receive, send)
-            return
-        await super().__call__(scope, receive, send)
-
     def file_response(
         self,
         full_path: str | os.PathLike[str],
@@ -346,15 +340,7 @@ def _gzip_file(full_path: str) -> tuple[tuple[int, int], bytes]:
 def mount_client(application: FastAPI) -> None:
     """Serve the client's files under /static, its pages at their paths, and its 404 page; a
     WebSocket's handshake for a path that serves none is answered 404 too."""
-    application.mount("/static", ClientFiles(directory=FRONTEND), name="static")
+    application.mount("/static", http_only(ClientFiles(directory=FRONTEND)), name="static")
     application.include_router(router)
     application.add_exception_handler(HTTPException, not_found)
-    unrouted = application.router.default
-
-    async def no_route(scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "websocket":
-            await deny_unrouted(scope, receive, send)
-            return
-        await unrouted(scope, receive, send)
-
-    application.router.default = no_route
+    application.router.default = http_only(application.router.default)
