@@ -170,7 +170,15 @@ def test_an_unknown_page_is_the_clients_not_found_page(server: Server) -> None:
 
 
 @pytest.mark.parametrize(
-    "path", ["/ws/rooms/", "/ws/nope", "/api/matches", "/no/such/page", "/static/js/app.js"]
+    "path",
+    [
+        "/ws/rooms/",
+        "/ws/nope",
+        "/api/matches",
+        "/no/such/page",
+        "/static/js/app.js",
+        "/docs/static/favicon.png",
+    ],
 )
 def test_a_websocket_where_none_is_served_is_refused_as_an_unknown_path(
     server: Server, path: str
