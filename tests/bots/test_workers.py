@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import time
 
 from app.bots.decision import Decision
 from app.bots.levels import Level, decide_seeded
@@ -104,8 +105,15 @@ def test_a_worker_that_ends_holding_decisions_past_their_time_leaves_no_process_
             waiting = asyncio.ensure_future(thinker.decide(Level.STRONG, observation, 5))
             os.kill(workers[0].pid, signal.SIGKILL)
             os.kill(workers[1].pid, signal.SIGCONT)
-            # The decision waiting is asked again of a new pool, and made.
+            # The decision waiting is made: by the worker still alive, or, once the pool knows
+            # its other worker ended, by a new pool.
             assert await waiting == expected
+            deadline = time.monotonic() + 60
+            while not first._broken:
+                assert time.monotonic() < deadline, "the pool never found its worker ended"
+                await asyncio.sleep(0.01)
+            # The next decision is asked of a new pool, and made.
+            assert await thinker.decide(Level.STRONG, observation, 5) == expected
             assert thinker.pool is not first
         finally:
             thinker.close()
