@@ -1,6 +1,6 @@
 """The application's ASGI middleware: the names the server answers to, the rate of API requests,
-the body size limit, the API's answers gzipped, the raw WebSocket callables and the count of
-requests and handshakes the garbage-collection policy follows."""
+the body size limit, the API's answers tagged and gzipped, the raw WebSocket callables and the
+count of requests and handshakes the garbage-collection policy follows."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from fastapi import FastAPI, WebSocket
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api.addresses import limited_as
+from app.api.etags import EntityTags
 from app.api.gzipped import GzipJson
 from app.api.hosts import AllowedHosts, host_name
 from app.collection import Connections
@@ -38,6 +39,7 @@ RAW_RECEIVE = "spectrum.raw_receive"
 
 def install_middleware(application: FastAPI, settings: Settings, sockets: Connections) -> None:
     """Wrap ``application`` in its middleware."""
+    application.add_middleware(EntityTags)
     application.add_middleware(GzipJson)
     application.add_middleware(HeadAsGet)
     application.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)

@@ -8,6 +8,7 @@ import csv
 import gzip
 import io
 import random
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -30,7 +31,7 @@ from app.storage.store import DatabaseStore
 from tests import fetch
 from tests.databases import BACKENDS, blocked_on_a_lock, connect, fresh_database
 from tests.e2e.matches import play_matches
-from tests.server import Server, migrate, running_server
+from tests.server import FAST, Server, migrate, running_server
 
 NAMES = ["Ann", "Bob", "Cy", "Dee", "Eve"]
 START = 1_790_000_000_000
@@ -118,7 +119,9 @@ def history(
     with fresh_database(request.param, tmp_path_factory.mktemp("history")) as url:
         migrate(url)
         played = asyncio.run(populate(url))
-        with running_server(url) as server:
+        # Its tests ask more than the API's default burst: no rate limit in their way.
+        api = {key: value for key, value in FAST.items() if key.startswith("API_")}
+        with running_server(url, **api) as server:
             yield server, played
 
 
@@ -634,6 +637,7 @@ def test_head_is_answered_as_get_without_the_body(history: tuple[Server, Played]
             "content-disposition",
             "content-encoding",
             "vary",
+            "etag",
         ):
             assert head.headers.get(header) == got.headers.get(header), (path, header)
 
@@ -671,6 +675,70 @@ def test_answers_of_a_kilobyte_or_more_go_gzipped_to_a_client_that_takes_it(
         sent, whole = sent + len(body), whole + len(as_is)
     assert whole > 50_000
     assert sent < whole / 4, (sent, whole)
+
+
+def test_an_answer_asked_for_again_unchanged_is_a_304_with_no_body(
+    history: tuple[Server, Played],
+) -> None:
+    """A client that keeps an answer asks with its ETag and gets 304 with no body while the
+    answer is unchanged: a script polling the history, or a browser opening a match again, does
+    not download it again. Gzipped or not, the tag is of the same answer (weak when gzipped)."""
+    server, played = history
+    match_id = next(iter(played.matches))
+    paths = (
+        "/api/matches?limit=100",
+        f"/api/matches/{match_id}",
+        f"/api/matches/{match_id}/export?format=csv",
+        f"/api/matches/{match_id}/export?format=json",
+        f"/api/matches/{match_id}/rounds/1/moves",
+        "/api/leaderboard",
+        f"/api/players/{played.names[match_id][0]}",
+        "/openapi.json",
+    )
+    tags: dict[str, str] = {}
+    for path in paths:
+        plain, _ = fetch.raw(server.url + path, **{"Accept-Encoding": "identity"})
+        answer, _ = fetch.raw(server.url + path, **{"Accept-Encoding": "gzip"})
+        tag = plain.headers["etag"]
+        assert re.fullmatch(r'"[\w-]{22}"', tag), (path, tag)
+        assert answer.headers["etag"] == "W/" + tag, path
+        tags[path] = tag
+        for accept, kept in (("identity", tag), ("gzip", "W/" + tag), ("identity", "W/" + tag)):
+            for asked in (kept, f'"other", {kept}', "*"):
+                again, empty = fetch.raw(
+                    server.url + path, **{"Accept-Encoding": accept, "If-None-Match": asked}
+                )
+                assert (again.status_code, empty) == (304, b""), (path, accept, asked)
+                assert again.headers["etag"] == (tag if accept == "identity" else "W/" + tag)
+                assert again.headers["vary"] == "Accept-Encoding"
+                assert "content-type" not in again.headers, path
+                assert "content-encoding" not in again.headers, path
+        other, body = fetch.raw(server.url + path, **{"If-None-Match": '"other", W/"else"'})
+        assert other.status_code == 200, path
+        assert body == fetch.raw(server.url + path)[1], path
+    # Each answer its own tag, but the JSON export, which is the match's own answer.
+    assert tags[f"/api/matches/{match_id}/export?format=json"] == tags[f"/api/matches/{match_id}"]
+    assert len(set(tags.values())) == len(paths) - 1
+    missing = fetch.get(server.url + "/api/matches/" + "f" * 32, headers={"If-None-Match": "*"})
+    assert missing.status_code == 404
+    assert "etag" not in missing.headers
+
+
+def test_the_tag_changes_with_the_answer(history: tuple[Server, Played]) -> None:
+    """The tag is the answer's: a room's page after someone joins is new to a client holding
+    the page from before, and the page before is not new to it."""
+    server, _ = history
+    created = fetch.post(server.url + "/api/rooms", json={"name": "Tagged"})
+    assert created.status_code == 201
+    path = f"{server.url}/api/rooms/{created.json()['code']}"
+    before = fetch.get(path)
+    assert fetch.get(path, headers={"If-None-Match": before.headers["etag"]}).status_code == 304
+    joined = fetch.post(path + "/join", json={"name": "Tagger"})
+    assert joined.status_code in (200, 201), joined.text
+    after = fetch.get(path, headers={"If-None-Match": before.headers["etag"]})
+    assert after.status_code == 200
+    assert after.json() != before.json()
+    assert after.headers["etag"] != before.headers["etag"]
 
 
 def test_an_answer_holding_a_token_is_never_compressed(history: tuple[Server, Played]) -> None:
