@@ -144,6 +144,36 @@ _LOOKALIKE = str.maketrans(
         **dict(zip("\u03bf\u03b9\u03bd\u03ba\u03c1\u03c7\u03c5", "oivkpxu", strict=True)),
         # Armenian capital and small oh
         **dict(zip("\u0555\u0585", "Oo", strict=True)),
+        # Coptic capitals and small letters
+        **dict(
+            zip(
+                "\u2c8e\u2c92\u2c94\u2c98\u2c9a\u2c9e\u2ca2\u2ca4\u2ca6\u2ca8\u2cac\u2cd0"
+                "\u2c9f\u2ca3\u2ca5",
+                "HlKMNOPCTYXLopc",
+                strict=True,
+            )
+        ),
+        # Cherokee capitals, as small Latin letters: a Cherokee small letter folds to its
+        # capital, which the second look-up then finds
+        **dict(
+            zip(
+                "\u13a0\u13a1\u13a2\u13a5\u13a9\u13aa\u13ab\u13ac\u13b3\u13b7\u13bb\u13bd"
+                "\u13c0\u13c2\u13c3\u13cf\u13d2\u13d4\u13d5\u13d9\u13da\u13de\u13df\u13e2"
+                "\u13e6\u13e7\u13f3\u13f4",
+                "drtiyajewmhyghzbrwsvslcpkdgb",
+                strict=True,
+            )
+        ),
+        # Lisu letters (drawn as Latin capitals)
+        **dict(
+            zip(
+                "\ua4d0\ua4d1\ua4d2\ua4d3\ua4d4\ua4d6\ua4d7\ua4d9\ua4da\ua4dc\ua4dd\ua4df"
+                "\ua4e0\ua4e1\ua4e2\ua4e3\ua4e6\ua4e7\ua4ea\ua4eb\ua4ec\ua4ee\ua4f0\ua4f2"
+                "\ua4f3\ua4f4",
+                "BPdDTGKJCZFMNLSRVHWXYAElOU",
+                strict=True,
+            )
+        ),
         # Latin small capitals, each its letter (there is none of x)
         **dict(
             zip(
