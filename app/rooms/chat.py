@@ -7,12 +7,13 @@ that only grows, so a client (and the patches) can tell a new line from one it a
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from collections import deque
 from dataclasses import dataclass, replace
 
 from app.engine.errors import IllegalAction
-from app.rooms.seats import BLANKS
+from app.rooms.seats import BLANKS, IGNORABLE
 
 MAX_CHAT_LENGTH = 200
 CHAT_KEPT = 50
@@ -23,11 +24,22 @@ REACTIONS = ("👍", "👏", "😂", "😮", "🎉", "😢", "🔥")
 CHAT_BURST = 5
 CHAT_WINDOW = 10.0
 
-# Marks that turn text around (Unicode's Bidi_Control characters) or hide it; ZERO WIDTH
-# JOINER and variation selectors stay, since emoji are made of them.
-_HIDDEN = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\ufeff"
+# What is taken out of a line: what Unicode says to draw as nothing (zero-width spaces, marks
+# that turn text around, tags, the byte order mark) and the interlinear annotation marks. The
+# joiners and the variation selectors stay, since emoji and some scripts are made of them, and
+# so do the tags that name a flag's country after a black flag (Scotland's, Wales's). Letters
+# that show as nothing are spaces (``BLANKS``).
+_HIDDEN = (IGNORABLE | frozenset("\ufff9\ufffa\ufffb")) - frozenset(
+    "\u200c\u200d"
+    + "".join(chr(code) for code in range(0xFE00, 0xFE10))
+    + "".join(chr(code) for code in range(0xE0100, 0xE01F0))
+    + "".join(map(chr, BLANKS))
 )
+_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
+# Marks drawn over or under one letter: past this many in a row the rest are taken out. No
+# script needs more on one letter (pointed Hebrew with its cantillation takes four), and a
+# pile of dozens (48 accents on one letter were sent) covers the lines above and below it.
+MARKS_ON_A_LETTER = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,16 +109,27 @@ INVISIBLE = frozenset({"Mn", "Mc", "Me", "Zs", "Zl", "Zp", "Cc", "Cf", "Cs"})
 
 
 def clean_text(text: str) -> str:
-    """A chat line on one line, spaces tidied, control and direction marks taken out; raises
+    """A chat line on one line, spaces tidied, control and direction marks and what draws as
+    nothing taken out, and marks piled on one letter past ``MARKS_ON_A_LETTER``; raises
     IllegalAction ``chat_empty`` (nothing visible left: only spaces, letters that show as
     nothing, joiners and other invisible marks) or ``chat_too_long``."""
-    kept = "".join(
-        character
-        for character in text
-        if character not in _HIDDEN
-        and (unicodedata.category(character) not in ("Cc", "Cs") or character.isspace())
-    )
-    tidied = " ".join(kept.translate(BLANKS).split())
+    flags = {at for flag in _FLAG.finditer(text) for at in range(flag.start(), flag.end())}
+    kept: list[str] = []
+    marks = 0
+    for at, character in enumerate(text):
+        category = unicodedata.category(character)
+        if at not in flags and (
+            character in _HIDDEN or (category in ("Cc", "Cs") and not character.isspace())
+        ):
+            continue
+        if category in ("Mn", "Me"):
+            marks += 1
+            if marks > MARKS_ON_A_LETTER:
+                continue
+        else:
+            marks = 0
+        kept.append(character)
+    tidied = " ".join("".join(kept).translate(BLANKS).split())
     if not any(unicodedata.category(character) not in INVISIBLE for character in tidied):
         raise IllegalAction("chat_empty", "a chat message needs at least one visible character")
     if len(tidied) > MAX_CHAT_LENGTH:

@@ -7,7 +7,14 @@ from typing import Any
 import orjson
 import pytest
 
-from app.rooms.chat import CHAT_BURST, CHAT_KEPT, CHAT_WINDOW, MAX_CHAT_LENGTH, REACTIONS
+from app.rooms.chat import (
+    CHAT_BURST,
+    CHAT_KEPT,
+    CHAT_WINDOW,
+    MARKS_ON_A_LETTER,
+    MAX_CHAT_LENGTH,
+    REACTIONS,
+)
 from app.rooms.events import decode, encode
 from app.rooms.state import RoomState
 from app.rooms.views import ViewBuilder
@@ -156,6 +163,35 @@ async def test_every_mark_that_turns_text_around_is_taken_out(rooms: Host, mark:
     await table.host.act("chat", text=f"I won {mark}30 - 12")
     await table.settle()
     assert [line["text"] for line in lines(table.players[1])] == ["I won 30 - 12"]
+    await table.close()
+
+
+async def test_what_draws_as_nothing_and_marks_piled_on_a_letter_are_taken_out(
+    rooms: Host,
+) -> None:
+    """A zero-width space, a tag or an annotation mark shows nothing, and dozens of accents on
+    one letter cover the lines around it: taken out. What emoji, flags and scripts are made of
+    stays: joiners, variation selectors, a flag's tags, and a few marks on a letter."""
+    table = await open_table(rooms, 2, turn_seconds=0)
+    ann = table.host
+    scotland = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
+    hebrew = "\u05d1\u05bc\u05b0\u0591\u05bd"  # a letter, its dagesh, a vowel and two marks
+    await ann.act("chat", text="g\u200bg \U000e0041\U000e0042x\ufff9y\ufffbz\u2060!")
+    await ann.act("chat", text="z" + "\u0301" * 48 + "algo " + "e\u0301\u0302")
+    await ann.act("chat", text=f"{scotland} {hebrew} \u0915\u094d\u200d\u0937 1\ufe0f\u20e3")
+    await table.settle()
+    texts = [line["text"] for line in lines(table.players[1])]
+    assert texts == [
+        "gg xyz!",
+        "z" + "\u0301" * MARKS_ON_A_LETTER + "algo e\u0301\u0302",
+        f"{scotland} {hebrew} \u0915\u094d\u200d\u0937 1\ufe0f\u20e3",
+    ]
+    rooms.clock.time += CHAT_WINDOW
+    kept = len(journal(rooms, table.code))
+    await refused(
+        table, ann, {"type": "chat", "text": "\u200b\U000e0020\ufeff", "id": "m"}, "chat_empty"
+    )
+    assert len(journal(rooms, table.code)) == kept
     await table.close()
 
 
