@@ -6,7 +6,7 @@ import hashlib
 import re
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Request
+from fastapi import APIRouter, Body, Request, Response
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from app.api.deps import (
@@ -162,6 +162,9 @@ INFO_ERRORS: Responses = {
 }
 
 
+# An answer holding a seat's token: no cache or proxy on the way keeps a copy of it.
+KEEP_NO_COPY = "no-store"
+
 NO_NODE = "no server can take a new room right now; try again in a moment"
 
 
@@ -174,6 +177,7 @@ async def create_room(
     base: BaseUrlDep,
     cluster: ClusterDep,
     request: Request,
+    response: Response,
 ) -> CreatedRoom:
     """Create a room; the creator takes seat 0 and is the host (in a cluster, on the least
     loaded node: a 307 sends the request there)."""
@@ -207,6 +211,7 @@ async def create_room(
         raise ApiError.refused(error) from None
     if cluster is not None:
         cluster.beat_soon()
+    response.headers["Cache-Control"] = KEEP_NO_COPY
     return CreatedRoom(
         code=room.code,
         url=f"{base}/r/{room.code}",
@@ -220,7 +225,7 @@ async def create_room(
     "/api/rooms/{code}/join", status_code=201, response_model=JoinedRoom, responses=JOIN_ERRORS
 )
 async def join_room(
-    room: RoomDep, body: Annotated[JoinRoom, Body()], cluster: ClusterDep
+    room: RoomDep, body: Annotated[JoinRoom, Body()], cluster: ClusterDep, response: Response
 ) -> JoinedRoom:
     """Take the next free seat in a room's lobby."""
     token = new_token()
@@ -228,6 +233,7 @@ async def join_room(
         seat = await room.join(body.name, hash_token(token), key_hash(body.key))
     except IllegalAction as error:
         raise ApiError.refused(error) from None
+    response.headers["Cache-Control"] = KEEP_NO_COPY
     return JoinedRoom(seat=seat, token=token, socket=socket_path(cluster, room.code))
 
 

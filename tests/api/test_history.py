@@ -753,6 +753,14 @@ def test_an_answer_holding_a_token_is_never_compressed(history: tuple[Server, Pl
     assert answer.status_code == 201
     assert "token" in answer.json()
     assert "content-encoding" not in answer.headers
+    # Nor kept by a cache or proxy on the way, as the answer to a join.
+    assert answer.headers["cache-control"] == "no-store"
+    joined = fetch.post(
+        f"{server.url}/api/rooms/{answer.json()['code']}/join", json={"name": "Zoe"}
+    )
+    assert joined.status_code == 201
+    assert "token" in joined.json()
+    assert joined.headers["cache-control"] == "no-store"
 
 
 def test_every_api_request_declares_its_rate_limit(history: tuple[Server, Played]) -> None:
