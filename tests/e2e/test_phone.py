@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import E2E_SETTINGS, PHONE, Pages, scroll_width
+from tests.e2e.conftest import DESKTOP, E2E_SETTINGS, PHONE, Pages, scroll_width
 from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
 from tests.e2e.ui import (
@@ -379,6 +379,43 @@ def test_names_of_24_letters_in_one_word_fit_a_phone_at_200_percent_text(pages: 
         ann.evaluate(f"() => new Promise({frames})")
         assert ann.evaluate("innerWidth") == 360, f"the {page} zoomed the page out"
         assert scroll_width(ann) <= 360, f"the {page} scrolls sideways: {scroll_width(ann)} px"
+
+
+# The names the seat tags cut (their text runs past the box the tag gives it), and the tags that
+# run past the table's edges or the page's.
+CUT_NAMES = """() => [...document.querySelectorAll('.seat .who')]
+  .filter((who) => who.scrollWidth > who.clientWidth).map((who) => who.textContent)"""
+OUT_OF_PLACE = """() => [...document.querySelectorAll('.seat')].filter((seat) => {
+  const box = seat.getBoundingClientRect();
+  const felt = seat.closest('.felt')?.getBoundingClientRect() ?? { left: 0, right: innerWidth };
+  return box.left < felt.left || box.right > felt.right || box.right > innerWidth;
+}).map((seat) => seat.querySelector('.who').textContent)"""
+
+
+def test_long_names_show_whole_on_a_desktop_and_fit_a_phone(pages: Pages, shot: Shot) -> None:
+    """Names as long as a name may be (24 letters, one word or two) show whole in the seat
+    tags of a desktop's table, which has the room; a phone's table cuts what truly does not
+    fit its line, and no tag runs past its edges."""
+    names = ["Bartholomewfitzgeraldxyz", "Anastasia Konstantinovax"]
+    ann = pages.open("/")
+    code = create_room(ann, names[0], rounds=1, timer="0")
+    bob = pages.open("/", phone=True)
+    join_from_home(bob, names[1], code)
+    seat_online(ann, names[1])
+    for n, level in enumerate(["easy", "normal", "strong", "easy"]):
+        ann.click(f"[data-act=add-bot][data-level={level}]")
+        expect(ann.locator(".seatlist [data-act=remove_bot]")).to_have_count(n + 1)
+    ann.click("[data-act=start]")
+    for page in (ann, bob):
+        expect(page.locator(".seat")).to_have_count(6)
+    for size in (DESKTOP, {"width": 1024, "height": 768}):
+        resize(ann, size)
+        assert ann.evaluate(CUT_NAMES) == [], size
+        assert ann.evaluate(OUT_OF_PLACE) == [], size
+    shot(ann, "long-names-desktop")
+    shot(bob, "long-names-phone")
+    assert bob.evaluate(OUT_OF_PLACE) == []
+    assert scroll_width(bob) == PHONE["width"]
 
 
 # The words under ``selector`` that the line breaks inside: a word drawn on two lines has two
