@@ -917,8 +917,7 @@ class Chat {
     }, 4400); // just before the fade (if any) ends
   }
 
-  // Over the speaker's tag at the table, between the tags' lines; elsewhere after the name,
-  // short of any button: off the tags, the hand and the controls.
+  // Over the speaker's tag at the table (off the others'), else after the name, short of any button: off the hand and controls.
   place(seat, bubble) {
     const lobby = CSS.escape(`lobby-${bubble.dataset.name}`);
     const place = this.page.root.querySelector(`[data-k="seat-${seat}"], [data-k="result-${seat}"], [data-k="${lobby}"]`);
@@ -931,12 +930,10 @@ class Chat {
     const range = document.createRange();
     range.selectNodeContents(who);
     const end = tag ? width - 8 : (place.querySelector('.btn')?.getBoundingClientRect().left ?? width) - 4;
-    let left = tag ? 8 : Math.min(range.getBoundingClientRect().right, spot.right, end - 96) + 8;
+    const left = tag ? 8 : Math.min(range.getBoundingClientRect().right, spot.right, end - 96) + 8;
     bubble.style.maxWidth = `${Math.min(240, end - left)}px`;
-    const { offsetWidth: w, offsetHeight: h } = bubble;
-    if (tag) left = Math.max(8, Math.min(tag.left + (tag.width - w) / 2, end - w));
-    bubble.style.left = `${left + scrollX}px`;
-    bubble.style.top = `${(tag ? tag.top - h - 2 : spot.top + (spot.height - h) / 2) + scrollY}px`;
+    bubble.style.left = `${(tag ? Math.min(tag.left, end - bubble.offsetWidth) : left) + scrollX}px`;
+    bubble.style.top = `${(tag ? tag.top - bubble.offsetHeight - 2 : spot.top + (spot.height - bubble.offsetHeight) / 2) + scrollY}px`;
   }
 }
 
