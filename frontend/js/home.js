@@ -9,6 +9,7 @@ import { DEFAULT_SETTINGS, readSettings, roundsOk, settingsFields, settingsSumma
 const TRIPO = ['1-circle-violet', '2-crescent-cyan', '3-triangle-yellow', '4-square-orange', '5-star-red'];
 
 const LESSON = { rounds: 1, turn_seconds: 0, max_players: 2, hints: true };
+let kept; // for the page drawn again
 
 export async function newRoom(name, settings) {
   const { code, token, url } = await api('/api/rooms', { method: 'POST', body: { name, settings } });
@@ -19,7 +20,7 @@ export async function newRoom(name, settings) {
 
 export function mount(root) {
   document.title = 'Spectrum Online';
-  const ui = { settings: { ...DEFAULT_SETTINGS }, busy: '', createError: '', learnError: '', joinError: '', code: '' };
+  const ui = { settings: { ...DEFAULT_SETTINGS }, code: '', ...kept, busy: '', createError: '', learnError: '', joinError: '' };
   const myRooms = seatToken
     .rooms()
     .filter((code) => store.get(seatToken.key(code)))
@@ -136,6 +137,7 @@ export function mount(root) {
   }
 
   update();
+  root.querySelector('details').open = ui.open;
   const offs = [
     delegate(root, 'submit', (name, form, event) => {
       event.preventDefault();
@@ -147,5 +149,8 @@ export function mount(root) {
     }),
     delegate(root, 'input', (name, input) => (name === 'code' ? (ui.code = input.value) : store.set(NAME_KEY, input.value.trim() || null))),
   ];
-  return () => offs.forEach((off) => off());
+  return () => {
+    kept = { ...ui, open: root.querySelector('details').open };
+    offs.forEach((off) => off());
+  };
 }

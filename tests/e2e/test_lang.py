@@ -228,6 +228,34 @@ def test_the_switch_changes_the_language_at_once_and_is_remembered(pages: Pages)
     expect(page.locator("h2").first).to_have_text("Nouvelle salle")
 
 
+def test_the_switch_on_the_home_page_keeps_what_was_typed_and_ticked(pages: Pages) -> None:
+    """The home page drawn again in the other language keeps the name and the room code typed,
+    and the new room's settings as they were chosen, still open; back again too."""
+    page = pages.open("/", locale="fr-FR")
+    page.fill("#name", "Léa")
+    page.fill("#code", "k7qm 2xpd")
+    page.click("summary")
+    page.fill("#set-rounds", "3")
+    page.select_option("#set-timer", "30")
+    page.check("[name=multi_pickup]")
+    page.uncheck("[name=hints]")
+    page.select_option("#set-seats", "4")
+    expect(page.locator("summary")).to_contain_text("3 manches")
+    for heading, summary in [("New room", "3 rounds"), ("Nouvelle salle", "3 manches")]:
+        page.click("#lang")
+        expect(page.locator("h2").first).to_have_text(heading)
+        expect(page.locator("summary")).to_contain_text(summary)
+        expect(page.locator("#name")).to_have_value("Léa")
+        expect(page.locator("#code")).to_have_value("k7qm 2xpd")
+        expect(page.locator("#set-rounds")).to_be_visible()
+        expect(page.locator("#set-rounds")).to_have_value("3")
+        expect(page.locator("#set-timer")).to_have_value("30")
+        expect(page.locator("[name=multi_pickup]")).to_be_checked()
+        expect(page.locator("[name=ten_card]")).not_to_be_checked()
+        expect(page.locator("[name=hints]")).not_to_be_checked()
+        expect(page.locator("#set-seats")).to_have_value("4")
+
+
 KEPT = """() => caches.keys().then((names) => Promise.all(names.map((name) =>
   caches.open(name).then((cache) => cache.keys()).then((requests) =>
     [name, requests.map((r) => new URL(r.url).pathname).filter((p) => p.includes('/lang/'))])))
