@@ -364,7 +364,8 @@ def migrate(url: str) -> None:
     config.set_main_option("script_location", str(MIGRATIONS))
     config.attributes["database_url"] = url
     config.attributes["configure_logger"] = False
-    logging.getLogger("alembic").setLevel(logging.INFO)
+    # At the server's LOG_LEVEL, as every other logger: alembic's steps are info.
+    logging.getLogger("alembic").setLevel(logging.NOTSET)
     try:
         command.upgrade(config, "head")
     except Exception as error:  # any failure of a migration: said once, nothing half-done kept

@@ -122,6 +122,19 @@ def test_a_database_at_head_is_not_migrated_again(tmp_path: Path) -> None:
     assert not any("Running upgrade" in message for message in said)
 
 
+def test_the_migrations_are_logged_at_the_server_s_log_level(tmp_path: Path) -> None:
+    """LOG_LEVEL=warning writes no info line: alembic's steps ("Running upgrade ...") were
+    written at info whatever LOG_LEVEL said."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    port, log = free_port(), tmp_path / "start.log"
+    process = start(url, port, log, LOG_LEVEL="warning")
+    try:
+        wait_until_ready(process, port, log)
+    finally:
+        stop(process)
+    assert [record for record in records(log) if record["level"] == "info"] == []
+
+
 def test_a_password_given_as_an_option_is_never_said(tmp_path: Path) -> None:
     """asyncpg takes the password as ?password= too; the start's lines about the database
     ("waiting for", "ready", "did not answer") hid only the one before the host."""
