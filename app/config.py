@@ -429,8 +429,9 @@ class Settings(BaseSettings):
 
 def env_file_problem(path: Path) -> str | None:
     """What keeps the .env file from being read whole, if anything: a line that is no setting
-    (python-dotenv would pass over it with a warning, and its setting keep its default), or
-    text that is not UTF-8."""
+    (python-dotenv would pass over it with a warning, and its setting keep its default), a
+    name alone without ``=`` (read as no value, its setting's default kept), or text that is
+    not UTF-8."""
     if not path.is_file():
         return None
     from dotenv.parser import parse_stream
@@ -451,6 +452,13 @@ def env_file_problem(path: Path) -> str | None:
             return (
                 f"line {binding.original.line} of {where} is not a setting: write "
                 "NAME=value (a quoted value needs its closing quote)"
+            )
+        if binding.key is not None and binding.value is None:
+            # A name alone, without '=': python-dotenv reads it as no value, and the setting
+            # it names would keep its default without a word.
+            return (
+                f"line {binding.original.line} of {where} is a name without a value: write "
+                "NAME=value (NAME= alone keeps the default)"
             )
     return None
 

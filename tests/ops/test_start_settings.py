@@ -176,6 +176,7 @@ def test_a_redis_url_redis_cannot_read_as_written_is_refused(
     [
         (b'MAX_ROOMS=50\nPUBLIC_URL="https://cards.example.org\n', "line 2 of {here}/.env is not"),
         (b"MAX_ROOMS=50\nMAX_ROOMS: 50\n", "line 2 of {here}/.env is not a setting: write NAME"),
+        (b"MAX_ROOMS=50\nPUBLIC_URL\n", "line 2 of {here}/.env is a name without a value"),
         (
             b"PUBLIC_URL=https://caf\xe9.example\n",
             "line 1 of {here}/.env is not UTF-8 text (byte 23)",
