@@ -35,6 +35,10 @@ def backup(database: Path, dest: Path) -> int:
     """Copy ``database`` and its event log to ``dest``; the number of event-log segments."""
     if not database.is_file():
         raise FileNotFoundError(f"there is no SQLite database at {database}")
+    if not dest.parent.is_dir():
+        # Never made here: a folder mistyped, or a disk not mounted, would take the copy
+        # somewhere nobody looks for it.
+        raise FileNotFoundError(f"there is no folder {dest.parent}; make it first")
     live, copied = folder_for(str(database)), folder_for(str(dest))
     for path in (dest, copied):
         if path.exists():

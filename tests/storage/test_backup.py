@@ -331,6 +331,27 @@ def test_a_backup_always_has_its_event_log_folder_and_never_adds_to_one(
     assert not (tmp_path / "other.db").exists()
 
 
+@pytest.mark.parametrize("segments", [0, 1])
+def test_a_backup_into_a_folder_that_does_not_exist_is_refused(
+    tmp_path: Path, segments: int
+) -> None:
+    """With event-log segments to copy the folder was made (the backup then went wherever a
+    mistyped path said); without, the copy failed with sqlite3's "unable to open database
+    file"."""
+    url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
+    migrate(url)
+    live = tmp_path / "spectrum.db-live"
+    live.mkdir()
+    for number in range(1, segments + 1):
+        (live / f"{number:08d}.jsonl").write_text("kept\n")
+    refused = run_script("backup", url, tmp_path / "missing" / "backup.db")
+    assert refused.returncode == 1
+    assert refused.stderr.strip() == (
+        f"cannot back up: there is no folder {tmp_path / 'missing'}; make it first"
+    )
+    assert not (tmp_path / "missing").exists()
+
+
 def test_a_backup_without_its_event_log_is_refused_when_it_holds_live_rooms(
     tmp_path: Path,
 ) -> None:
