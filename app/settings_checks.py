@@ -79,8 +79,12 @@ def origins(value: list[str]) -> list[str]:
             raise ValueError(f"{origin!r} is not an origin such as https://example.org")
         problem = site_problem(origin)
         parts = urlsplit(origin)
-        if problem is None and (parts.path or parts.query or parts.fragment):
+        if problem is None and parts.path:
             problem = "an origin has no path"
+        # A '?' or '#' with nothing after it is no query or fragment to urlsplit, but an
+        # origin so written matches no browser's.
+        if problem is None and ("?" in origin or "#" in origin):
+            problem = "an origin has no query (?…) or fragment (#…)"
         if problem is not None:
             raise ValueError(f"{origin!r} is not an origin such as https://example.org: {problem}")
     return value
@@ -151,10 +155,15 @@ def public_url(value: str) -> str:
     problem = site_problem(value) if value else None
     if problem is not None:
         raise ValueError(f"must be a site's address, such as https://cards.example.org: {problem}")
-    if parts.path.strip("/") or parts.query or parts.fragment:
+    if parts.path.strip("/"):
         raise ValueError(
             "must be the site's root, such as https://cards.example.org: the server cannot "
             "be served under a path (give it a host name of its own)"
+        )
+    if "?" in value or "#" in value:  # with nothing after it, no query to urlsplit
+        raise ValueError(
+            "must be the site's root, such as https://cards.example.org: a query (?…) or a "
+            "fragment (#…) has no place in it (share links add the room's path after it)"
         )
     return value.rstrip("/")
 
