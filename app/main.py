@@ -74,7 +74,7 @@ async def restore_rooms(registry: RoomRegistry, store: DatabaseStore) -> bool:
         return False
     registry.unrestored = None
     if count:
-        log.info("restored %d rooms", count)
+        log.info("restored %d room%s", count, "" if count == 1 else "s")
     return True
 
 
