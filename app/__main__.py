@@ -19,6 +19,7 @@ import uvicorn
 
 from app.config import Settings, load_settings, warn_of_misspelt_settings
 from app.logs import configure_logging
+from app.storage.private import keep_files_private
 
 log = logging.getLogger("app.start")
 
@@ -131,6 +132,7 @@ def main() -> None:
         settings.log_level, settings.log_json, settings.node_id if settings.cluster else ""
     )
     warn_of_misspelt_settings()
+    keep_files_private()
     serve(settings)
 
 

@@ -26,6 +26,7 @@ from sqlalchemy.engine import make_url
 from app.config import Settings, load_settings
 from app.storage.db import is_sqlite
 from app.storage.eventlog import folder_for
+from app.storage.private import keep_files_private
 
 # Copies made again, at most, while the event log's segments are folded under them.
 ATTEMPTS = 5
@@ -112,6 +113,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dest", type=Path, help="the new file to copy the database to")
     arguments = parser.parse_args()
+    keep_files_private()
     database = sqlite_database(load_settings(), "back it up with pg_dump")
     try:
         segments = backup(database, arguments.dest)

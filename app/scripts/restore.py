@@ -34,6 +34,7 @@ from app.storage.filelock import RESTORING, SERVING, NoLocks, hold
 from app.storage.journal import DatabaseInUse
 from app.storage.migrations import known_revisions, newer_than_known
 from app.storage.outbox import outbox_for
+from app.storage.private import keep_files_private
 
 
 class Refused(Exception):
@@ -175,6 +176,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("backup", type=Path, help="the backup to restore")
     arguments = parser.parse_args()
+    keep_files_private()
     settings = load_settings()
     database = sqlite_database(settings, "restore it with pg_restore")
     chosen = settings.outbox_path

@@ -48,6 +48,7 @@ from app.storage.migrations import (
     newer_than_known,
 )
 from app.storage.outbox import outbox_for
+from app.storage.private import keep_files_private, make_private
 
 log = logging.getLogger("app.start")
 
@@ -225,9 +226,9 @@ def check_sqlite_file(url: str, made: list[Path] | None = None) -> None:
     check_writable(live, (live, *segments), "the event log of live rooms", keep, os.R_OK)
 
 
-def check_outbox(settings: Settings, made: list[Path] | None = None) -> None:
+def check_outbox(settings: Settings, made: list[Path] | None = None) -> Path:
     """Refuse an outbox (OUTBOX_PATH) the server could not write at a stop: the changes the
-    database has not taken would be lost then."""
+    database has not taken would be lost then. Returns its path."""
     chosen = settings.outbox_path
     path = (Path(chosen) if chosen else outbox_for(make_url(settings.database_url))).resolve()
     hint = "set OUTBOX_PATH to a file in a folder this user can write (a volume in a container)"
@@ -241,6 +242,7 @@ def check_outbox(settings: Settings, made: list[Path] | None = None) -> None:
         "changes the database did not take before the last stop"
     )
     check_writable(path, (path,), "the outbox", keep, os.R_OK)
+    return path
 
 
 def check_writable(
@@ -424,6 +426,7 @@ def prepare(settings: Settings) -> None:
             claim_sqlite_file(target.url)
             if not database.exists():
                 made += [database, *(path for path in journals if not path.exists())]
+            make_private(database, *journals, folder_for(str(database)))
         _prepare(settings, target, made)
     except BaseException:
         for path in reversed(made):
@@ -436,7 +439,7 @@ def prepare(settings: Settings) -> None:
 
 
 def _prepare(settings: Settings, target: Target, made: list[Path]) -> None:
-    check_outbox(settings, made)
+    make_private(check_outbox(settings, made))
     revision = asyncio.run(wait_for_database(target, settings.database_wait_seconds))
     if check_revision(revision, target.where):
         migrate(target.url)
@@ -575,6 +578,7 @@ async def check_node_free(settings: Settings) -> None:
 
 def main() -> None:
     """Start, or exit with one line saying why not."""
+    keep_files_private()
     settings = load_settings()
     configure_logging(
         settings.log_level, settings.log_json, settings.node_id if settings.cluster else ""

@@ -77,11 +77,11 @@ class EventLog:
         return False
 
     def _open(self) -> None:
-        self.folder.mkdir(exist_ok=True)
+        self.folder.mkdir(mode=0o700, exist_ok=True)
         existing = self.segments()
         number = int(existing[-1].stem) + 1 if existing else 1
         self._path = self.folder / f"{number:08d}{_SUFFIX}"
-        self._fd = os.open(self._path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        self._fd = os.open(self._path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC, 0o600)
         self._size = 0
 
     def close(self) -> None:

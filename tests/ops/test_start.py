@@ -122,6 +122,40 @@ def test_a_database_at_head_is_not_migrated_again(tmp_path: Path) -> None:
     assert not any("Running upgrade" in message for message in said)
 
 
+@pytest.mark.parametrize("earlier", [False, True], ids=["new", "left-readable-by-an-earlier-run"])
+def test_the_database_and_what_lies_beside_it_are_their_user_s_alone(
+    tmp_path: Path, earlier: bool
+) -> None:
+    """The database and the event log of live rooms beside it hold the seed of each round
+    being played (the whole deck's order): no other account of the machine may read them,
+    whether the start makes them or an earlier version left them readable."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    database = folder / "spectrum.db"
+    url = f"sqlite+aiosqlite:///{database}"
+    if earlier:
+        migrate(url)
+        (folder / "spectrum.db-live").mkdir()
+        for path in (database, folder / "spectrum.db-live"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+    port, log = free_port(), tmp_path / "start.log"
+    process = start(url, port, log)
+    try:
+        wait_until_ready(process, port, log)
+        base = f"http://127.0.0.1:{port}"
+        room = fetch.post(f"{base}/api/rooms", json={"name": "Ann"})
+        assert room.status_code == 201, room.text
+        joined = fetch.post(f"{base}/api/rooms/{room.json()['code']}/join", json={"name": "Bob"})
+        assert joined.status_code == 201, joined.text
+        segments = list((folder / "spectrum.db-live").glob("*.jsonl"))
+        assert segments, "the room's events are in the event log"
+        for path in (database, folder / "spectrum.db-wal", folder / "spectrum.db-live", *segments):
+            assert path.stat().st_mode & 0o077 == 0, (path, oct(path.stat().st_mode))
+    finally:
+        stop(process)
+    assert folder.stat().st_mode & 0o077 == 0o055  # the folder given is left as it is
+
+
 def test_the_migrations_are_logged_at_the_server_s_log_level(tmp_path: Path) -> None:
     """LOG_LEVEL=warning writes no info line: alembic's steps ("Running upgrade ...") were
     written at info whatever LOG_LEVEL said."""

@@ -69,6 +69,10 @@ async def test_a_backup_taken_while_the_server_runs_holds_everything(tmp_path: P
         assert done.returncode == 0, done.stderr
         assert "copied" in done.stdout
         assert rounds_in(dest) == 3
+        # Like the database, the copy holds the seed of the round being played: its user's alone.
+        live_copy = dest.with_name("backup.db-live")
+        for path in (dest, live_copy, *live_copy.iterdir()):
+            assert path.stat().st_mode & 0o077 == 0, (path, oct(path.stat().st_mode))
         assert run_script("backup", url, dest).returncode != 0  # never over an earlier copy
 
     # The copy serves as the original did.
