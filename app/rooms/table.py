@@ -105,14 +105,18 @@ class Table:
     def unseat(self, removed: int, code: int | None, reason: str) -> None:
         """Renumber connections after a seat left the lobby; the removed seat's are closed
         (with ``code``, if given) or stay to watch."""
+        closed = []
         for connection in self.connections:
             if connection.seat == removed:
                 if code is not None:
                     connection.close(code, reason)
+                    closed.append(connection)
                 connection.seat = None
             elif connection.seat is not None and connection.seat > removed:
                 connection.seat -= 1
-        self.connections = [c for c in self.connections if c.closing is None]
+        # Only those closed here: another one closing (a client too far behind) leaves when
+        # it ends, and its seat is away from then.
+        self.connections = [c for c in self.connections if c not in closed]
         self.away_since = {
             seat - (seat > removed): since
             for seat, since in self.away_since.items()

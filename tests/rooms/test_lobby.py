@@ -186,6 +186,26 @@ async def test_a_bot_removed_by_name_is_that_bot_or_none(rooms: Host) -> None:
     assert [p["name"] for p in state["players"]] == ["P0"]
 
 
+async def test_a_connection_closing_as_a_seat_leaves_stays_until_it_ends(rooms: Host) -> None:
+    """The host's connection is being closed (too far behind) as another player leaves: it
+    stays at the table until it ends, and the host is away from then, as any leaving
+    connection makes its seat (it was dropped at once, and its end then counted for nothing:
+    the host's grace ran from long before)."""
+    table = await open_table(rooms, 3, spectators=1)
+    live = rooms.rooms[table.code]
+    host = table.host.connection
+    assert host is not None
+    host.close(4008, "fell too far behind; reconnect to resync")
+    await table.players[1].act("leave")
+    assert [seat.name for seat in live.state.seats] == ["P0", "P2"]
+    assert host in live.table.connections
+    rooms.clock.time += 100
+    await live.detach(host)
+    assert host not in live.table.connections
+    assert live.table.host_away[1] == rooms.clock.now()
+    assert live.table.away_since[0] == rooms.clock.steady()
+
+
 # Leave.
 
 
