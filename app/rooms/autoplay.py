@@ -124,7 +124,10 @@ class Autoplay:
                 return
             observation = observe(current, seat)
         try:
-            decision = await self.thinker.decide(Level.STRONG, observation, 0, DECISION_SECONDS)
+            # A person waits on it: worked out in the hints' worker, not behind the bots' turns.
+            decision = await self.thinker.decide(
+                Level.STRONG, observation, 0, DECISION_SECONDS, hint=True
+            )
         except Exception as error:
             if not isinstance(error, Behind):  # said by the thinker, once in a while
                 log.exception("the hint of seat %d could not be worked out", seat)

@@ -55,54 +55,76 @@ def decide_before(
 
 
 class Thinker:
-    """Runs bot decisions, in worker processes when there are any."""
+    """Runs bot decisions, in worker processes when there are any.
+
+    Hints are worked out in a worker of their own: a person waits on a hint, and in the bots'
+    pool it would wait behind every bot's turn asked before it (the pool gives its workers what
+    it is given in that order, and seconds of them when more rooms ask than it can think for).
+    """
 
     # The least time between two warnings that decisions are late.
     WARN_EVERY_SECONDS = 60.0
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
-        self.pool: ProcessPoolExecutor | None = None
+        self.pool: ProcessPoolExecutor | None = None  # the bots' turns
+        self.hint_pool: ProcessPoolExecutor | None = None  # hints, made at the first
         # Decisions not made within their time, and those of them a worker then skipped.
         self.late = 0
         self.dropped = 0
         self.warned_at = -self.WARN_EVERY_SECONDS
 
-    def _pool(self) -> ProcessPoolExecutor:
-        """The worker pool, made at the first decision: a server that never seats a bot, and
-        every server's start, go without it (and without the process that tracks its locks)."""
-        if self.pool is None:
+    def _pool(self, hint: bool) -> ProcessPoolExecutor:
+        """The bots' worker pool, or the hints' worker, made at the first decision it is asked:
+        a server that never seats a bot, and every server's start, go without it (and without
+        the process that tracks its locks)."""
+        pool = self.hint_pool if hint else self.pool
+        if pool is None:
             # A fresh interpreter per worker: forking a process with live threads is unsafe.
             context = multiprocessing.get_context("spawn")
-            self.pool = ProcessPoolExecutor(
-                self.workers,
+            pool = ProcessPoolExecutor(
+                1 if hint else self.workers,
                 mp_context=context,
                 initializer=end_with_parent,
                 initargs=(os.getpid(),),
             )
-        return self.pool
+            if hint:
+                self.hint_pool = pool
+            else:
+                self.pool = pool
+        return pool
 
     async def decide(
-        self, level: str, observation: Observation, seed: int, within: float = math.inf
+        self,
+        level: str,
+        observation: Observation,
+        seed: int,
+        within: float = math.inf,
+        *,
+        hint: bool = False,
     ) -> Decision:
-        """The decision of a bot of ``level`` for the observing seat; ``Behind`` if the workers
-        have not made it ``within`` seconds (a worker that comes to it later skips it). A worker
-        that ended (killed for memory, say) breaks its pool for good: the pool is made anew and
-        the decision asked again, once, within the same time."""
+        """The decision of a bot of ``level`` for the observing seat (a ``hint``: in the hints'
+        worker); ``Behind`` if the workers have not made it ``within`` seconds (a worker that
+        comes to it later skips it). A worker that ended (killed for memory, say) breaks its
+        pool for good: the pool is made anew and the decision asked again, once, within the
+        same time."""
         if not self.workers:
             return decide_seeded(level, observation, seed)
         deadline = time.monotonic() + within
-        pool = self._pool()
+        pool = self._pool(hint)
         try:
             return await self._ask(pool, deadline, level, observation, seed)
         except BrokenProcessPool:
             if not self.workers:  # closed meanwhile
                 raise
-            if self.pool is pool:  # not made anew already for another decision
+            if pool in (self.pool, self.hint_pool):  # not made anew already for another
                 log.warning("a bot worker process ended; starting new ones")
-                self.pool = None
+                if hint:
+                    self.hint_pool = None
+                else:
+                    self.pool = None
                 pool.shutdown(wait=False, cancel_futures=True)
-        return await self._ask(self._pool(), deadline, level, observation, seed)
+        return await self._ask(self._pool(hint), deadline, level, observation, seed)
 
     async def _ask(
         self,
@@ -145,7 +167,8 @@ class Thinker:
 
     def close(self) -> None:
         """Stop the workers and wait until they have ended (a decision under way finishes)."""
-        if self.pool is not None:
-            self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
+        for pool in (self.pool, self.hint_pool):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        self.pool = self.hint_pool = None
         self.workers = 0  # a decision asked for after this runs in place

@@ -122,3 +122,44 @@ def test_a_worker_that_ends_holding_decisions_past_their_time_leaves_no_process_
         assert not workers[1].is_alive()
 
     asyncio.run(check())
+
+
+def test_a_hint_is_made_while_the_bots_worker_is_held_up() -> None:
+    """A person waits on a hint: it is worked out in a worker of its own, not behind the bots'
+    turns waiting for theirs (held up here; in use, more rooms asking than it can think for).
+    That worker, killed, is replaced as the bots' are, and the bots' pool is left alone."""
+    observation, expected = a_position()
+
+    async def check() -> None:
+        thinker = Thinker(workers=1)
+        try:
+            assert await thinker.decide(Level.STRONG, observation, 5) == expected
+            bots = thinker.pool
+            assert bots is not None
+            [worker] = list(bots._processes.values())
+            os.kill(worker.pid, signal.SIGSTOP)
+            try:
+                turns = [
+                    asyncio.ensure_future(thinker.decide(Level.STRONG, observation, 5))
+                    for _ in range(3)
+                ]
+                hint = thinker.decide(Level.STRONG, observation, 5, hint=True)
+                assert await asyncio.wait_for(hint, 120) == expected
+                assert not any(turn.done() for turn in turns)
+                helper = thinker.hint_pool
+                assert helper is not None
+                [hinting] = list(helper._processes.values())
+                os.kill(hinting.pid, signal.SIGKILL)
+                await asyncio.to_thread(hinting.join)
+                for _ in range(2):
+                    again = thinker.decide(Level.STRONG, observation, 5, hint=True)
+                    assert await asyncio.wait_for(again, 120) == expected
+                assert thinker.hint_pool is not helper
+                assert thinker.pool is bots
+            finally:
+                os.kill(worker.pid, signal.SIGCONT)
+            assert await asyncio.wait_for(asyncio.gather(*turns), 120) == [expected] * 3
+        finally:
+            thinker.close()
+
+    asyncio.run(check())

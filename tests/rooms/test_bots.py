@@ -151,17 +151,26 @@ async def bob_stood_in(server: Host) -> tuple[LocalClient, LocalClient]:
 
 
 class Asked(Thinker):
-    """Bots' decisions as made in this process, and the level each was asked of."""
+    """Bots' decisions as made in this process, the level each was asked of, and whether it was
+    asked as a hint."""
 
     def __init__(self) -> None:
         super().__init__(workers=0)
         self.levels: list[str] = []
+        self.hints: list[bool] = []
 
     async def decide(
-        self, level: str, observation: Observation, seed: int, within: float = math.inf
+        self,
+        level: str,
+        observation: Observation,
+        seed: int,
+        within: float = math.inf,
+        *,
+        hint: bool = False,
     ) -> Decision:
         self.levels.append(level)
-        return await super().decide(level, observation, seed, within)
+        self.hints.append(hint)
+        return await super().decide(level, observation, seed, within, hint=hint)
 
 
 @pytest.mark.parametrize(("hints", "level"), [(True, "strong"), (False, "normal")])
@@ -242,6 +251,24 @@ async def test_hints_answer_only_the_asker_with_a_legal_move(bot_server: Host) -
         await client.close()
 
 
+async def test_a_hint_is_asked_of_the_hints_worker_and_a_bots_turn_not(bot_server: Host) -> None:
+    """A person waits on a hint: it is worked out in the hints' worker, not behind the bots'
+    turns; a bot's turn is not a hint."""
+    host = await lobby_with(bot_server, rounds=1)
+    await host.act("add_bot", level="strong")
+    asked = Asked()
+    host.room.autoplay.thinker = asked
+    await host.act("start")
+    await host.wait_for(lambda s: host.my_turn())
+    assert (await answer(host, {"type": "hint", "id": "h"}))["type"] == "hint"
+    await host.act("take", piles=[0])
+    await host.play({"type": "discard", "cards": [host.view["you"]["hand"][-1]]})
+    await host.wait_for(lambda s: host.my_turn())
+    # The bot's turn before the host's first, if it had one; the hint; the bot's turn after.
+    assert asked.hints in ([True, False], [False, True, False])
+    await host.close()
+
+
 async def test_the_host_can_switch_hints_off(bot_server: Host) -> None:
     table = await open_table(bot_server, 2, rounds=1, turn_seconds=0, hints=False)
     await table.host.act("start")
@@ -268,11 +295,17 @@ class GatedThinker(Thinker):
         self.asked = asyncio.Event()
 
     async def decide(
-        self, level: str, observation: Observation, seed: int, within: float = math.inf
+        self,
+        level: str,
+        observation: Observation,
+        seed: int,
+        within: float = math.inf,
+        *,
+        hint: bool = False,
     ) -> Decision:
         self.asked.set()
         await self.gate.wait()
-        return await super().decide(level, observation, seed, within)
+        return await super().decide(level, observation, seed, within, hint=hint)
 
 
 async def test_a_hint_for_a_position_that_passed_meanwhile_is_refused(bot_server: Host) -> None:
