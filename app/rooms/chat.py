@@ -25,20 +25,28 @@ CHAT_BURST = 5
 CHAT_WINDOW = 10.0
 
 # What is taken out of a line: what Unicode says to draw as nothing (zero-width spaces, marks
-# that turn text around, tags, the byte order mark) and the interlinear annotation marks. The
-# joiners and the variation selectors stay, since emoji and some scripts are made of them, and
-# so do the tags that name a flag's country after a black flag (Scotland's, Wales's). Letters
-# that show as nothing are spaces (``BLANKS``).
+# that turn text around, tags, the byte order mark) and the interlinear annotation marks. What
+# emoji and scripts are made of stays: the joiners, the variation selectors (Mongolian's
+# included, and its vowel separator), the combining grapheme joiner (which orders Hebrew
+# marks), and the tags that name a flag's region after a black flag (Scotland's, Wales's).
+# Letters that show as nothing are spaces (``BLANKS``).
 _HIDDEN = (IGNORABLE | frozenset("\ufff9\ufffa\ufffb")) - frozenset(
-    "\u200c\u200d"
+    "\u034f\u200c\u200d"
+    + "".join(chr(code) for code in range(0x180B, 0x1810))
     + "".join(chr(code) for code in range(0xFE00, 0xFE10))
     + "".join(chr(code) for code in range(0xE0100, 0xE01F0))
     + "".join(map(chr, BLANKS))
 )
-_FLAG = re.compile("\U0001f3f4[\U000e0020-\U000e007e]+\U000e007f")
-# Marks drawn over or under one letter: past this many in a row the rest are taken out. No
-# script needs more on one letter (pointed Hebrew with its cantillation takes four), and a
-# pile of dozens (48 accents on one letter were sent) covers the lines above and below it.
+# A region's flag: a black flag, the region's code in tags (its country's two letters, then one
+# to four letters or digits) and the cancel tag. Any other run of tags is hidden text.
+_FLAG = re.compile(
+    "\U0001f3f4[\U000e0061-\U000e007a]{2}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,4}"
+    "\U000e007f"
+)
+# Marks drawn over or under one letter: past this many the rest are taken out (a joiner or
+# another format character between them leaves them on the same letter). No script needs more
+# on one letter (pointed Hebrew with its cantillation takes four), and a pile of dozens (48
+# accents on one letter were sent) covers the lines above and below it.
 MARKS_ON_A_LETTER = 6
 
 
@@ -126,7 +134,7 @@ def clean_text(text: str) -> str:
             marks += 1
             if marks > MARKS_ON_A_LETTER:
                 continue
-        else:
+        elif category != "Cf":
             marks = 0
         kept.append(character)
     tidied = " ".join("".join(kept).translate(BLANKS).split())

@@ -176,15 +176,23 @@ async def test_what_draws_as_nothing_and_marks_piled_on_a_letter_are_taken_out(
     ann = table.host
     scotland = "\U0001f3f4\U000e0067\U000e0062\U000e0073\U000e0063\U000e0074\U000e007f"
     hebrew = "\u05d1\u05bc\u05b0\u0591\u05bd"  # a letter, its dagesh, a vowel and two marks
+    mongolian = "\u182d\u180b\u1820\u180e\u1821"  # a variation selector, the vowel separator
+    smuggled = "\U0001f3f4" + "".join(chr(0xE0000 + ord(letter)) for letter in "hidden text")
     await ann.act("chat", text="g\u200bg \U000e0041\U000e0042x\ufff9y\ufffbz\u2060!")
     await ann.act("chat", text="z" + "\u0301" * 48 + "algo " + "e\u0301\u0302")
     await ann.act("chat", text=f"{scotland} {hebrew} \u0915\u094d\u200d\u0937 1\ufe0f\u20e3")
+    rooms.clock.time += CHAT_WINDOW
+    # Joiners between the marks leave them on one letter: they are counted all the same.
+    await ann.act("chat", text="a" + ("\u0301" * 4 + "\u200c") * 20 + " " + mongolian)
+    await ann.act("chat", text=f"{smuggled}\U000e007f flag")
     await table.settle()
     texts = [line["text"] for line in lines(table.players[1])]
     assert texts == [
         "gg xyz!",
         "z" + "\u0301" * MARKS_ON_A_LETTER + "algo e\u0301\u0302",
         f"{scotland} {hebrew} \u0915\u094d\u200d\u0937 1\ufe0f\u20e3",
+        "a" + "\u0301" * 4 + "\u200c" + "\u0301" * 2 + "\u200c" * 19 + " " + mongolian,
+        "\U0001f3f4 flag",
     ]
     rooms.clock.time += CHAT_WINDOW
     kept = len(journal(rooms, table.code))
