@@ -21,6 +21,7 @@ export async function newRoom(name, settings) {
 export function mount(root) {
   document.title = 'Spectrum Online';
   const ui = { settings: { ...DEFAULT_SETTINGS }, code: '', ...kept, busy: '', createError: '', learnError: '', joinError: '' };
+  kept = 0;
   const myRooms = seatToken
     .rooms()
     .filter((code) => store.get(seatToken.key(code)))
@@ -150,7 +151,7 @@ export function mount(root) {
     delegate(root, 'input', (name, input) => (name === 'code' ? (ui.code = input.value) : store.set(NAME_KEY, input.value.trim() || null))),
   ];
   return () => {
-    kept = { ...ui, open: root.querySelector('details').open };
+    if (location.pathname == '/') kept = { ...ui, open: root.querySelector('details').open };
     offs.forEach((off) => off());
   };
 }

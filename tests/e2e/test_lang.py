@@ -254,6 +254,14 @@ def test_the_switch_on_the_home_page_keeps_what_was_typed_and_ticked(pages: Page
         expect(page.locator("[name=ten_card]")).not_to_be_checked()
         expect(page.locator("[name=hints]")).not_to_be_checked()
         expect(page.locator("#set-seats")).to_have_value("4")
+    # Only the page drawn again keeps them: left for another page and opened again, it is new.
+    page.click("[data-nav=history]")
+    expect(page.locator("h1")).to_be_visible()
+    page.go_back()
+    expect(page.locator("#code")).to_be_visible()
+    expect(page.locator("#code")).to_have_value("")
+    expect(page.locator("#set-rounds")).not_to_be_visible()
+    expect(page.locator("summary")).not_to_contain_text("3 manches")
 
 
 KEPT = """() => caches.keys().then((names) => Promise.all(names.map((name) =>
