@@ -46,6 +46,13 @@ def check_backup(backup: Path) -> None:
     (an earlier one's, which the server migrates, included)."""
     if not backup.is_file():
         raise Refused(f"there is no backup at {backup}")
+    unreadable = _unreadable(backup)
+    if unreadable is not None:
+        uid = os.getuid()
+        raise Refused(
+            f"cannot read {unreadable} as uid {uid}: make the backup and its -live/ folder "
+            f"readable by this user (chown -R {uid} on both; a backup is its maker's alone)"
+        )
     wal = Path(f"{backup}-wal")
     if wal.exists() and wal.stat().st_size:
         raise Refused(
@@ -88,6 +95,19 @@ def check_backup(backup: Path) -> None:
             "without their latest moves. Copy that folder from where the backup was made "
             "(app.scripts.backup makes it, empty when there was nothing in it)"
         )
+
+
+def _unreadable(backup: Path) -> Path | None:
+    """The backup, its event log's folder or a file in it, if this user cannot read it (it
+    would otherwise be taken for no database, or its live rooms for none)."""
+    if not os.access(backup, os.R_OK):
+        return backup
+    live = folder_for(str(backup))
+    if not live.is_dir():
+        return None
+    if not os.access(live, os.R_OK | os.X_OK):
+        return live
+    return next((path for path in live.iterdir() if not os.access(path, os.R_OK)), None)
 
 
 def check_stopped(database: Path) -> None:

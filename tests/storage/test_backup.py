@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -27,6 +28,9 @@ from tests.faults.table import new_server
 from tests.rooms.client import Client, create_room, join_room
 from tests.server import FAST, ROOT, alembic_config, migrate, running_server, server_env
 from tests.storage.test_migrations import _insert, _old_match, revision
+
+# The user a restore runs as when the tests are root's: nobody.
+NOBODY = 65534
 
 
 def run_script(script: str, url: str, path: Path) -> subprocess.CompletedProcess[str]:
@@ -354,6 +358,51 @@ def test_a_backup_into_a_folder_that_does_not_exist_is_refused(
         f"cannot back up: there is no folder {tmp_path / 'missing'}; make it first"
     )
     assert not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize("part", ["backup.db", "backup.db-live", "backup.db-live/00000001.jsonl"])
+def test_a_backup_its_user_cannot_read_is_refused_saying_so(tmp_path: Path, part: str) -> None:
+    """A backup is its maker's alone: one copied out of a container (root's) and restored by
+    the image's user was refused as "not an SQLite database". As root, the restore runs as
+    another user (root reads anything); otherwise the part is made unreadable."""
+    as_root = os.geteuid() == 0
+    data = Path(tempfile.mkdtemp(prefix="spectrum-unreadable-"))  # open to the other user
+    try:
+        url = f"sqlite+aiosqlite:///{data}/spectrum.db"
+        migrate(url)
+        backup = data / "copies" / "backup.db"
+        backup.parent.mkdir()
+        assert run_script("backup", url, backup).returncode == 0
+        (backup.parent / "backup.db-live" / "00000001.jsonl").write_text("")
+        target = backup.parent / part
+        if as_root:
+            for path in (data, *data.rglob("*")):
+                os.chown(path, NOBODY, NOBODY)
+            os.chown(target, 0, 0)
+            target.chmod(0o700 if target.is_dir() else 0o600)
+        else:
+            target.chmod(0)
+        before = sorted(data.rglob("*"))
+        user = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups"]
+        done = subprocess.run(
+            [*(user if as_root else []), sys.executable, "-m", "app.scripts.restore", str(backup)],
+            cwd=ROOT,
+            env=server_env(DATABASE_URL=url),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        uid = NOBODY if as_root else os.getuid()
+        assert done.returncode == 1, done.stderr
+        assert done.stderr.strip() == (
+            f"cannot restore: cannot read {target} as uid {uid}: make the backup and its -live/ "
+            f"folder readable by this user (chown -R {uid} on both; a backup is its maker's alone)"
+        )
+        assert sorted(data.rglob("*")) == before
+    finally:
+        for path in data.rglob("*"):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        shutil.rmtree(data)
 
 
 def test_a_backup_without_its_event_log_is_refused_when_it_holds_live_rooms(
