@@ -69,10 +69,12 @@ class Thinker:
         self.workers = workers
         self.pool: ProcessPoolExecutor | None = None  # the bots' turns
         self.hint_pool: ProcessPoolExecutor | None = None  # hints, made at the first
-        # Decisions not made within their time, and those of them a worker then skipped.
+        # Bots' decisions and hints not made within their time, and those of either a worker
+        # then skipped.
         self.late = 0
+        self.late_hints = 0
         self.dropped = 0
-        self.warned_at = -self.WARN_EVERY_SECONDS
+        self.warned_at = self.hints_warned_at = -self.WARN_EVERY_SECONDS
 
     def _pool(self, hint: bool) -> ProcessPoolExecutor:
         """The bots' worker pool, or the hints' worker, made at the first decision it is asked:
@@ -113,7 +115,7 @@ class Thinker:
         deadline = time.monotonic() + within
         pool = self._pool(hint)
         try:
-            return await self._ask(pool, deadline, level, observation, seed)
+            return await self._ask(pool, deadline, level, observation, seed, hint)
         except BrokenProcessPool:
             if not self.workers:  # closed meanwhile
                 raise
@@ -124,7 +126,7 @@ class Thinker:
                 else:
                     self.pool = None
                 pool.shutdown(wait=False, cancel_futures=True)
-        return await self._ask(self._pool(hint), deadline, level, observation, seed)
+        return await self._ask(self._pool(hint), deadline, level, observation, seed, hint)
 
     async def _ask(
         self,
@@ -133,6 +135,7 @@ class Thinker:
         level: str,
         observation: Observation,
         seed: int,
+        hint: bool,
     ) -> Decision:
         # Never cancelled once asked: a pool of Python 3.11 whose worker ends while it holds a
         # cancelled decision loses the thread that tends it (and its other workers live on).
@@ -144,16 +147,26 @@ class Thinker:
             decision = asked.result()
             if decision is not None:
                 return decision
-        self.late += 1
         now = time.monotonic()
-        if now - self.warned_at >= self.WARN_EVERY_SECONDS:
-            self.warned_at = now
-            log.warning(
-                "bot decisions are late (%d so far): more rooms ask the bot workers than they "
-                "can think for; their bots play the timer's move meanwhile, and hints are "
-                "refused (raise BOT_WORKERS if cores are free)",
-                self.late,
-            )
+        if hint:
+            self.late_hints += 1
+            if now - self.hints_warned_at >= self.WARN_EVERY_SECONDS:
+                self.hints_warned_at = now
+                log.warning(
+                    "hints are late (%d so far): more are asked at once than their worker can "
+                    "work out; they are refused meanwhile",
+                    self.late_hints,
+                )
+        else:
+            self.late += 1
+            if now - self.warned_at >= self.WARN_EVERY_SECONDS:
+                self.warned_at = now
+                log.warning(
+                    "bot decisions are late (%d so far): more rooms ask the bot workers than "
+                    "they can think for; their bots play the timer's move meanwhile (raise "
+                    "BOT_WORKERS if cores are free)",
+                    self.late,
+                )
         raise Behind(f"no decision within its time ({deadline - now:.3f} s left)")
 
     def _came(self, asked: asyncio.Future[Decision | None]) -> None:

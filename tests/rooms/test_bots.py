@@ -376,20 +376,23 @@ async def test_a_player_back_and_gone_again_while_the_stand_in_thinks_is_owed_a_
 async def test_with_the_bot_workers_held_up_bots_play_the_timers_move_and_hints_are_refused(
     bot_server: Host, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The worker held up (stopped here; in use, more rooms asking than it can think for): a
-    bot's decision not made in time gives way to the turn timer's move, and the table goes on;
-    a hint not worked out in time is refused with ``hint_busy`` (it was waited for, a minute
-    and more behind decisions nobody waited for any more)."""
+    """The workers held up (stopped here; in use, more asked of them than they can think for):
+    a bot's decision not made in time gives way to the turn timer's move, and the table goes
+    on; a hint not worked out in time is refused with ``hint_busy`` (it was waited for, a
+    minute and more behind decisions nobody waited for any more). Each is counted apart."""
     monkeypatch.setattr(autoplay, "DECISION_SECONDS", 0.05)
     thinker = Thinker(workers=1)
     current = Round(Variant(), 2, dealer=0, seed="7" * 64)
-    await thinker.decide(Level.STRONG, observe(current, current.turn), 1)  # the worker is up
+    for hint in (False, True):  # both workers are up
+        await thinker.decide(Level.STRONG, observe(current, current.turn), 1, hint=hint)
     assert thinker.pool is not None
-    [worker] = list(thinker.pool._processes.values())
+    assert thinker.hint_pool is not None
+    workers = [*thinker.pool._processes.values(), *thinker.hint_pool._processes.values()]
     host = await lobby_with(bot_server, rounds=1)
     await host.act("add_bot", level="strong")
     host.room.autoplay.thinker = thinker
-    os.kill(worker.pid, signal.SIGSTOP)
+    for worker in workers:
+        os.kill(worker.pid, signal.SIGSTOP)
     try:
         await host.act("start")
         for turn in range(4):
@@ -399,8 +402,10 @@ async def test_with_the_bot_workers_held_up_bots_play_the_timers_move_and_hints_
                 assert (busy["type"], busy["code"]) == ("error", "hint_busy")
             await host.act("take", piles=[0])
             await host.play({"type": "discard", "cards": [host.view["you"]["hand"][-1]]})
-        assert thinker.late >= 4  # the hint, and the bot's turns between the host's
+        assert thinker.late >= 3  # the bot's turns between the host's
+        assert thinker.late_hints == 1
     finally:
-        os.kill(worker.pid, signal.SIGCONT)
+        for worker in workers:
+            os.kill(worker.pid, signal.SIGCONT)
         thinker.close()
     await host.close()
