@@ -179,10 +179,10 @@ def test_bubbles_cover_no_control_and_no_card_of_the_hand(pages: Pages, shot: Sh
 
 # For each chat bubble at a seat tag of the table: its speaker, the tags it lies over, and
 # whether it is beside its speaker's tag (over or under it, across part of its width); null
-# until ``count`` bubbles are shown.
-AT_THE_TAGS = """(count) => {
+# until a bubble of ``speaker`` is shown.
+AT_THE_TAGS = """(speaker) => {
   const bubbles = [...document.querySelectorAll('.bubble:not([hidden])')];
-  if (bubbles.length < count) return null;
+  if (!bubbles.some((bubble) => bubble.dataset.name === speaker)) return null;
   const box = (element) => element.getBoundingClientRect();
   const over = (a, b) =>
     a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
@@ -217,15 +217,17 @@ def test_a_bubble_at_the_table_hides_no_seat_tag(pages: Pages, shot: Shot, playe
     ann.click("[data-act=start]")
     for page in (ann, bob):
         expect(page.locator(".seat")).to_have_count(players)
-    say(ann, "hello everyone, and good luck with the cards")
-    say(bob, "a line long enough to run over the table")
+    # Each page is looked at as soon as a line is said: a bubble shows for 4 s.
+    for speaker, line in (("Ann", "hello everyone, and good luck"), ("Bob", "a line long enough")):
+        say(ann if speaker == "Ann" else bob, f"{line} with the cards on the table")
+        for page in (ann, bob):
+            found = wait_for(page, AT_THE_TAGS, speaker)
+            assert speaker in [bubble["speaker"] for bubble in found], found
+            for bubble in found:
+                assert bubble["covers"] == [], found
+                assert bubble["beside"], found
+            assert page.evaluate(COVERED) == []
     for page in (ann, bob):
-        found = wait_for(page, AT_THE_TAGS, 2)
-        assert sorted(bubble["speaker"] for bubble in found) == ["Ann", "Bob"], found
-        for bubble in found:
-            assert bubble["covers"] == [], found
-            assert bubble["beside"], found
-        assert page.evaluate(COVERED) == []
         shot(page, f"bubbles-{players}-{'phone' if page is bob else 'desktop'}")
 
 
