@@ -426,7 +426,9 @@ def prepare(settings: Settings) -> None:
             claim_sqlite_file(target.url)
             if not database.exists():
                 made += [database, *(path for path in journals if not path.exists())]
-            make_private(database, *journals, folder_for(str(database)))
+            # Those a restore put aside hold the seeds of the rounds they were playing too.
+            aside = database.parent.glob(f"{database.name}-replaced-*")
+            make_private(database, *journals, folder_for(str(database)), *aside)
         _prepare(settings, target, made)
     except BaseException:
         for path in reversed(made):

@@ -134,11 +134,13 @@ def test_the_database_and_what_lies_beside_it_are_their_user_s_alone(
     database = folder / "spectrum.db"
     url = f"sqlite+aiosqlite:///{database}"
     left = folder / "spectrum.db-live" / "left.txt"  # whatever an earlier run left in it
+    aside = folder / "spectrum.db-replaced-20261201T120000" / "spectrum.db"  # by a restore
     if earlier:
         migrate(url)
-        left.parent.mkdir()
-        left.write_text("")
-        for path in (database, left.parent, left):
+        for path in (left, aside):
+            path.parent.mkdir()
+            path.write_text("")
+        for path in (database, left.parent, left, aside.parent, aside):
             path.chmod(0o755 if path.is_dir() else 0o644)
     given = folder.stat().st_mode
     port, log = free_port(), tmp_path / "start.log"
@@ -153,7 +155,7 @@ def test_the_database_and_what_lies_beside_it_are_their_user_s_alone(
         segments = list((folder / "spectrum.db-live").glob("*.jsonl"))
         assert segments, "the room's events are in the event log"
         kept = [database, folder / "spectrum.db-wal", folder / "spectrum.db-live", *segments]
-        for path in kept + ([left] if earlier else []):
+        for path in kept + ([left, aside.parent, aside] if earlier else []):
             assert path.stat().st_mode & 0o077 == 0, (path, oct(path.stat().st_mode))
     finally:
         stop(process)
