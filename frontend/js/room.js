@@ -917,23 +917,21 @@ class Chat {
     }, 4400); // just before the fade (if any) ends
   }
 
-  // Over the speaker's tag at the table (off the others'), else after the name, short of any button: off the hand and controls.
+  // On the speaker's tag, after the name, short of any button: off the hand and controls.
   place(seat, bubble) {
     const lobby = CSS.escape(`lobby-${bubble.dataset.name}`);
     const place = this.page.root.querySelector(`[data-k="seat-${seat}"], [data-k="result-${seat}"], [data-k="${lobby}"]`);
     const who = place?.querySelector('.who');
     bubble.hidden = !who;
     if (!who) return;
-    const width = document.documentElement.clientWidth;
-    const tag = place.matches('.seat') && place.getBoundingClientRect();
     const spot = who.getBoundingClientRect();
     const range = document.createRange();
     range.selectNodeContents(who);
-    const end = tag ? width - 8 : (place.querySelector('.btn')?.getBoundingClientRect().left ?? width) - 4;
-    const left = tag ? 8 : Math.min(range.getBoundingClientRect().right, spot.right, end - 96) + 8;
+    const end = (place.querySelector('.btn')?.getBoundingClientRect().left ?? document.documentElement.clientWidth) - 4;
+    const left = Math.min(range.getBoundingClientRect().right, spot.right, end - 96) + 8;
     bubble.style.maxWidth = `${Math.min(240, end - left)}px`;
-    bubble.style.left = `${(tag ? Math.min(tag.left, end - bubble.offsetWidth) : left) + scrollX}px`;
-    bubble.style.top = `${(tag ? tag.top - bubble.offsetHeight - 2 : spot.top + (spot.height - bubble.offsetHeight) / 2) + scrollY}px`;
+    bubble.style.left = `${left + scrollX}px`;
+    bubble.style.top = `${spot.top + (spot.height - bubble.offsetHeight) / 2 + scrollY}px`;
   }
 }
 

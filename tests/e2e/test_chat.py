@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import pytest
-
 from app.rooms.chat import REACTIONS
 from tests.e2e.conftest import PHONE, Pages
 from tests.e2e.test_access import AXE_SIZES, on_screen, resize
@@ -175,60 +173,6 @@ def test_bubbles_cover_no_control_and_no_card_of_the_hand(pages: Pages, shot: Sh
     assert covered(ann, "a line long") == []
     ann.evaluate("scrollTo(0, 0)")
     shot(ann, "bubble-table-360x640")
-
-
-# For each chat bubble at a seat tag of the table: its speaker, the tags it lies over, and
-# whether it is beside its speaker's tag (over or under it, across part of its width); null
-# until a bubble of ``speaker`` is shown.
-AT_THE_TAGS = """(speaker) => {
-  const bubbles = [...document.querySelectorAll('.bubble:not([hidden])')];
-  if (!bubbles.some((bubble) => bubble.dataset.name === speaker)) return null;
-  const box = (element) => element.getBoundingClientRect();
-  const over = (a, b) =>
-    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
-  const seats = [...document.querySelectorAll('.seat')];
-  const name = (seat) => seat.querySelector('.who').textContent;
-  return bubbles.map((bubble) => {
-    const b = box(bubble);
-    const own = box(seats.find((seat) => name(seat) === bubble.dataset.name));
-    const gap = Math.max(own.top - b.bottom, b.top - own.bottom);
-    return {
-      speaker: bubble.dataset.name,
-      covers: seats.filter((seat) => over(b, box(seat))).map(name),
-      beside: b.left < own.right && own.left < b.right && gap >= 0 && gap <= 8,
-    };
-  });
-}"""
-
-
-@pytest.mark.parametrize("players", [2, 4, 6])
-def test_a_bubble_at_the_table_hides_no_seat_tag(pages: Pages, shot: Shot, players: int) -> None:
-    """A line said at the table shows beside its speaker's tag, on no tag, nor on a control:
-    on a phone (the others' tags three a line, a second line from five players on) and on a
-    desktop; at the others' tags and at the player's own, over the hand."""
-    ann = pages.open("/")
-    code = create_room(ann, "Ann", rounds=1, timer="0")
-    bob = pages.open("/", phone=True)
-    join_from_home(bob, "Bob", code)
-    seat_online(ann, "Bob")
-    for n, level in enumerate(["easy", "normal", "strong", "easy"][: players - 2]):
-        ann.click(f"[data-act=add-bot][data-level={level}]")
-        expect(ann.locator(".seatlist [data-act=remove_bot]")).to_have_count(n + 1)
-    ann.click("[data-act=start]")
-    for page in (ann, bob):
-        expect(page.locator(".seat")).to_have_count(players)
-    # Each page is looked at as soon as a line is said: a bubble shows for 4 s.
-    for speaker, line in (("Ann", "hello everyone, and good luck"), ("Bob", "a line long enough")):
-        say(ann if speaker == "Ann" else bob, f"{line} with the cards on the table")
-        for page in (ann, bob):
-            found = wait_for(page, AT_THE_TAGS, speaker)
-            assert speaker in [bubble["speaker"] for bubble in found], found
-            for bubble in found:
-                assert bubble["covers"] == [], found
-                assert bubble["beside"], found
-            assert page.evaluate(COVERED) == []
-    for page in (ann, bob):
-        shot(page, f"bubbles-{players}-{'phone' if page is bob else 'desktop'}")
 
 
 def test_a_round_that_ends_while_a_message_is_written_is_said_and_the_message_kept(
