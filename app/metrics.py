@@ -62,13 +62,13 @@ class _Live(Collector):
             "spectrum_bot_decisions_late",
             "Bot decisions the bot workers did not make in time (more rooms asking than they "
             "can think for): the turn timer's move was played.",
-            value=self.rooms.thinker.late,
+            value=self.rooms.thinker.bot_workers.late,
         )
         yield CounterMetricFamily(
             "spectrum_hints_late",
             "Hints their worker did not work out in time (more asked at once than it can work "
             "out): refused hint_busy.",
-            value=self.rooms.thinker.late_hints,
+            value=self.rooms.thinker.hint_workers.late,
         )
         yield CounterMetricFamily(
             "spectrum_rounds_saved", "Finished rounds written.", value=self.store.rounds_saved

@@ -54,6 +54,67 @@ def decide_before(
     return decide_seeded(level, observation, seed)
 
 
+# What the log says when decisions are late (at most once a minute), with how many so far.
+BOTS_LATE = (
+    "bot decisions are late (%d so far): more rooms ask the bot workers than they can think "
+    "for; their bots play the timer's move meanwhile (raise BOT_WORKERS if cores are free)"
+)
+HINTS_LATE = (
+    "hints are late (%d so far): more are asked at once than their worker can work out; they "
+    "are refused meanwhile"
+)
+
+
+class Workers:
+    """A pool of worker processes, made at the first decision asked of it, and the decisions
+    it did not make within their time."""
+
+    # The least time between two warnings that decisions are late.
+    WARN_EVERY_SECONDS = 60.0
+
+    def __init__(self, size: int, late_warning: str) -> None:
+        self.size = size
+        self.late_warning = late_warning
+        self.pool: ProcessPoolExecutor | None = None
+        self.late = 0
+        self.warned_at = -self.WARN_EVERY_SECONDS
+
+    def get(self) -> ProcessPoolExecutor:
+        """The pool, made at the first decision: a server that never seats a bot, and every
+        server's start, go without it (and without the process that tracks its locks)."""
+        if self.pool is None:
+            # A fresh interpreter per worker: forking a process with live threads is unsafe.
+            context = multiprocessing.get_context("spawn")
+            self.pool = ProcessPoolExecutor(
+                self.size,
+                mp_context=context,
+                initializer=end_with_parent,
+                initargs=(os.getpid(),),
+            )
+        return self.pool
+
+    def broken(self, pool: ProcessPoolExecutor) -> None:
+        """``pool`` lost a worker: the next decision makes a new one (unless it was made anew
+        already, for another decision)."""
+        if self.pool is pool:
+            log.warning("a bot worker process ended; starting new ones")
+            self.pool = None
+            pool.shutdown(wait=False, cancel_futures=True)
+
+    def was_late(self, now: float) -> None:
+        """Count a decision not made within its time; say so, once in a while."""
+        self.late += 1
+        if now - self.warned_at >= self.WARN_EVERY_SECONDS:
+            self.warned_at = now
+            log.warning(self.late_warning, self.late)
+
+    def close(self) -> None:
+        """Stop the workers and wait until they have ended (a decision under way finishes)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
 class Thinker:
     """Runs bot decisions, in worker processes when there are any.
 
@@ -62,39 +123,12 @@ class Thinker:
     it is given in that order, and seconds of them when more rooms ask than it can think for).
     """
 
-    # The least time between two warnings that decisions are late.
-    WARN_EVERY_SECONDS = 60.0
-
     def __init__(self, workers: int) -> None:
         self.workers = workers
-        self.pool: ProcessPoolExecutor | None = None  # the bots' turns
-        self.hint_pool: ProcessPoolExecutor | None = None  # hints, made at the first
-        # Bots' decisions and hints not made within their time, and those of either a worker
-        # then skipped.
-        self.late = 0
-        self.late_hints = 0
+        self.bot_workers = Workers(workers, BOTS_LATE)
+        self.hint_workers = Workers(1, HINTS_LATE)
+        # Decisions a worker skipped, having come to them after their time.
         self.dropped = 0
-        self.warned_at = self.hints_warned_at = -self.WARN_EVERY_SECONDS
-
-    def _pool(self, hint: bool) -> ProcessPoolExecutor:
-        """The bots' worker pool, or the hints' worker, made at the first decision it is asked:
-        a server that never seats a bot, and every server's start, go without it (and without
-        the process that tracks its locks)."""
-        pool = self.hint_pool if hint else self.pool
-        if pool is None:
-            # A fresh interpreter per worker: forking a process with live threads is unsafe.
-            context = multiprocessing.get_context("spawn")
-            pool = ProcessPoolExecutor(
-                1 if hint else self.workers,
-                mp_context=context,
-                initializer=end_with_parent,
-                initargs=(os.getpid(),),
-            )
-            if hint:
-                self.hint_pool = pool
-            else:
-                self.pool = pool
-        return pool
 
     async def decide(
         self,
@@ -113,29 +147,24 @@ class Thinker:
         if not self.workers:
             return decide_seeded(level, observation, seed)
         deadline = time.monotonic() + within
-        pool = self._pool(hint)
+        workers = self.hint_workers if hint else self.bot_workers
+        pool = workers.get()
         try:
-            return await self._ask(pool, deadline, level, observation, seed, hint)
+            return await self._ask(workers, pool, deadline, level, observation, seed)
         except BrokenProcessPool:
             if not self.workers:  # closed meanwhile
                 raise
-            if pool in (self.pool, self.hint_pool):  # not made anew already for another
-                log.warning("a bot worker process ended; starting new ones")
-                if hint:
-                    self.hint_pool = None
-                else:
-                    self.pool = None
-                pool.shutdown(wait=False, cancel_futures=True)
-        return await self._ask(self._pool(hint), deadline, level, observation, seed, hint)
+            workers.broken(pool)
+        return await self._ask(workers, workers.get(), deadline, level, observation, seed)
 
     async def _ask(
         self,
+        workers: Workers,
         pool: ProcessPoolExecutor,
         deadline: float,
         level: str,
         observation: Observation,
         seed: int,
-        hint: bool,
     ) -> Decision:
         # Never cancelled once asked: a pool of Python 3.11 whose worker ends while it holds a
         # cancelled decision loses the thread that tends it (and its other workers live on).
@@ -148,25 +177,7 @@ class Thinker:
             if decision is not None:
                 return decision
         now = time.monotonic()
-        if hint:
-            self.late_hints += 1
-            if now - self.hints_warned_at >= self.WARN_EVERY_SECONDS:
-                self.hints_warned_at = now
-                log.warning(
-                    "hints are late (%d so far): more are asked at once than their worker can "
-                    "work out; they are refused meanwhile",
-                    self.late_hints,
-                )
-        else:
-            self.late += 1
-            if now - self.warned_at >= self.WARN_EVERY_SECONDS:
-                self.warned_at = now
-                log.warning(
-                    "bot decisions are late (%d so far): more rooms ask the bot workers than "
-                    "they can think for; their bots play the timer's move meanwhile (raise "
-                    "BOT_WORKERS if cores are free)",
-                    self.late,
-                )
+        workers.was_late(now)
         raise Behind(f"no decision within its time ({deadline - now:.3f} s left)")
 
     def _came(self, asked: asyncio.Future[Decision | None]) -> None:
@@ -180,8 +191,6 @@ class Thinker:
 
     def close(self) -> None:
         """Stop the workers and wait until they have ended (a decision under way finishes)."""
-        for pool in (self.pool, self.hint_pool):
-            if pool is not None:
-                pool.shutdown(wait=True, cancel_futures=True)
-        self.pool = self.hint_pool = None
+        self.bot_workers.close()
+        self.hint_workers.close()
         self.workers = 0  # a decision asked for after this runs in place

@@ -31,7 +31,7 @@ def test_a_worker_killed_is_replaced_and_the_decision_still_made() -> None:
         thinker = Thinker(workers=1)
         try:
             assert await thinker.decide(Level.STRONG, observation, 5) == expected
-            first = thinker.pool
+            first = thinker.bot_workers.pool
             assert first is not None
             [worker] = list(first._processes.values())
             os.kill(worker.pid, signal.SIGKILL)
@@ -40,9 +40,9 @@ def test_a_worker_killed_is_replaced_and_the_decision_still_made() -> None:
             # asked for or while it waits; either way the decision is made.
             for _ in range(3):
                 assert await thinker.decide(Level.STRONG, observation, 5) == expected
-            assert thinker.pool is not first
-            assert thinker.pool is not None
-            [replacement] = list(thinker.pool._processes.values())
+            assert thinker.bot_workers.pool is not first
+            assert thinker.bot_workers.pool is not None
+            [replacement] = list(thinker.bot_workers.pool._processes.values())
             assert replacement.pid != worker.pid
         finally:
             thinker.close()
@@ -60,8 +60,8 @@ def test_decisions_the_workers_do_not_get_to_in_time_are_dropped_not_left_queued
         thinker = Thinker(workers=1)
         try:
             assert await thinker.decide(Level.STRONG, observation, 5) == expected
-            assert thinker.pool is not None
-            [worker] = list(thinker.pool._processes.values())
+            assert thinker.bot_workers.pool is not None
+            [worker] = list(thinker.bot_workers.pool._processes.values())
             os.kill(worker.pid, signal.SIGSTOP)
             try:
                 late = await asyncio.gather(
@@ -71,7 +71,7 @@ def test_decisions_the_workers_do_not_get_to_in_time_are_dropped_not_left_queued
             finally:
                 os.kill(worker.pid, signal.SIGCONT)
             assert all(isinstance(answer, Behind) for answer in late), late
-            assert thinker.late == 20
+            assert thinker.bot_workers.late == 20
             # The worker, going on, skips each of them, and then makes the one asked for next.
             assert await thinker.decide(Level.STRONG, observation, 5) == expected
             assert thinker.dropped == 20
@@ -91,8 +91,8 @@ def test_a_worker_that_ends_holding_decisions_past_their_time_leaves_no_process_
         thinker = Thinker(workers=2)
         try:
             await asyncio.gather(*(thinker.decide(Level.STRONG, observation, n) for n in range(4)))
-            assert thinker.pool is not None
-            first = thinker.pool
+            assert thinker.bot_workers.pool is not None
+            first = thinker.bot_workers.pool
             workers = list(first._processes.values())
             assert len(workers) == 2
             for worker in workers:
@@ -114,7 +114,7 @@ def test_a_worker_that_ends_holding_decisions_past_their_time_leaves_no_process_
                 await asyncio.sleep(0.01)
             # The next decision is asked of a new pool, and made.
             assert await thinker.decide(Level.STRONG, observation, 5) == expected
-            assert thinker.pool is not first
+            assert thinker.bot_workers.pool is not first
         finally:
             thinker.close()
         # The broken pool's other worker is ended with it.
@@ -134,7 +134,7 @@ def test_a_hint_is_made_while_the_bots_worker_is_held_up() -> None:
         thinker = Thinker(workers=1)
         try:
             assert await thinker.decide(Level.STRONG, observation, 5) == expected
-            bots = thinker.pool
+            bots = thinker.bot_workers.pool
             assert bots is not None
             [worker] = list(bots._processes.values())
             os.kill(worker.pid, signal.SIGSTOP)
@@ -146,7 +146,7 @@ def test_a_hint_is_made_while_the_bots_worker_is_held_up() -> None:
                 hint = thinker.decide(Level.STRONG, observation, 5, hint=True)
                 assert await asyncio.wait_for(hint, 120) == expected
                 assert not any(turn.done() for turn in turns)
-                helper = thinker.hint_pool
+                helper = thinker.hint_workers.pool
                 assert helper is not None
                 [hinting] = list(helper._processes.values())
                 os.kill(hinting.pid, signal.SIGKILL)
@@ -154,8 +154,8 @@ def test_a_hint_is_made_while_the_bots_worker_is_held_up() -> None:
                 for _ in range(2):
                     again = thinker.decide(Level.STRONG, observation, 5, hint=True)
                     assert await asyncio.wait_for(again, 120) == expected
-                assert thinker.hint_pool is not helper
-                assert thinker.pool is bots
+                assert thinker.hint_workers.pool is not helper
+                assert thinker.bot_workers.pool is bots
             finally:
                 os.kill(worker.pid, signal.SIGCONT)
             assert await asyncio.wait_for(asyncio.gather(*turns), 120) == [expected] * 3

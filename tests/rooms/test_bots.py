@@ -385,9 +385,12 @@ async def test_with_the_bot_workers_held_up_bots_play_the_timers_move_and_hints_
     current = Round(Variant(), 2, dealer=0, seed="7" * 64)
     for hint in (False, True):  # both workers are up
         await thinker.decide(Level.STRONG, observe(current, current.turn), 1, hint=hint)
-    assert thinker.pool is not None
-    assert thinker.hint_pool is not None
-    workers = [*thinker.pool._processes.values(), *thinker.hint_pool._processes.values()]
+    assert thinker.bot_workers.pool is not None
+    assert thinker.hint_workers.pool is not None
+    workers = [
+        *thinker.bot_workers.pool._processes.values(),
+        *thinker.hint_workers.pool._processes.values(),
+    ]
     host = await lobby_with(bot_server, rounds=1)
     await host.act("add_bot", level="strong")
     host.room.autoplay.thinker = thinker
@@ -402,8 +405,8 @@ async def test_with_the_bot_workers_held_up_bots_play_the_timers_move_and_hints_
                 assert (busy["type"], busy["code"]) == ("error", "hint_busy")
             await host.act("take", piles=[0])
             await host.play({"type": "discard", "cards": [host.view["you"]["hand"][-1]]})
-        assert thinker.late >= 3  # the bot's turns between the host's
-        assert thinker.late_hints == 1
+        assert thinker.bot_workers.late >= 3  # the bot's turns between the host's
+        assert thinker.hint_workers.late == 1
     finally:
         for worker in workers:
             os.kill(worker.pid, signal.SIGCONT)
