@@ -31,12 +31,12 @@ def entity_tag(body: bytes) -> bytes:
     return b'"' + base64.urlsafe_b64encode(digest).rstrip(b"=") + b'"'
 
 
-def names_tag(if_none_match: str, tag: bytes) -> bool:
+def names_tag(if_none_match: str, tag: str) -> bool:
     """Whether an ``If-None-Match`` header holds ``tag`` (the weak comparison, which a ``GET``
     uses: ``W/`` ignored on either side), or is ``*``."""
     if if_none_match.strip() == "*":
         return True
-    bare = tag.decode("ascii").removeprefix("W/")
+    bare = tag.removeprefix("W/")
     return any(part.strip().removeprefix("W/") == bare for part in if_none_match.split(","))
 
 
@@ -76,7 +76,7 @@ class EntityTags:
                 return
             tag = entity_tag(message.get("body", b""))
             headers = [*begun.get("headers", ()), (b"etag", tag)]
-            if asked and names_tag(asked, tag):
+            if asked and names_tag(asked, tag.decode("ascii")):
                 kept = [pair for pair in headers if bytes(pair[0]).lower() in KEPT_BY_NOT_MODIFIED]
                 await send({"type": "http.response.start", "status": 304, "headers": kept})
                 await send({"type": "http.response.body", "body": b""})

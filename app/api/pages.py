@@ -26,6 +26,7 @@ from starlette.types import Scope
 
 from app.api.deps import BaseUrlDep, RoomDep, count_room_miss
 from app.api.errors import validation_error_handler
+from app.api.etags import names_tag
 from app.api.gzipped import request_header, takes_gzip
 from app.api.middleware import http_only
 from app.api.rooms import INFO_ERRORS
@@ -123,9 +124,7 @@ def _index(request: Request) -> Response:
     tag = f'"{client_version()}"'
     asked = request.headers.get("if-none-match", "")
     headers = {**PAGE_HEADERS, "ETag": tag}
-    if asked.strip() == "*" or tag in (
-        part.strip().removeprefix("W/") for part in asked.split(",")
-    ):
+    if names_tag(asked, tag):
         return text_answer(request, b"", "text/html", headers, 304)
     return text_answer(request, page(), "text/html", headers)
 
