@@ -168,9 +168,13 @@ class Asked(Thinker):
         *,
         hint: bool = False,
     ) -> Decision:
+        await self.asking(level, hint)
+        return await super().decide(level, observation, seed, within, hint=hint)
+
+    async def asking(self, level: str, hint: bool) -> None:
+        """A decision is asked: noted, before it is made."""
         self.levels.append(level)
         self.hints.append(hint)
-        return await super().decide(level, observation, seed, within, hint=hint)
 
 
 @pytest.mark.parametrize(("hints", "level"), [(True, "strong"), (False, "normal")])
@@ -286,26 +290,18 @@ async def answer(client: LocalClient, message: dict[str, object]) -> dict[str, A
     return client.answers.pop(message_id)
 
 
-class GatedThinker(Thinker):
+class GatedThinker(Asked):
     """Decides only once let through: what happens at the table meanwhile comes first."""
 
     def __init__(self) -> None:
-        super().__init__(workers=0)
+        super().__init__()
         self.gate = asyncio.Event()
         self.asked = asyncio.Event()
 
-    async def decide(
-        self,
-        level: str,
-        observation: Observation,
-        seed: int,
-        within: float = math.inf,
-        *,
-        hint: bool = False,
-    ) -> Decision:
+    async def asking(self, level: str, hint: bool) -> None:
+        await super().asking(level, hint)
         self.asked.set()
         await self.gate.wait()
-        return await super().decide(level, observation, seed, within, hint=hint)
 
 
 async def test_a_hint_for_a_position_that_passed_meanwhile_is_refused(bot_server: Host) -> None:
