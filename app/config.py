@@ -257,7 +257,8 @@ class Settings(BaseSettings):
         ge=1,
         le=30 * 86400,
         description="Seconds a room with nobody connected is kept in memory (at least 1: a room "
-        "made is closed unless someone connects to it within that time).",
+        "made, or joined with nobody connected, is closed unless someone connects to it within "
+        "that time).",
     )
     bot_delay_seconds: float = Field(
         1.0,

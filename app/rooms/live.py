@@ -268,6 +268,10 @@ class LiveRoom:
                 if closed and seat == self.state.host:
                     self.table.host_away = (token_hash, self.clock.now())
                 await self.announce()
+            if not self.table.connections:
+                # The joiner is given the idle time to connect, as the room's maker is.
+                self.timers.idle.clear()
+                self._schedule_idle()
             return seat
 
     async def _save(self) -> bool:

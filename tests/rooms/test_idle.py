@@ -124,3 +124,23 @@ async def test_a_closed_room_takes_no_change_and_writes_nothing() -> None:
     assert [seat.name for seat in live.state.seats] == ["Ann", "Bob"]
     assert live.state.host == 0
     assert bob["seat"] == 1
+
+
+async def test_a_join_gives_the_joiner_the_idle_time_to_connect() -> None:
+    """Nobody connected: a join through the API starts the idle time again, so the room is not
+    closed just after giving the joiner a token."""
+    host = Host(RoomConfig(ready_seconds=2, idle_seconds=10))
+    room = host.create()
+    code = room["code"]
+    await host.clock.advance(8)
+    bob = await host.join(code, "Bob")
+    await host.clock.advance(8)  # 16 s after the room was made, 8 after the join
+    assert code in host.rooms
+    bob_client = LocalClient(host, code, bob["token"])
+    await bob_client.connect()
+    assert bob_client.closed is None
+    await bob_client.close()
+    await host.clock.advance(9)
+    assert code in host.rooms
+    await host.run_timers(lambda: code not in host.rooms)
+    assert code in host.store.forgotten
