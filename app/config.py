@@ -272,9 +272,9 @@ class Settings(BaseSettings):
         ge=0,
         le=16,
         description="Worker processes bots think in, so the server never waits on them; "
-        "0 thinks in the server's own process. Hints are worked out in one more worker of "
-        "their own (none with 0), started at the first hint, so that a person asking one never "
-        "waits behind the bots' turns.",
+        "0 thinks in the server's own process. Hints are worked out in as many more workers "
+        "of their own (none with 0), each started when hints asked at once find no other free, "
+        "so that a person asking one never waits behind the bots' turns.",
     )
     standin_seconds: float = Field(
         10.0,

@@ -66,8 +66,8 @@ class _Live(Collector):
         )
         yield CounterMetricFamily(
             "spectrum_hints_late",
-            "Hints their worker did not work out in time (more asked at once than it can work "
-            "out): refused hint_busy.",
+            "Hints their workers did not work out in time (more asked at once than they can "
+            "work out): refused hint_busy.",
             value=self.rooms.thinker.hint_workers.late,
         )
         yield CounterMetricFamily(

@@ -124,7 +124,7 @@ class Autoplay:
                 return
             observation = observe(current, seat)
         try:
-            # A person waits on it: worked out in the hints' worker, not behind the bots' turns.
+            # A person waits on it: worked out in the hints' workers, not behind the bots' turns.
             decision = await self.thinker.decide(
                 Level.STRONG, observation, 0, DECISION_SECONDS, hint=True
             )

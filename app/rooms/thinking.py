@@ -60,8 +60,8 @@ BOTS_LATE = (
     "for; their bots play the timer's move meanwhile (raise BOT_WORKERS if cores are free)"
 )
 HINTS_LATE = (
-    "hints are late (%d so far): more are asked at once than their worker can work out; they "
-    "are refused meanwhile"
+    "hints are late (%d so far): more are asked at once than their workers can work out; "
+    "they are refused meanwhile (raise BOT_WORKERS if cores are free)"
 )
 
 
@@ -118,15 +118,16 @@ class Workers:
 class Thinker:
     """Runs bot decisions, in worker processes when there are any.
 
-    Hints are worked out in a worker of their own: a person waits on a hint, and in the bots'
-    pool it would wait behind every bot's turn asked before it (the pool gives its workers what
-    it is given in that order, and seconds of them when more rooms ask than it can think for).
+    Hints are worked out in workers of their own, as many at most as the bots have: a person
+    waits on a hint, and in the bots' pool it would wait behind every bot's turn asked before it
+    (the pool gives its workers what it is given in that order, and seconds of them when more
+    rooms ask than it can think for). A pool starts its workers as decisions find none free.
     """
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
         self.bot_workers = Workers(workers, BOTS_LATE)
-        self.hint_workers = Workers(1, HINTS_LATE)
+        self.hint_workers = Workers(workers, HINTS_LATE)
         # Decisions a worker skipped, having come to them after their time.
         self.dropped = 0
 

@@ -8,6 +8,7 @@ import asyncio
 import os
 import signal
 import time
+from pathlib import Path
 
 from app.bots.decision import Decision
 from app.bots.levels import Level, decide_seeded
@@ -159,6 +160,44 @@ def test_a_hint_is_made_while_the_bots_worker_is_held_up() -> None:
             finally:
                 os.kill(worker.pid, signal.SIGCONT)
             assert await asyncio.wait_for(asyncio.gather(*turns), 120) == [expected] * 3
+        finally:
+            thinker.close()
+
+    asyncio.run(check())
+
+
+def wait_for_file(path: str) -> None:
+    """A long piece of work in a worker: it ends when ``path`` exists."""
+    while not os.path.exists(path):
+        time.sleep(0.01)
+
+
+def test_hints_asked_at_once_are_worked_out_side_by_side_as_the_bots_are(tmp_path: Path) -> None:
+    """The hints' pool is as large as the bots': with two workers each, hints asked while one
+    is busy are worked out in a second instead of queueing behind it."""
+    observation, expected = a_position()
+    done = tmp_path / "done"
+
+    async def check() -> None:
+        thinker = Thinker(workers=2)
+        try:
+            for _ in range(2):
+                assert await thinker.decide(Level.STRONG, observation, 5, hint=True) == expected
+            hints = thinker.hint_workers.pool
+            assert hints is not None
+            busy = hints.submit(wait_for_file, str(done))  # as a long hint would keep it
+            try:
+                together = [
+                    thinker.decide(Level.STRONG, observation, 5, hint=True) for _ in range(3)
+                ]
+                made = await asyncio.wait_for(asyncio.gather(*together), 120)
+            finally:
+                done.touch()
+            assert made == [expected] * 3
+            await asyncio.wrap_future(busy)
+            assert thinker.hint_workers.pool is hints
+            assert len(hints._processes) == 2
+            assert thinker.bot_workers.pool is None
         finally:
             thinker.close()
 
