@@ -13,7 +13,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 
 from app.engine.errors import IllegalAction
-from app.rooms.seats import BLANKS, IGNORABLE
+from app.rooms.seats import BLANKS, IGNORABLE, REGION_TAGS
 
 MAX_CHAT_LENGTH = 200
 CHAT_KEPT = 50
@@ -37,12 +37,8 @@ _HIDDEN = (IGNORABLE | frozenset("\ufff9\ufffa\ufffb")) - frozenset(
     + "".join(chr(code) for code in range(0xE0100, 0xE01F0))
     + "".join(map(chr, BLANKS))
 )
-# A region's flag: a black flag, the region's code in tags (its country's two letters, then one
-# to four letters or digits) and the cancel tag. Any other run of tags is hidden text.
-_FLAG = re.compile(
-    "\U0001f3f4[\U000e0061-\U000e007a]{2}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,4}"
-    "\U000e007f"
-)
+# A region's flag: a black flag and the region's tags. Any other run of tags is hidden text.
+_FLAG = re.compile(f"\U0001f3f4{REGION_TAGS}")
 # Marks drawn over or under one letter: past this many the rest are taken out (a joiner or
 # another format character between them leaves them on the same letter). No script needs more
 # on one letter (pointed Hebrew with its cantillation takes four), and a pile of dozens (48

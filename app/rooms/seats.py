@@ -93,13 +93,19 @@ def clean_name(name: str) -> str:
     return cleaned
 
 
+# The tags that name a region after a black flag, making its flag (Scotland's, Wales's): its
+# country's two letters, then one to four letters or digits, and the cancel tag. Any other run
+# of tags is hidden text.
+REGION_TAGS = (
+    "[\U000e0061-\U000e007a]{2}[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,4}\U000e007f"
+)
+
 # What Unicode calls format characters yet a name needs where it joins two of its characters:
 # the zero-width non-joiner of Persian names ("علی‌رضا"), the zero-width joiner of Indic
-# scripts and of emoji ("👩‍💻"), and the tags that name a flag's country after a black flag
-# (Scotland's, Wales's). Anywhere else, as every other format character, they are refused.
+# scripts and of emoji ("👩‍💻"), and a region's tags after a black flag. Anywhere else, as
+# every other format character, they are refused.
 _JOINING = re.compile(
-    "(?<=[^\\s\u200c\u200d])[\u200c\u200d](?=[^\\s\u200c\u200d])"
-    "|(?<=\U0001f3f4)[\U000e0020-\U000e007e]+\U000e007f"
+    f"(?<=[^\\s\u200c\u200d])[\u200c\u200d](?=[^\\s\u200c\u200d])|(?<=\U0001f3f4){REGION_TAGS}"
 )
 
 

@@ -189,6 +189,9 @@ def test_a_body_nested_too_deeply_is_refused_as_any_body_that_is_not_json(
     }
 
 
+HIDDEN_AFTER_FLAG = "\U0001f3f4" + "".join(chr(0xE0000 + ord(c)) for c in "ADMIN") + "\U000e007f"
+
+
 @pytest.mark.parametrize(
     "name",
     [
@@ -197,6 +200,8 @@ def test_a_body_nested_too_deeply_is_refused_as_any_body_that_is_not_json(
         *[".", ".."],
         *["Ann\u200d", "\u200cAnn", "A \u200dB", "A\u200d\u200dB", "Ann\U000e0067\U000e007f"],
         *["A\u202eB"],
+        # After a black flag, tags in no region's shape: hidden text, not a flag.
+        *[HIDDEN_AFTER_FLAG, "\U0001f3f4\U000e0067\U000e007f", "\U0001f3f4\U000e0020\U000e007f"],
     ],
     ids=[
         *["empty", "space", "blanks", "newline", "25", "97", "bell", "zero-width", "int", "null"],
@@ -204,6 +209,7 @@ def test_a_body_nested_too_deeply_is_refused_as_any_body_that_is_not_json(
         *["dot", "dot-dot"],
         *["joiner-last", "non-joiner-first", "joiner-after-space", "joiners", "stray-tags"],
         *["right-to-left-override"],
+        *["hidden-after-flag", "one-tag-after-flag", "tag-space-after-flag"],
     ],
 )
 def test_bad_names_get_422_on_create_and_join(rooms_server: Server, name: Any) -> None:
