@@ -141,5 +141,10 @@ def weak(tag: bytes) -> bytes:
     return tag if tag.startswith(b"W/") else b"W/" + tag
 
 
+def weak_text(tag: str) -> str:
+    """``weak`` for a header value held as text."""
+    return weak(tag.encode("latin-1")).decode("latin-1")
+
+
 def _gzip(body: bytes) -> bytes:
     return gzip.compress(body, LEVEL, mtime=0)

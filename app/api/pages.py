@@ -27,7 +27,7 @@ from starlette.types import Scope
 from app.api.deps import BaseUrlDep, RoomDep, count_room_miss
 from app.api.errors import validation_error_handler
 from app.api.etags import names_tag
-from app.api.gzipped import request_header, takes_gzip
+from app.api.gzipped import request_header, takes_gzip, weak_text
 from app.api.middleware import http_only
 from app.api.rooms import INFO_ERRORS
 
@@ -112,7 +112,7 @@ def text_answer(
     headers = {**headers, "Vary": "Accept-Encoding"}
     if takes_gzip(request.headers.get("accept-encoding", "")):
         if "ETag" in headers:
-            headers["ETag"] = "W/" + headers["ETag"]
+            headers["ETag"] = weak_text(headers["ETag"])
         if status != 304:
             headers["Content-Encoding"] = "gzip"
             body = _gzipped(body)
@@ -288,7 +288,7 @@ class ClientFiles(StaticFiles):
             response.headers["Vary"] = "Accept-Encoding"
             gzipped = takes_gzip(request_header(scope, b"accept-encoding"))
             if response.status_code == 304 and gzipped:
-                response.headers["ETag"] = "W/" + response.headers["ETag"]
+                response.headers["ETag"] = weak_text(response.headers["ETag"])
         return response
 
     async def get_response(self, path: str, scope: Scope) -> Response:
@@ -312,7 +312,7 @@ class ClientFiles(StaticFiles):
             if name not in ("content-length", "accept-ranges")
         }
         headers["content-encoding"] = "gzip"
-        headers["etag"] = "W/" + response.headers["etag"]
+        headers["etag"] = weak_text(response.headers["etag"])
         return Response(body, headers=headers)
 
     async def _compressed(self, full_path: str, seen: os.stat_result) -> bytes:
