@@ -5,8 +5,7 @@ import { api, cardRow, hex, minus, scoreLine, signed } from './cards.js';
 import { ALL_CARDS } from './patch.js';
 import { delegate, html, render, store } from './dom.js';
 import { joined, lang, t } from './i18n.js';
-import { settingsSummary } from './settings.js';
-import { head, moveWords, pileWords } from './views.js';
+import { head, moveWords, pileWords, settingsSummary } from './views.js';
 
 const when = (iso) => new Date(iso).toLocaleString(lang, { dateStyle: 'medium', timeStyle: 'short' });
 const playerHref = (name, tag) => `/players/${encodeURIComponent(name)}${tag == null ? '' : `?tag=${tag}`}`;

@@ -6,9 +6,8 @@ import { delegate, html, render, setText, store, toast } from './dom.js';
 import { FILL, NAME_KEY, api, cardFace, cardName, normalCode, pointsWords, seatToken, shareLink } from './cards.js';
 import { applyPatch, expandOps } from './patch.js';
 import { and, lang, refusal, t, th } from './i18n.js';
-import { fieldValue, roundsOk } from './settings.js';
 import { unpack } from './unpack.js';
-import { clock, lobbyView, pileWords, predict, resultsView, sameTurn, tableView, toggle, turnOf } from './views.js';
+import { clock, fieldValue, lobbyView, pileWords, predict, resultsView, roundsOk, sameTurn, tableView, toggle, turnOf } from './views.js';
 
 const FINAL_CLOSES = new Set([4001, 4002, 4004, 4009, 4010, 4011]);
 const MAX_DELAY_MS = 8000;
