@@ -3,7 +3,7 @@
 import { api, cardFace, cardName, cardRow, minus, scoreDetail, scoreLine } from './cards.js';
 import { ALL_CARDS, COLOURS, NUMBERS, SHAPES } from './patch.js';
 import { delegate, html, render } from './dom.js';
-import { t } from './i18n.js';
+import { t } from './app.js';
 import { toggle } from './views.js';
 
 const SWATCH = { violet: '#8b5cf6', cyan: '#1aa5bb', yellow: '#d9a800', orange: '#f07a1a', red: '#e0393e' };

@@ -1,7 +1,7 @@
 // Card names, faces in SVG, and the JSON API.
 
 import { html, raw, store } from './dom.js';
-import { refusal, t } from './i18n.js';
+import { refusal, t } from './app.js';
 
 export const FILL = { violet: '#8b5cf6', cyan: '#22b8cf', yellow: '#f7cd1e', orange: '#fb8a2e', red: '#e8474c' };
 

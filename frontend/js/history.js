@@ -1,10 +1,9 @@
 // History: matches, leaderboard, rounds, players.
 
-import { navigate } from './app.js';
+import { joined, lang, navigate, t } from './app.js';
 import { api, cardRow, hex, minus, scoreLine, signed } from './cards.js';
 import { ALL_CARDS } from './patch.js';
 import { delegate, html, render, store } from './dom.js';
-import { joined, lang, t } from './i18n.js';
 import { head, moveWords, pileWords, settingsSummary } from './views.js';
 
 const when = (iso) => new Date(iso).toLocaleString(lang, { dateStyle: 'medium', timeStyle: 'short' });

@@ -1,9 +1,8 @@
 // Home: name, new room, join.
 
-import { navigate } from './app.js';
+import { navigate, t } from './app.js';
 import { NAME_KEY, api, cardImage, normalCode, seatToken, shareLink } from './cards.js';
 import { delegate, html, render, store, toast } from './dom.js';
-import { t } from './i18n.js';
 import { DEFAULT_SETTINGS, readSettings, roundsOk, settingsFields, settingsSummary } from './views.js';
 
 const TRIPO = ['1-circle-violet', '2-crescent-cyan', '3-triangle-yellow', '4-square-orange', '5-star-red'];

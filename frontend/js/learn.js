@@ -1,10 +1,9 @@
 // A coached round vs a bot.
 
-import { navigate } from './app.js';
+import { navigate, t } from './app.js';
 import { NAME_KEY, parseCard } from './cards.js';
 import { COLOURS, NUMBERS, SHAPES } from './patch.js';
 import { html, store, toast } from './dom.js';
-import { t } from './i18n.js';
 import { newRoom } from './home.js';
 import { turnOf } from './views.js';
 

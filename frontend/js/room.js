@@ -1,11 +1,10 @@
 // A room: lobby, table, results; its chat, sounds, turn alert and cards seen travelling; its socket:
 // hello, the state patched, actions with ids, reconnection with backoff.
 
-import { load } from './app.js';
+import { and, lang, load, refusal, t, th } from './app.js';
 import { delegate, html, render, setText, store, toast } from './dom.js';
 import { FILL, NAME_KEY, api, cardFace, cardName, normalCode, pointsWords, seatToken, shareLink } from './cards.js';
 import { applyPatch, expandOps } from './patch.js';
-import { and, lang, refusal, t, th } from './i18n.js';
 import { unpack } from './unpack.js';
 import { clock, fieldValue, lobbyView, pileWords, predict, resultsView, roundsOk, sameTurn, tableView, toggle, turnOf } from './views.js';
 

@@ -2,7 +2,7 @@
 
 import { cardRow, scoreLine } from './cards.js';
 import { escape, html, raw, render } from './dom.js';
-import { lang, t } from './i18n.js';
+import { lang, t } from './app.js';
 
 // Ordered to show sequences.
 const HANDS = [

@@ -2,7 +2,7 @@
 
 import { NAME_KEY, cardFace, cardName, cardRow, minus, scoreDetail, scoreLine, signed } from './cards.js';
 import { html, store } from './dom.js';
-import { and, joined, t, th } from './i18n.js';
+import { and, joined, t, th } from './app.js';
 
 export const tap = (id) => t(id, { tap: t(matchMedia('(pointer: coarse)').matches ? 'tap' : 'click') });
 

@@ -79,8 +79,8 @@ def test_the_patch_module_needs_no_page() -> None:
     a browser."""
     assert imported_by("patch.js") == {"patch.js"}
     assert imported_by("unpack.js") == {"unpack.js"}
-    # What the card faces need, found the same way: the page and the words.
-    assert {"dom.js", "i18n.js"} <= imported_by("cards.js")
+    # What the card faces need, found the same way: the page, and the app with its words.
+    assert {"dom.js", "app.js"} <= imported_by("cards.js")
 
 
 CLIENT_PATHS = ["/", "/r/ABCD-EFGH", "/history", "/matches/x1", "/players/Ann", "/calculator"]

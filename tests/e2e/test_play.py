@@ -363,7 +363,7 @@ def test_multiple_pickups_and_ten_cards_with_the_ready_countdown(pages: Pages, s
     )
     # Three cards or more go apart by ";", their names holding commas of their own.
     joined = ann.evaluate(
-        """() => import('/static/js/i18n.js').then(({ and }) =>
+        """() => import('/static/js/app.js').then(({ and }) =>
           and(['2, circle, violet', '3, star, yellow', '1, circle, red']))"""
     )
     assert joined == "2, circle, violet; 3, star, yellow and 1, circle, red"

@@ -1,4 +1,4 @@
-// English: every word the client shows, one a line: its id, then its text ({name} filled in, one|many by n; see i18n.js).
+// English: every word the client shows, one a line: its id, then its text ({name} filled in, one|many by n; see app.js).
 export default `
 skip Skip to content
 brand Spectrum Online, home
