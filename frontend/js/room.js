@@ -915,21 +915,37 @@ class Chat {
     }, 4400); // just before the fade (if any) ends
   }
 
-  // On the speaker's tag, after the name, short of any button: off the hand and controls.
+  // Off the tags at the table: over one on their first line, under one on their last, beside one's own
+  // if it fits or no felt is over it (cut short). Else after the name, short of any button.
   place(seat, bubble) {
     const lobby = CSS.escape(`lobby-${bubble.dataset.name}`);
     const place = this.page.root.querySelector(`[data-k="seat-${seat}"], [data-k="result-${seat}"], [data-k="${lobby}"]`);
     const who = place?.querySelector('.who');
     bubble.hidden = !who;
     if (!who) return;
+    const width = document.documentElement.clientWidth;
+    const strip = place.closest('.seats');
+    const tag = strip && place.getBoundingClientRect();
+    const first = tag && tag.top < strip.firstElementChild.getBoundingClientRect().bottom;
+    const last = tag && tag.bottom > strip.lastElementChild.getBoundingClientRect().top;
     const spot = who.getBoundingClientRect();
     const range = document.createRange();
     range.selectNodeContents(who);
-    const end = (place.querySelector('.btn')?.getBoundingClientRect().left ?? document.documentElement.clientWidth) - 4;
-    const left = Math.min(range.getBoundingClientRect().right, spot.right, end - 96) + 8;
-    bubble.style.maxWidth = `${Math.min(240, end - left)}px`;
+    const end = (place.querySelector('.btn')?.getBoundingClientRect().left ?? width) - 4;
+    let left = Math.min(range.getBoundingClientRect().right, spot.right, end - 96) + 8;
+    bubble.style.maxWidth = `${Math.min(240, first || last ? width - 16 : end - left)}px`;
+    const { offsetWidth: w, offsetHeight: h } = bubble;
+    let top = spot.top + (spot.height - h) / 2;
+    if (first || last) {
+      const room = width - 14 - tag.right;
+      const felt = this.page.root.querySelector('.felt').getBoundingClientRect();
+      const beside = strip.matches('.mine') && room > 40 && (w <= room || tag.top < felt.bottom);
+      if (beside) bubble.style.maxWidth = `${Math.min(240, room)}px`;
+      left = beside ? tag.right + 6 : Math.max(8, Math.min(tag.left, width - 8 - w));
+      top = beside ? tag.top + (tag.height - h) / 2 : first ? tag.top - h - 1 : tag.bottom + 1;
+    }
     bubble.style.left = `${left + scrollX}px`;
-    bubble.style.top = `${spot.top + (spot.height - bubble.offsetHeight) / 2 + scrollY}px`;
+    bubble.style.top = `${top + scrollY}px`;
   }
 }
 

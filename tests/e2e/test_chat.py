@@ -9,6 +9,7 @@ from typing import Any
 from app.rooms.chat import REACTIONS
 from tests.e2e.conftest import PHONE, Pages
 from tests.e2e.test_access import AXE_SIZES, on_screen, resize
+from tests.e2e.test_phone import PILES_AND_HAND_IN_VIEW
 from tests.e2e.test_play import SMALL_PHONE, fits_phone
 from tests.e2e.ui import (
     create_room,
@@ -173,6 +174,96 @@ def test_bubbles_cover_no_control_and_no_card_of_the_hand(pages: Pages, shot: Sh
     assert covered(ann, "a line long") == []
     ann.evaluate("scrollTo(0, 0)")
     shot(ann, "bubble-table-360x640")
+
+
+# Each chat bubble shown, once ``speaker``'s saying ``text`` is: its speaker, the seat tags and
+# the controls (the hand's cards among them) it lies over, whether it is whole on screen and how
+# far it is from its speaker's tag (0 touching, more apart); null until then.
+AT_THE_TABLE = """([speaker, text]) => {
+  const bubbles = [...document.querySelectorAll('.bubble:not([hidden])')];
+  const said = (bubble) => bubble.dataset.name === speaker && bubble.textContent === text;
+  if (!bubbles.some(said)) return null;
+  const box = (element) => element.getBoundingClientRect();
+  const over = (a, b) =>
+    a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  const tags = [...document.querySelectorAll('.seat')];
+  const name = (tag) => tag.querySelector('.who').textContent;
+  const controls = [...document.querySelectorAll('main :is(button, input, select, a)')]
+    .filter((control) => control.checkVisibility());
+  return bubbles.map((bubble) => {
+    const b = box(bubble);
+    const own = box(tags.find((tag) => name(tag) === bubble.dataset.name));
+    return {
+      speaker: bubble.dataset.name,
+      tags: tags.filter((tag) => over(b, box(tag))).map(name),
+      controls: controls.filter((control) => over(b, box(control)))
+        .map((control) => control.getAttribute('aria-label') || control.textContent),
+      whole: b.left >= 0 && b.top >= 0 && b.right <= innerWidth && b.bottom <= innerHeight,
+      apart: Math.max(b.left - own.right, own.left - b.right, b.top - own.bottom,
+        own.top - b.bottom),
+    };
+  });
+}"""
+
+# Each tag's line among the tags: 0 for the first, 1 for the second.
+TAG_LINES = """(tags) => {
+  const tops = [...new Set(tags.map((tag) => tag.getBoundingClientRect().top))];
+  return Object.fromEntries(tags.map((tag) => [
+    tag.querySelector('.who').textContent, tops.indexOf(tag.getBoundingClientRect().top)]));
+}"""
+
+
+def test_a_bubble_at_a_table_of_six_on_a_small_phone_hides_no_tag(pages: Pages, shot: Shot) -> None:
+    """With six at the table on a 360 x 640 phone, the others' tags on two lines, a line or a
+    reaction shows by its speaker's tag and on no tag: over one on the first line, under one on
+    the last, by one's own; so too on a 390 x 844 phone and on a desktop. It stays whole on
+    screen, off the hand, the piles and the buttons, and the layout makes it no room: the piles
+    and the whole hand stay in view above the dock."""
+    ann = pages.open("/", phone=True)
+    resize(ann, SMALL_PHONE)
+    code = create_room(ann, "Ann", rounds=1, timer="0")
+    bob = pages.open("/")
+    join_from_home(bob, "Bob", code)
+    seat_online(ann, "Bob")
+    for n, level in enumerate(["easy", "normal", "strong"]):
+        ann.click(f"[data-act=add-bot][data-level={level}]")
+        expect(ann.locator(".seatlist [data-act=remove_bot]")).to_have_count(n + 1)
+    cy = pages.open("/")
+    join_from_home(cy, "Cy", code)
+    seat_online(ann, "Cy")
+    ann.click("[data-act=start]")
+    # Bob plays first, Cy last before Ann: on her turn the dock holds her buttons.
+    for page in (bob, cy):
+        take(page, 0)
+        discard(page, 0)
+    my_turn(ann)
+    expect(ann.locator(".dock .btn").first).to_be_visible()
+    said = [
+        (bob, "Bob", "a line long enough to run over the table and more"),
+        (cy, "Cy", "hi all"),
+        (ann, "Ann", "and mine is long enough as well"),
+        (ann, "Ann", "👍"),
+    ]
+    for size in (SMALL_PHONE, {"width": 390, "height": 844}):
+        resize(ann, size)
+        # Bob's tag on the first line of the others', Cy's on the second.
+        lines = ann.locator(".felt .seat").evaluate_all(TAG_LINES)
+        assert lines == {"Bob": 0, "Easy bot": 0, "Normal bot": 0, "Strong bot": 1, "Cy": 1}
+        for speaker, name, line in said:
+            if line in REACTIONS:
+                speaker.click(f".react[aria-label='React with {line}']")
+            else:
+                say(speaker, line)
+            for page in (ann, bob):
+                page.evaluate("scrollTo(0, 0)")  # as the page opens, not at the chat
+                for bubble in wait_for(page, AT_THE_TABLE, [name, line]):
+                    assert bubble["tags"] == [], bubble
+                    assert bubble["controls"] == [], bubble
+                    assert bubble["whole"], bubble
+                    assert 0 <= bubble["apart"] <= 8, bubble
+            assert ann.evaluate(PILES_AND_HAND_IN_VIEW)
+        shot(ann, f"bubbles-six-{size['width']}x{size['height']}")
+    shot(bob, "bubbles-six-desktop")
 
 
 def test_a_round_that_ends_while_a_message_is_written_is_said_and_the_message_kept(
