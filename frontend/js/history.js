@@ -4,12 +4,13 @@ import { joined, lang, navigate, t } from './app.js';
 import { api, cardRow, hex, minus, scoreLine, signed } from './cards.js';
 import { ALL_CARDS } from './patch.js';
 import { delegate, html, render, store } from './dom.js';
-import { head, moveWords, pileWords, settingsSummary } from './views.js';
+import { head, moveWords, named, pileWords, settingsSummary } from './views.js';
 
 const when = (iso) => new Date(iso).toLocaleString(lang, { dateStyle: 'medium', timeStyle: 'short' });
 const playerHref = (name, tag) => `/players/${encodeURIComponent(name)}${tag == null ? '' : `?tag=${tag}`}`;
 const playerLink = (name, tag) => html`<a href="${playerHref(name, tag ?? '')}">${name}</a>`;
-const seatName = (seat) => (seat.bot ? html`${seat.name} <span class="muted small">(${t('computer')})</span>` : playerLink(seat.name, seat.tag));
+const seatName = (seat) => (seat.bot ? html`${named(seat)} <span class="muted small">(${t('computer')})</span>` : playerLink(seat.name, seat.tag));
+const winners = (match) => joined(match.winners.map((name) => named(match.players.find((seat) => seat.name === name) ?? { name })));
 const someone = (tag) => (tag ? `#${tag}` : t('noKey'));
 const average = (value) => (value == null ? '–' : `${value < 0 ? '−' : ''}${Math.abs(value).toLocaleString(lang)}`);
 
@@ -68,7 +69,7 @@ export function mount(root, { page, param }) {
     const wanted = ui.view.round;
     ui.view.round = (rounds.find((r) => r.number === wanted && r.moves) ?? rounds.find((r) => r.moves))?.number;
     for (const round of rounds) {
-      const built = await rebuild(round, players.map((seat) => seat.name), settings.ten_card ? 10 : 5, ui.data.id);
+      const built = await rebuild(round, players.map(named), settings.ten_card ? 10 : 5, ui.data.id);
       if (controller.signal.aborted) return;
       ui.rounds[round.number] = built;
       update();
@@ -128,9 +129,9 @@ function matchList(ui, empty) {
   if (!ui.matches.length) return html`<p class="muted">${empty}</p>`;
   return html`<ul class="list">${ui.matches.map(
     (match) => html`<li data-k="${match.id}"><a class="match-link" href="/matches/${match.id}">
-      <span class="players">${match.players.map((seat) => `${seat.name} ${minus(seat.total)}`).join(' · ')}</span>
+      <span class="players">${match.players.map((seat) => `${named(seat)} ${minus(seat.total)}`).join(' · ')}</span>
       <span class="when">${when(match.started_at)} · ${t('roundsOf', { n: match.rounds_planned, done: match.rounds_played })}
-        · ${match.status === 'finished' ? t('wonBy', { names: joined(match.winners) }) : t('unfinished')}</span></a></li>`,
+        · ${match.status === 'finished' ? t('wonBy', { names: winners(match) }) : t('unfinished')}</span></a></li>`,
   )}</ul>
   ${ui.cursor ? html`<div class="row" style="margin-top:8px"><button class="btn" data-act="more" ${ui.more ? 'disabled' : ''}>${t(ui.more ? 'loading' : 'more')}</button></div>` : ''}`;
 }
@@ -170,12 +171,12 @@ function matchView(ui) {
   const match = ui.data;
   const checks = match.rounds.map((round) => ui.rounds[round.number]);
   const problems = checks.flatMap((built) => built?.problems ?? []);
-  const names = Object.fromEntries(match.players.map((seat) => [seat.seat, seat.name]));
+  const names = Object.fromEntries(match.players.map((seat) => [seat.seat, named(seat)]));
   const finished = match.status === 'finished';
   const standings = [...match.players].sort((a, b) => (a.place ?? 99) - (b.place ?? 99) || b.total - a.total);
   return html`<section class="page">
     <p class="muted small" style="margin:0"><a href="/history">${t('history')}</a>${match.room_code ? ` · ${t('roomLow', { code: match.room_code })}` : ''}</p>
-    <h1>${finished ? t('won', { names: joined(match.winners), n: match.winners.length }) : t('unfinishedMatch')}</h1>
+    <h1>${finished ? t('won', { names: winners(match), n: match.winners.length }) : t('unfinishedMatch')}</h1>
     <p class="muted">${when(match.started_at)} · ${t('roundsPlayed', { n: match.rounds_planned, done: match.rounds_played })} · ${settingsSummary(match.settings, false)}</p>
     <div class="panel"><table class="standings"><thead><tr>${head()}</tr></thead><tbody>
       ${standings.map((seat) => html`<tr class="${seat.place === 1 ? 'first' : ''}"><td><span class="place">${seat.place ?? '–'}</span></td>
@@ -190,7 +191,7 @@ function matchView(ui) {
         <h2>${t('roundN', { n: round.number })}</h2>
         <p class="muted small">${t('dealt', { name: names[round.dealer] })} · ${round.ending === 'knock' ? t('knocked', { who: names[round.knocker] }) : t('ranOut').toLowerCase()}</p>
         <ul class="hands">${[...round.hands].sort((a, b) => b.points - a.points || a.seat - b.seat).map(
-          (hand) => html`<li><span class="who">${hand.name}<br><span class="muted small">${signed(hand.points)} · ${t('total', { p: minus(hand.total) })}</span></span>
+          (hand) => html`<li><span class="who">${names[hand.seat]}<br><span class="muted small">${signed(hand.points)} · ${t('total', { p: minus(hand.total) })}</span></span>
             <div>${scoredHand(hand.cards, hand.score)}</div></li>`,
         )}</ul>
         <details><summary>${t('fairDeal')}</summary><p class="small muted">${t('seed')} <code>${round.seed}</code><br>
@@ -300,7 +301,7 @@ function replayPanel(match, ui) {
   const last = Math.max(frames.length - 1, 0);
   const at = Math.min(ui.view.move, last);
   const shown = frames[at];
-  const names = match.players.map((seat) => seat.name);
+  const names = match.players.map(named);
   const buttons = (from) =>
     [0, 1].map((i) => html`<button class="btn quiet" data-act="step" data-by="${[-Infinity, -1, 1, Infinity][from + i]}" aria-label="${t(['first', 'prev', 'next', 'last'][from + i])}"
       aria-disabled="${String(at === (from ? last : 0))}">${'«‹›»'[from + i]}</button>`);

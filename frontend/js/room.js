@@ -6,7 +6,7 @@ import { delegate, html, render, setText, store, toast } from './dom.js';
 import { FILL, NAME_KEY, api, cardFace, cardName, normalCode, pointsWords, seatToken, shareLink } from './cards.js';
 import { applyPatch, expandOps } from './patch.js';
 import { unpack } from './unpack.js';
-import { clock, fieldValue, lobbyView, pileWords, predict, resultsView, roundsOk, sameTurn, tableView, toggle, turnOf } from './views.js';
+import { clock, fieldValue, lobbyView, named, pileWords, predict, resultsView, roundsOk, sameTurn, tableView, toggle, turnOf } from './views.js';
 
 const FINAL_CLOSES = new Set([4001, 4002, 4004, 4009, 4010, 4011]);
 const MAX_DELAY_MS = 8000;
@@ -415,7 +415,8 @@ class RoomPage {
   }
 
   nameOf(seat) {
-    return this.conn.state?.players[seat]?.name ?? t('seatN', { n: seat + 1 });
+    const player = this.conn.state?.players[seat];
+    return player ? named(player) : t('seatN', { n: seat + 1 });
   }
 
   viewState() {

@@ -97,6 +97,9 @@ function recapView(page) {
   return html`<div class="banner recap" role="alert"><span>${th('recap', { away: html`<strong>${t('away2')}</strong>`, moves: moves.map((move) => moveWords(move).replace(/^./, (c) => c.toLowerCase())).join(`, ${t('then')} `) })}</span><button class="btn" data-act="recap-ok">OK</button></div>`;
 }
 
+// A bot's name in the reader's words (the server's are English).
+export const named = (player) => (player.bot ? player.name.replace(/^\w+ bot/, t(`${player.bot}Bot`)) : player.name);
+
 function seatsStrip(state, players, label, extra = '') {
   const round = state.round;
   return html`<ol class="seats ${extra}" aria-label="${label}">${players.map((player) => {
@@ -113,9 +116,9 @@ function seatsStrip(state, players, label, extra = '') {
       turn && t('onTurn'),
     ].filter(Boolean);
     return html`<li class="seat ${turn ? 'turn' : ''} ${player.seat === state.you.seat ? 'me' : ''}" data-k="seat-${player.seat}"
-        aria-label="${player.name}${player.seat === state.you.seat ? ` (${t('you')})` : ''}: ${facts.join(', ')}">
+        aria-label="${named(player)}${player.seat === state.you.seat ? ` (${t('you')})` : ''}: ${facts.join(', ')}">
       <span class="dot ${player.connected ? 'on' : ''}" aria-hidden="true"></span>
-      <span class="who" aria-hidden="true">${player.name}</span>
+      <span class="who" aria-hidden="true">${named(player)}</span>
       ${round.knocker === player.seat ? html`<span class="badge warm" aria-hidden="true">${t('knockedBadge')}</span>` : ''}
       ${player.standin ? html`<span class="badge" aria-hidden="true">${t('botPlaying')}</span>` : ''}
       <span class="cc" aria-hidden="true">${cards}</span><span class="pts" aria-hidden="true">${t('pts', { p: minus(player.total) })}</span></li>`;
@@ -134,11 +137,11 @@ export function tableView(page, state) {
   else if (mine && turn.step === 'discard') status = turn.pending > 1 ? t('discardN', { n: turn.pending }) : t('discardOne');
   else if (mine) status = t('yourTurn');
   else if (onTurn?.standin) status = t('botFor', { name: onTurn.name });
-  else if (onTurn) status = t(turn.step === 'discard' ? 'discarding' : 'playing', { name: onTurn.name }) + (onTurn.connected ? '' : ` (${t('away')})`);
+  else if (onTurn) status = t(turn.step === 'discard' ? 'discarding' : 'playing', { name: named(onTurn) }) + (onTurn.connected ? '' : ` (${t('away')})`);
   else status = '…';
   const knocker = round.knocker != null ? state.players[round.knocker] : null;
   const lastTurns = knocker
-    ? html`<span class="badge warm">${t(knocker.seat === me ? 'knockedYou' : 'knocked', { who: knocker.name })} · ${t('turnsLeft', { n: round.final_turns })}</span>`
+    ? html`<span class="badge warm">${t(knocker.seat === me ? 'knockedYou' : 'knocked', { who: named(knocker) })} · ${t('turnsLeft', { n: round.final_turns })}</span>`
     : '';
   const timer = turn.deadline ? countdown(page, turn.deadline) : '';
   const canTake = mine && turn.step === 'take';
@@ -264,14 +267,14 @@ export function lobbyView(page, state) {
   const seats = state.players.map(
     (player) => html`<li data-k="lobby-${player.name}">
       <span class="dot ${player.connected ? 'on' : ''}" aria-hidden="true"></span>
-      <span class="who">${player.name}</span>
+      <span class="who">${named(player)}</span>
       <span class="sr">${t(player.connected ? 'online' : 'away')}</span>
       ${player.bot ? html`<span class="badge">${t('computer')}</span>` : ''}
       ${player.host ? html`<span class="badge">${t('host')}</span>` : ''}
       ${player.seat === me ? html`<span class="badge warm">${t('you')}</span>` : ''}
       ${host && player.seat !== me
         ? html`<button class="btn quiet danger" data-act="${player.bot ? 'remove_bot' : 'kick'}" data-seat="${player.seat}" data-name="${player.name}"
-            aria-label="${t('removeName', { name: player.name })}">${t('remove')}</button>`
+            aria-label="${t('removeName', { name: named(player) })}">${t('remove')}</button>`
         : ''}</li>`,
   );
   const addBot = host && free > 0
@@ -381,9 +384,9 @@ function standings(page, state) {
     .map((player) => {
       const shared = state.players.filter((other) => other.place === player.place).length > 1;
       return html`<tr class="${player.place === 1 ? 'first' : ''}"><td><span class="place" aria-hidden="true">${shared ? '=' : ''}${player.place}</span><span class="sr">${t(shared ? 'placeShared' : 'place', { n: player.place })}</span></td>
-        <td class="name">${player.name}${player.seat === me ? ` (${t('you')})` : ''}</td><td class="num">${minus(player.total)}</td>${series ? html`<td class="num">${minus(player.series)}</td>` : ''}</tr>`;
+        <td class="name">${named(player)}${player.seat === me ? ` (${t('you')})` : ''}</td><td class="num">${minus(player.total)}</td>${series ? html`<td class="num">${minus(player.series)}</td>` : ''}</tr>`;
     });
-  const winners = state.players.filter((player) => player.place === 1).map((player) => player.name);
+  const winners = state.players.filter((player) => player.place === 1).map(named);
   return html`<div class="panel celebrate"><h1 id="results-title" tabindex="-1">${winners.length > 1 ? t('tie', { names: joined(winners) }) : t('wins', { name: winners[0] })}</h1>
     <table class="standings"><thead><tr>${head()}${series ? html`<th class="num">${t('series')}</th>` : ''}</tr></thead>
     <tbody>${rows}</tbody></table>

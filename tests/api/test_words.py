@@ -80,9 +80,11 @@ def test_every_id_the_client_uses_is_in_the_tables() -> None:
     used = ids_used(source)
     assert len(used) > 200
     assert used - english.keys() == set()
-    # Ids made at run time: a card's shape and colour, the known closes, the bot levels.
+    # Ids made at run time: a card's shape and colour, the known closes, the bot levels and
+    # the bots' names.
     made = {"circle", "crescent", "triangle", "square", "star"}
     made |= {"violet", "cyan", "yellow", "orange", "red", "easy", "normal", "strong"}
+    made |= {"easyBot", "normalBot", "strongBot"}
     closes = re.search(
         r"FINAL_CLOSES = new Set\(\[([\d, ]+)\]", (FRONTEND / "js" / "room.js").read_text()
     )

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from tests.api.test_words import PARAM, table
-from tests.e2e.conftest import DESKTOP, PHONE, Pages, scroll_width
+from tests.e2e.conftest import DESKTOP, PHONE, ROOM_URL, Pages, scroll_width
 from tests.e2e.matches import in_thread, play_matches
 from tests.e2e.test_access import resize
 from tests.e2e.ui import controlled, expect, wait_for
-from tests.rooms.client import api
+from tests.rooms.client import api, join_room
 
 Shot = Callable[[Any, str], None]
 APOSTROPHE = "\N{RIGHT SINGLE QUOTATION MARK}"  # French text writes its apostrophes so
@@ -66,8 +66,7 @@ def in_french(page: Any, shot: Shot, name: str) -> None:
     """The page is in French with no English word of the tables left, its longer words still fit
     a phone's width; pictured in both themes."""
     expect(page.locator("html")).to_have_attribute("lang", "fr")
-    # Names stay as given, the server's names for its bots too ("Normal bot").
-    text = re.sub(r"\b(Easy|Normal|Strong) bot\b", "", visible_text(page))
+    text = visible_text(page)
     left = [word for word in ENGLISH if re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text)]
     assert left == [], f"English on the {name} page: {left}"
     resize(page, PHONE)
@@ -417,3 +416,73 @@ def test_three_winners_are_listed_as_a_sentence_of_the_language(
     expect(page.locator("h1")).to_have_text(heading)
     page.goto(f"{pages.server.url}/history?player=Tia")
     expect(page.locator("a", has_text=listed).first).to_be_visible()
+
+
+BOT_NAMES = re.compile(r"\b(Easy|Normal|Strong) bot\b")
+
+
+def test_a_french_table_names_its_computer_players_in_french(pages: Pages) -> None:
+    """The server names its bots in English ("Easy bot", "Normal bot 2"), and its answers keep
+    those names; a French page names them in French wherever it shows them: the lobby (whose
+    Remove buttons still remove them), the tags, the moves, the results and the match's page.
+    A person's name stays as given, one like a bot's too."""
+    page = pages.open("/", locale="fr-FR")
+    page.fill("#name", "Zoé")
+    page.locator("[data-submit=create] summary").click()
+    page.fill("#set-rounds", "1")
+    page.locator("[data-submit=create] button.primary").click()
+    expect(page.locator(".code")).to_be_visible()
+    match = ROOM_URL.search(page.url)
+    assert match is not None
+    code = match[1]
+    join_room(pages.server, code, "Normal bot")  # a person, first to take the name
+    for level in ("easy", "normal", "easy", "strong"):
+        page.click(f"[data-act=add-bot][data-level={level}]")
+    names = ["Zoé", "Normal bot", "Bot facile", "Bot moyen 2", "Bot facile 2", "Bot fort"]
+    expect(page.locator(".seatlist .who:not(.free)")).to_have_text(names)
+    players = api(pages.server, "GET", f"/api/rooms/{code}").json()["players"]
+    assert [player["name"] for player in players] == [
+        "Zoé",
+        "Normal bot",
+        "Easy bot",
+        "Normal bot 2",
+        "Easy bot 2",
+        "Strong bot",
+    ]
+    # The host's buttons name them as shown, and remove them as the server names them.
+    for name in ("Bot facile 2", "Normal bot"):
+        page.click(f"button[aria-label='Retirer {name}']")
+        names.remove(name)
+        expect(page.locator(".seatlist .who:not(.free)")).to_have_text(names)
+
+    page.click("[data-act=start]")
+    expect(page.locator(".felt .seat .who")).to_have_text(["Bot facile", "Bot moyen 2", "Bot fort"])
+    expect(page.locator(".felt .seat").first).to_have_attribute(
+        "aria-label", re.compile(r"^Bot facile: ")
+    )
+    # The first move is the first bot's (Zoé deals); the log lists the newest first.
+    expect(page.locator(".moves li").last).to_contain_text(re.compile(r"^Bot facile a "))
+    assert not BOT_NAMES.search(visible_text(page))
+    play_to_the_end(page)
+    standings = page.locator(".standings .name")
+    expect(standings).to_have_count(4)
+    assert sorted(standings.all_inner_texts()) == [
+        "Bot facile",
+        "Bot fort",
+        "Bot moyen 2",
+        "Zoé (vous)",
+    ]
+    assert not BOT_NAMES.search(visible_text(page))
+
+    page.click(".sticky-actions a[href^='/matches/']")
+    expect(page.locator(".standings td", has_text="Bot fort")).to_have_text("Bot fort (ordinateur)")
+    expect(page.locator(".hands .who").first).to_be_visible()
+    assert not BOT_NAMES.search(visible_text(page))
+    match_id = page.url.rsplit("/", 1)[1]
+    seats = api(pages.server, "GET", f"/api/matches/{match_id}").json()["players"]
+    assert sorted(seat["name"] for seat in seats) == [
+        "Easy bot",
+        "Normal bot 2",
+        "Strong bot",
+        "Zoé",
+    ]

@@ -117,6 +117,9 @@ addBot Add a computer player
 easy Easy
 normal Normal
 strong Strong
+easyBot Easy bot
+normalBot Normal bot
+strongBot Strong bot
 free One seat free|{n} seats free
 start Start the match
 oneMore Waiting for at least one more player. Share the link!

@@ -116,6 +116,9 @@ addBot Ajouter un joueur ordinateur
 easy Facile
 normal Moyen
 strong Fort
+easyBot Bot facile
+normalBot Bot moyen
+strongBot Bot fort
 free Une place libre|{n} places libres
 start Lancer la partie
 oneMore Il faut encore au moins un joueur. Partagez le lien !
