@@ -1,8 +1,8 @@
 """Hints under bot load: how long a person waits for a hint while many rooms of bots keep
 the bot worker busy.
 
-One server (SQLite, one bot worker, BOT_DELAY_SECONDS=1, STANDIN_SECONDS=1). ROOMS rooms of
-10-card Spectrum with multiple pickups, each a host who stays connected but never moves (the
+One server (SQLite, WORKERS bot workers, 1 by default, and as many for hints;
+BOT_DELAY_SECONDS=1, STANDIN_SECONDS=1). ROOMS rooms of 10-card Spectrum with multiple pickups, each a host who stays connected but never moves (the
 1 s turn timer, then a strong stand-in, plays for them: a room nobody is connected to plays
 nothing) and 3 strong bots: more decisions than one worker can think through. PROBES rooms
 of a person and one strong bot, same variant, no turn timer: the person asks a hint on each
@@ -13,6 +13,7 @@ decisions the workers were late for (``spectrum_bot_decisions_late_total``).
 
 Run (when the machine is otherwise idle):
     .venv/bin/python -m bench.hints [--rooms 100] [--probes 10] [--warmup 20] [--seconds 120]
+        [--workers 1]
 """
 
 from __future__ import annotations
@@ -153,10 +154,11 @@ def main() -> None:
     parser.add_argument("--probes", type=int, default=10)
     parser.add_argument("--warmup", type=float, default=20)
     parser.add_argument("--seconds", type=float, default=120)
+    parser.add_argument("--workers", type=int, default=1, help="BOT_WORKERS")
     args = parser.parse_args()
     env = {
         **FAST,
-        "BOT_WORKERS": "1",
+        "BOT_WORKERS": str(args.workers),
         "BOT_DELAY_SECONDS": "1",
         "STANDIN_SECONDS": "1",
         "LOG_LEVEL": "warning",
