@@ -447,7 +447,12 @@ class LiveRoom:
 
     async def _idle_expired(self, key: IdleKey) -> None:
         # Under the lock: a hello or a join waiting for it comes after, and finds the room closed.
+        # A join or a connection that held the lock as the timer rang set it again, or called
+        # it off: this ring no longer stands.
+        armed = self.timers.idle.armed
         async with self.lock:
+            if self.timers.idle.armed != armed or not self.timers.idle.holds(key):
+                return
             self.timers.idle.clear()
             if not self.table.connections and not self.closed:
                 self.store.forget(self.code)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from websockets.asyncio.client import connect
@@ -144,3 +145,34 @@ async def test_a_join_gives_the_joiner_the_idle_time_to_connect() -> None:
     assert code in host.rooms
     await host.run_timers(lambda: code not in host.rooms)
     assert code in host.store.forgotten
+
+
+async def test_an_idle_ring_that_waited_for_a_join_closes_nothing() -> None:
+    """The idle time runs out while a join through the API holds the room (its write waits):
+    the join gives the idle time again, so the ring that waited for it closes nothing."""
+    host = Host(RoomConfig(ready_seconds=2, idle_seconds=10))
+    code = host.create()["code"]
+    live = host.rooms[code]
+    writing, go_on = asyncio.Event(), asyncio.Event()
+    save = host.store.save
+
+    async def held_save(*args: Any, **kwargs: Any) -> Any:
+        writing.set()
+        await go_on.wait()
+        return await save(*args, **kwargs)
+
+    host.store.save = held_save  # type: ignore[method-assign]
+    await host.clock.advance(9)
+    join = asyncio.ensure_future(host.join(code, "Bob"))
+    await writing.wait()  # the join holds the room's lock
+    ring = asyncio.ensure_future(host.clock.advance(1))  # the idle time runs out
+    for _ in range(3):  # the ring runs up to the room's lock, and waits there
+        await asyncio.sleep(0)
+    assert live.lock._waiters
+    go_on.set()
+    bob = await join
+    await ring
+    assert code in host.rooms
+    bob_client = LocalClient(host, code, bob["token"])
+    await bob_client.connect()
+    assert bob_client.closed is None
