@@ -284,7 +284,7 @@ async function rebuild(round, names, size, match) {
   });
   for (const kept of round.moves ? round.hands : []) {
     const mine = hands[kept.seat].join(' ');
-    if (mine !== kept.cards.join(' ')) problems.push(t('badEnd', { n, name: kept.name, got: mine, kept: kept.cards.join(' ') }));
+    if (mine !== kept.cards.join(' ')) problems.push(t('badEnd', { n, name: names[kept.seat], got: mine, kept: kept.cards.join(' ') }));
   }
   return { frames, problems: problems.slice(0, 6) };
 }

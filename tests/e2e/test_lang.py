@@ -486,3 +486,17 @@ def test_a_french_table_names_its_computer_players_in_french(pages: Pages) -> No
         "Strong bot",
         "Zoé",
     ]
+
+    # A stored hand the deal does not give: the check names its bot in French too.
+    def altered(route: Any) -> None:
+        body = route.fetch().json()
+        for hand in body["rounds"][0]["hands"]:
+            if hand["name"] == "Strong bot":
+                hand["cards"].reverse()
+        route.fulfill(json=body)
+
+    page.route(f"**/api/matches/{match_id}", altered)
+    page.reload()
+    verdict = page.locator(".verdict.bad").first
+    expect(verdict).to_contain_text("Manche 1, Bot fort : la main refaite depuis la graine")
+    assert not BOT_NAMES.search(visible_text(page))
