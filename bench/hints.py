@@ -2,9 +2,10 @@
 the bot worker busy.
 
 One server (SQLite, WORKERS bot workers, 1 by default, and as many for hints;
-BOT_DELAY_SECONDS=1, STANDIN_SECONDS=1). ROOMS rooms of 10-card Spectrum with multiple pickups, each a host who stays connected but never moves (the
-1 s turn timer, then a strong stand-in, plays for them: a room nobody is connected to plays
-nothing) and 3 strong bots: more decisions than one worker can think through. PROBES rooms
+BOT_DELAY_SECONDS=1, STANDIN_SECONDS=1). ROOMS rooms of 10-card Spectrum with multiple
+pickups, each a host who stays connected but never moves (the 1 s turn timer, then a strong
+stand-in, plays for them: a room nobody is connected to plays nothing) and 3 strong bots: at
+100 rooms, more decisions than one worker can think through. PROBES rooms
 of a person and one strong bot, same variant, no turn timer: the person asks a hint on each
 of their turns, timed from sending it to its answer, then plays a random legal move. After a
 warm-up, hints are timed for SECONDS; reports how many were answered or refused

@@ -141,7 +141,7 @@ class Thinker:
         hint: bool = False,
     ) -> Decision:
         """The decision of a bot of ``level`` for the observing seat (a ``hint``: in the hints'
-        worker); ``Behind`` if the workers have not made it ``within`` seconds (a worker that
+        workers); ``Behind`` if the workers have not made it ``within`` seconds (a worker that
         comes to it later skips it). A worker that ended (killed for memory, say) breaks its
         pool for good: the pool is made anew and the decision asked again, once, within the
         same time."""

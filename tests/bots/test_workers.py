@@ -126,7 +126,7 @@ def test_a_worker_that_ends_holding_decisions_past_their_time_leaves_no_process_
 
 
 def test_a_hint_is_made_while_the_bots_worker_is_held_up() -> None:
-    """A person waits on a hint: it is worked out in a worker of its own, not behind the bots'
+    """A person waits on a hint: it is worked out in workers of its own, not behind the bots'
     turns waiting for theirs (held up here; in use, more rooms asking than it can think for).
     That worker, killed, is replaced as the bots' are, and the bots' pool is left alone."""
     observation, expected = a_position()

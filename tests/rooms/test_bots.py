@@ -256,7 +256,7 @@ async def test_hints_answer_only_the_asker_with_a_legal_move(bot_server: Host) -
 
 
 async def test_a_hint_is_asked_of_the_hints_worker_and_a_bots_turn_not(bot_server: Host) -> None:
-    """A person waits on a hint: it is worked out in the hints' worker, not behind the bots'
+    """A person waits on a hint: it is worked out in the hints' workers, not behind the bots'
     turns; a bot's turn is not a hint."""
     host = await lobby_with(bot_server, rounds=1)
     await host.act("add_bot", level="strong")
