@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from app.engine.errors import IllegalAction
+from app.rooms.lookalikes import AS, DRAWN_LIKE
 
 MAX_NAME_LENGTH = 24
 # How many bots of one level a room can tell apart by name ("Easy bot", "Easy bot 2", ...).
@@ -195,17 +196,52 @@ _LOOKALIKE = str.maketrans(
 )
 
 
+# What each character Unicode's confusables data draws like one Latin letter or digit is drawn
+# like, in any script.
+_DRAWN_LIKE = dict(zip(DRAWN_LIKE, AS, strict=True))
+
+
 def name_taken(seats: Iterable[Seat], name: str) -> str | None:
     """The name of someone seated already called ``name``, whatever its case or its width
     (fullwidth letters are the same letters) and whatever it holds that is drawn as nothing
     (a variation selector), or by a name that looks the same (a Cyrillic capital A for a
-    Latin "A", "I" for "l", "0" for "O"); None if nobody is."""
+    Latin "A", "I" for "l", "0" for "O", a Malayalam TTHA for "o"); None if nobody is."""
     wanted = _folded(name)
     looks = _looks(name)
     for seat in seats:
         if _folded(seat.name) == wanted or _looks(seat.name) == looks:
             return seat.name
+        if _drawn_alike(_shown(seat.name), _shown(name)):
+            return seat.name
     return None
+
+
+def _drawn_alike(one: str, other: str) -> bool:
+    """Whether two names (as drawn) differ only where each has a letter of another script and
+    the two are drawn alike, whatever their case: "Bob" and "Bob" with a Malayalam TTHA for
+    its "o"; not two names of one script whose letters only resemble each other's (the Hebrew
+    names "ליאו" and "ליאן", a vav and a final nun)."""
+    if len(one) != len(other):
+        return False
+    for a, b in zip(one, other, strict=True):
+        if a == b or a.casefold() == b.casefold():
+            continue
+        if _script(a) == _script(b) or _drawn_as(a) != _drawn_as(b):
+            return False
+    return True
+
+
+def _drawn_as(character: str) -> str:
+    """The Latin letter or digit a character is drawn like (case folded), else itself."""
+    return _DRAWN_LIKE.get(character, character.translate(_LOOKALIKE)).casefold()
+
+
+def _script(character: str) -> str:
+    """The script of a character, as its Unicode name begins ("HEBREW LETTER VAV"), Latin for
+    ASCII (its digits included)."""
+    if character.isascii():
+        return "LATIN"
+    return unicodedata.name(character, "").partition(" ")[0]
 
 
 def _shown(name: str) -> str:

@@ -430,6 +430,42 @@ def test_coptic_cherokee_and_lisu_letters_drawn_as_latin_ones_are_taken_for_them
     assert post_join(rooms_server, room["code"], "\u2c9e\u2ca2").status_code == 201
 
 
+def test_a_letter_of_another_script_drawn_like_a_latin_one_is_taken_for_it(
+    rooms_server: Server,
+) -> None:
+    """Beyond the scripts mapped case by case, any letter Unicode's confusables data draws like
+    a Latin letter or digit, in place of that letter."""
+    room = create_room(rooms_server, "Bob")
+    join_room(rooms_server, room["code"], "Oscar Lee")
+    for name in (
+        "B\u0d20b",  # a Malayalam letter TTHA
+        "B\u0c66b",  # a Telugu digit zero
+        "B\u03c3b",  # a Greek small sigma
+        "B\u0647b",  # an Arabic letter HEH
+        "\u2d54scar Lee",  # a Tifinagh letter YAR
+        "Osc\u15c5r L\u0435e",  # a Canadian syllabics CARRIER GHO, a Cyrillic small ie
+    ):
+        response = post_join(rooms_server, room["code"], name)
+        assert response.status_code == 409, name
+        assert response.json()["code"] == "name_taken"
+
+
+def test_names_of_one_script_whose_letters_resemble_each_other_are_two_names(
+    rooms_server: Server,
+) -> None:
+    """Letters one script tells apart are not taken for one another, though each is drawn
+    somewhat like the same Latin letter: a Hebrew vav and final nun, a Greek sigma and
+    omicron, an Urdu heh goal and do-chashmi heh, an Armenian za and gim."""
+    for first, second in (
+        ("\u05dc\u05d9\u05d0\u05d5", "\u05dc\u05d9\u05d0\u05df"),
+        ("\u03a3\u03af\u03b1", "\u039f\u03af\u03b1"),
+        ("\u0628\u06c1\u0627\u0631", "\u0628\u06be\u0627\u0631"),
+        ("\u0531\u0580\u0561\u0566", "\u0531\u0580\u0561\u0563"),
+    ):
+        room = create_room(rooms_server, first)
+        assert post_join(rooms_server, room["code"], second).status_code == 201, second
+
+
 def test_each_latin_small_capital_is_taken_for_its_letter(rooms_server: Server) -> None:
     room = create_room(rooms_server, "Abcdefghijklm")
     join_room(rooms_server, room["code"], "nopqrstuvwyz")
