@@ -208,12 +208,29 @@ def name_taken(seats: Iterable[Seat], name: str) -> str | None:
     Latin "A", "I" for "l", "0" for "O", a Malayalam TTHA for "o"); None if nobody is."""
     wanted = _folded(name)
     looks = _looks(name)
+    shown = _shown(name)
     for seat in seats:
-        if _folded(seat.name) == wanted or _looks(seat.name) == looks:
-            return seat.name
-        if _drawn_alike(_shown(seat.name), _shown(name)):
-            return seat.name
+        for seated in shown_names(seat):
+            if _folded(seated) == wanted or _looks(seated) == looks:
+                return seated
+            if _drawn_alike(_shown(seated), shown):
+                return seated
     return None
+
+
+# A bot's name in the client's other languages (frontend/js/lang): "Easy bot 2" is shown as
+# "Bot facile 2" on a French page.
+BOT_WORDS = {"easy": ("Bot facile",), "normal": ("Bot moyen",), "strong": ("Bot fort",)}
+
+
+def shown_names(seat: Seat) -> tuple[str, ...]:
+    """The names a seat is shown under: a person's own, a bot's in each of the client's
+    languages (no one else may be shown as the same)."""
+    base = f"{seat.bot.capitalize()} bot" if seat.bot is not None else None
+    if base is None or not seat.name.startswith(base):
+        return (seat.name,)
+    rest = seat.name.removeprefix(base)
+    return (seat.name, *(words + rest for words in BOT_WORDS.get(seat.bot or "", ())))
 
 
 def _drawn_alike(one: str, other: str) -> bool:
@@ -262,11 +279,15 @@ def _looks(name: str) -> str:
 
 def bot_name(seats: Iterable[Seat], level: str) -> str:
     """The first free name for a bot of ``level``: "Easy bot", then "Easy bot 2" and on (a
-    name is free when no seated name is it or looks like it, "easy bot" included)."""
+    name is free when no seated name is it or looks like it, "easy bot" included, in any of
+    the languages it is shown in: not "Easy bot" beside a person called "Bot facile")."""
     seated = list(seats)
     base = f"{level.capitalize()} bot"
     return next(
         candidate
         for candidate in (base, *(f"{base} {n}" for n in range(2, BOTS_PER_LEVEL + 1)))
-        if name_taken(seated, candidate) is None
+        if all(
+            name_taken(seated, shown) is None
+            for shown in shown_names(Seat(candidate, "", bot=level))
+        )
     )

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from app.rooms.seats import BOT_WORDS
+
 FRONTEND = Path(__file__).resolve().parents[2] / "frontend"
 LANGS = FRONTEND / "js" / "lang"
 PARAM = re.compile(r"\{(\w+)\}")
@@ -120,3 +122,14 @@ def test_no_french_text_puts_de_before_a_name() -> None:
     french = table("fr")
     before = re.compile(r"\b(?:de|que|le|la|du)\s+\{(?:name|names|player|who|by)\}", re.I)
     assert [key for key, text in french.items() if before.search(text)] == []
+
+
+def test_the_server_knows_the_names_the_client_shows_its_bots_under() -> None:
+    """A person may take none of them (``app.rooms.seats.BOT_WORDS``)."""
+    for lang in ("en", "fr"):
+        words = table(lang)
+        shown = {level: words[f"{level}Bot"] for level in ("easy", "normal", "strong")}
+        if lang == "en":
+            assert shown == {level: f"{level.capitalize()} bot" for level in shown}
+        else:
+            assert shown == {level: BOT_WORDS[level][0] for level in shown}

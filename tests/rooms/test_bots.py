@@ -16,6 +16,7 @@ import pytest
 from app.bots.decision import Decision
 from app.bots.levels import Level
 from app.bots.observation import Observation, observe
+from app.engine.errors import IllegalAction
 from app.engine.round import Round
 from app.engine.variant import Variant
 from app.rooms import autoplay
@@ -69,6 +70,25 @@ async def test_a_bot_is_not_named_like_a_seated_person(bot_server: Host) -> None
     await host.act("add_bot", level="easy")
     await host.act("add_bot", level="easy")
     assert [p["name"] for p in host.view["players"]] == ["easy B0T", "Easy bot 2", "Easy bot 3"]
+    await host.close()
+
+
+async def test_no_one_is_shown_under_a_bots_name_in_another_language(bot_server: Host) -> None:
+    """A French page shows "Easy bot 2" as "Bot facile 2": a bot is not named so beside a
+    person called "Bot facile", and a person may not join as a seated bot is shown."""
+    room = bot_server.create("bot FACILE", turn_seconds=0)
+    code = str(room["code"])
+    host = LocalClient(bot_server, code, str(room["token"]))
+    await host.connect()
+    await host.act("add_bot", level="easy")
+    await host.act("add_bot", level="strong")
+    names = ["bot FACILE", "Easy bot 2", "Strong bot"]
+    assert [p["name"] for p in host.view["players"]] == names
+    for name in ("Bot facile 2", "bot fort", "Bot f\u043ert"):  # a Cyrillic o in the last
+        with pytest.raises(IllegalAction) as refused:
+            await bot_server.join(code, name)
+        assert refused.value.code == "name_taken"
+    assert (await bot_server.join(code, "Bot moyen"))["seat"] == 3
     await host.close()
 
 
