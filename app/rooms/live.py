@@ -442,16 +442,16 @@ class LiveRoom:
             await self.announce()  # passes the role, if it still passes
 
     def _schedule_idle(self) -> None:
-        if not self.closed:
-            self.timers.idle.set(IdleKey(self.code), self.config.idle_seconds)
+        idle = self.timers.idle
+        if not self.closed and idle.key is None:
+            idle.set(IdleKey(self.code, idle.armed), self.config.idle_seconds)
 
     async def _idle_expired(self, key: IdleKey) -> None:
         # Under the lock: a hello or a join waiting for it comes after, and finds the room closed.
-        # A join or a connection that held the lock as the timer rang set it again, or called
-        # it off: this ring no longer stands.
-        armed = self.timers.idle.armed
+        # A join or a connection that came first called the timer off, or set it again (for
+        # another key): this ring no longer stands.
         async with self.lock:
-            if self.timers.idle.armed != armed or not self.timers.idle.holds(key):
+            if not self.timers.idle.holds(key):
                 return
             self.timers.idle.clear()
             if not self.table.connections and not self.closed:

@@ -135,9 +135,11 @@ class HostKey(NamedTuple):
 
 
 class IdleKey(NamedTuple):
-    """The room left with nobody connected."""
+    """The room left with nobody connected, the ``n``-th time the idle timer was set (a ring
+    that waited while the timer was set again is not the new one's)."""
 
     code: str
+    n: int
 
 
 K = TypeVar("K")

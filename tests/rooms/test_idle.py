@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +18,11 @@ from websockets.exceptions import ConnectionClosed
 from app.engine.errors import IllegalAction
 from app.rooms import protocol
 from app.rooms.connection import Connection
-from app.rooms.live import RoomConfig
+from app.rooms.live import LiveRoom, RoomConfig
+from app.rooms.registry import hash_token, new_code, new_token
+from app.rooms.settings import RoomSettings
+from app.rooms.state import RoomState
+from app.rooms.store import NullStore
 from tests.rooms.client import api, closed_with, create_room, join_room
 from tests.rooms.local import Host, LocalClient
 from tests.server import FAST, Server, running_server
@@ -176,3 +181,36 @@ async def test_an_idle_ring_that_waited_for_a_join_closes_nothing() -> None:
     bob_client = LocalClient(host, code, bob["token"])
     await bob_client.connect()
     assert bob_client.closed is None
+
+
+async def test_an_idle_ring_due_as_a_join_ends_closes_nothing_on_the_loops_clock() -> None:
+    """On the event loop's own clock a ring runs a step after the timer is due: a join whose
+    write ends in the same step of the loop goes first, and sets the idle time again; the ring
+    that comes after it is the earlier setting's, and closes nothing."""
+    loop = asyncio.get_running_loop()
+    dropped: list[LiveRoom] = []
+    now = int(time.time() * 1000)
+    state = RoomState(new_code(), RoomSettings(), now)
+    state.join("Ann", hash_token(new_token()), now)
+    store = NullStore()
+    written = asyncio.Event()
+    save = store.save
+
+    async def held_save(*args: Any, **kwargs: Any) -> Any:
+        await written.wait()
+        return await save(*args, **kwargs)
+
+    room = LiveRoom(state, RoomConfig(idle_seconds=2), dropped.append, store)
+    due = loop.time() + room.timers.idle.left()
+    store.save = held_save  # type: ignore[method-assign]
+    join = asyncio.ensure_future(room.join("Bob", hash_token(new_token())))
+    await asyncio.sleep(0)  # the join holds the room's lock, waiting for its write
+    # The loop is held up past both: the write ends, then the timer is due, in one step.
+    loop.call_at(due - 0.05, lambda: time.sleep(0.1))
+    loop.call_at(due - 0.001, written.set)
+    assert await join == 1
+    for _ in range(3):  # the ring's task runs to its end
+        await asyncio.sleep(0)
+    assert dropped == []
+    assert room.closed_with is None
+    assert room.timers.idle.key is not None  # set again by the join, for the whole idle time
