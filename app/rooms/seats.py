@@ -241,7 +241,7 @@ def _drawn_alike(one: str, other: str) -> bool:
     if len(one) != len(other):
         return False
     for a, b in zip(one, other, strict=True):
-        if a == b or a.casefold() == b.casefold():
+        if a == b or _looks(a) == _looks(b):  # the same letter, or alike as ``_looks`` has it
             continue
         if _script(a) == _script(b) or _drawn_as(a) != _drawn_as(b):
             return False
@@ -254,10 +254,11 @@ def _drawn_as(character: str) -> str:
 
 
 def _script(character: str) -> str:
-    """The script of a character, as its Unicode name begins ("HEBREW LETTER VAV"), Latin for
-    ASCII (its digits included)."""
+    """The script of a character, as its Unicode name begins ("HEBREW LETTER VAV"); ASCII
+    apart from the rest of Latin, whose letters drawn like ASCII ones (a Latin alpha, a
+    script g) are the look-alikes of those."""
     if character.isascii():
-        return "LATIN"
+        return "ASCII"
     return unicodedata.name(character, "").partition(" ")[0]
 
 

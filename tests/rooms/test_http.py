@@ -437,17 +437,26 @@ def test_a_letter_of_another_script_drawn_like_a_latin_one_is_taken_for_it(
     a Latin letter or digit, in place of that letter."""
     room = create_room(rooms_server, "Bob")
     join_room(rooms_server, room["code"], "Oscar Lee")
+    join_room(rooms_server, room["code"], "Anna")
+    join_room(rooms_server, room["code"], "Will")
+    join_room(rooms_server, room["code"], "Bobo")
     for name in (
         "B\u0d20b",  # a Malayalam letter TTHA
         "B\u0c66b",  # a Telugu digit zero
+        "B\u17e0b",  # a Khmer digit zero
         "B\u03c3b",  # a Greek small sigma
         "B\u0647b",  # an Arabic letter HEH
         "\u2d54scar Lee",  # a Tifinagh letter YAR
         "Osc\u15c5r L\u0435e",  # a Canadian syllabics CARRIER GHO, a Cyrillic small ie
+        "B0b\u0d20",  # a zero for an o, a Malayalam TTHA for the other
+        "\u0251nn\u0251",  # a Latin alpha
+        "\u0448ill",  # a Cyrillic small sha
     ):
         response = post_join(rooms_server, room["code"], name)
         assert response.status_code == 409, name
         assert response.json()["code"] == "name_taken"
+    # A Greek capital sigma is drawn like no Latin letter (its lunate form is, like a C).
+    assert post_join(rooms_server, room["code"], "\u03a3scar Lee").status_code == 201
 
 
 def test_names_of_one_script_whose_letters_resemble_each_other_are_two_names(
