@@ -28,9 +28,18 @@ log = logging.getLogger(__name__)
 PR_SET_PDEATHSIG = 1
 
 
-def end_with_parent(parent: int) -> None:
-    """In a worker: end when the server that started it ends, even killed outright (SIGKILL
-    gives it no time to stop its workers), rather than live on without it."""
+# How much less of the processor than the server a worker asks for (nice(2)): when the cores
+# are all busy, the server's own work (every room's moves) goes first, then hints (a person
+# waits on each), then the bots' turns.
+HINT_NICENESS = 2
+BOT_NICENESS = 5
+
+
+def start_worker(parent: int, niceness: int) -> None:
+    """In a worker: yield the processor by ``niceness``; end when the server that started it
+    ends, even killed outright (SIGKILL gives it no time to stop its workers), rather than live
+    on without it."""
+    os.nice(niceness)
     if sys.platform == "linux":
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -72,9 +81,10 @@ class Workers:
     # The least time between two warnings that decisions are late.
     WARN_EVERY_SECONDS = 60.0
 
-    def __init__(self, size: int, late_warning: str) -> None:
+    def __init__(self, size: int, late_warning: str, niceness: int) -> None:
         self.size = size
         self.late_warning = late_warning
+        self.niceness = niceness
         self.pool: ProcessPoolExecutor | None = None
         self.late = 0
         self.warned_at = -self.WARN_EVERY_SECONDS
@@ -88,8 +98,8 @@ class Workers:
             self.pool = ProcessPoolExecutor(
                 self.size,
                 mp_context=context,
-                initializer=end_with_parent,
-                initargs=(os.getpid(),),
+                initializer=start_worker,
+                initargs=(os.getpid(), self.niceness),
             )
         return self.pool
 
@@ -126,8 +136,8 @@ class Thinker:
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
-        self.bot_workers = Workers(workers, BOTS_LATE)
-        self.hint_workers = Workers(workers, HINTS_LATE)
+        self.bot_workers = Workers(workers, BOTS_LATE, BOT_NICENESS)
+        self.hint_workers = Workers(workers, HINTS_LATE, HINT_NICENESS)
         # Decisions a worker skipped, having come to them after their time.
         self.dropped = 0
 

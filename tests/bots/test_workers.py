@@ -202,3 +202,26 @@ def test_hints_asked_at_once_are_worked_out_side_by_side_as_the_bots_are(tmp_pat
             thinker.close()
 
     asyncio.run(check())
+
+
+def test_the_workers_yield_the_processor_to_the_server_and_the_bots_to_hints() -> None:
+    """With every core busy, the server's own work goes first, then hints, then bots' turns:
+    each pool's workers run at a lower priority (a higher niceness) than the server's."""
+    observation, expected = a_position()
+
+    async def check() -> None:
+        thinker = Thinker(workers=1)
+        try:
+            assert await thinker.decide(Level.STRONG, observation, 5) == expected
+            assert await thinker.decide(Level.STRONG, observation, 5, hint=True) == expected
+            mine = os.getpriority(os.PRIO_PROCESS, 0)
+            niceness = {}
+            for kind, workers in (("bots", thinker.bot_workers), ("hints", thinker.hint_workers)):
+                assert workers.pool is not None
+                [worker] = list(workers.pool._processes.values())
+                niceness[kind] = os.getpriority(os.PRIO_PROCESS, worker.pid) - mine
+            assert niceness == {"bots": min(5, 19 - mine), "hints": min(2, 19 - mine)}
+        finally:
+            thinker.close()
+
+    asyncio.run(check())
