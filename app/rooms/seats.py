@@ -206,14 +206,13 @@ def name_taken(seats: Iterable[Seat], name: str) -> str | None:
     (fullwidth letters are the same letters) and whatever it holds that is drawn as nothing
     (a variation selector), or by a name that looks the same (a Cyrillic capital A for a
     Latin "A", "I" for "l", "0" for "O", a Malayalam TTHA for "o"); None if nobody is."""
-    wanted = _folded(name)
-    looks = _looks(name)
     shown = _shown(name)
+    wanted = shown.casefold()
+    looks = _looks(shown)
     for seat in seats:
         for seated in shown_names(seat):
-            if _folded(seated) == wanted or _looks(seated) == looks:
-                return seated
-            if _drawn_alike(_shown(seated), shown):
+            drawn = _shown(seated)
+            if drawn.casefold() == wanted or _looks(drawn) == looks or _drawn_alike(drawn, shown):
                 return seated
     return None
 
@@ -226,11 +225,10 @@ BOT_WORDS = {"easy": ("Bot facile",), "normal": ("Bot moyen",), "strong": ("Bot 
 def shown_names(seat: Seat) -> tuple[str, ...]:
     """The names a seat is shown under: a person's own, a bot's in each of the client's
     languages (no one else may be shown as the same)."""
-    base = f"{seat.bot.capitalize()} bot" if seat.bot is not None else None
-    if base is None or not seat.name.startswith(base):
+    if seat.bot is None or not seat.name.startswith(base := f"{seat.bot.capitalize()} bot"):
         return (seat.name,)
     rest = seat.name.removeprefix(base)
-    return (seat.name, *(words + rest for words in BOT_WORDS.get(seat.bot or "", ())))
+    return (seat.name, *(words + rest for words in BOT_WORDS.get(seat.bot, ())))
 
 
 def _drawn_alike(one: str, other: str) -> bool:
@@ -268,14 +266,11 @@ def _shown(name: str) -> str:
     return unicodedata.normalize("NFKC", name.translate(_UNSEEN))
 
 
-def _folded(name: str) -> str:
-    return _shown(name).casefold()
-
-
-def _looks(name: str) -> str:
-    """What a name looks like: its look-alike letters made Latin, then case folded (and those
-    of the folded letters again: a capital may fold to a small capital, U+01A6 to U+0280)."""
-    return _shown(name).translate(_LOOKALIKE).casefold().translate(_LOOKALIKE)
+def _looks(shown: str) -> str:
+    """What a name as drawn (``_shown``) looks like: its look-alike letters made Latin, then
+    case folded (and those of the folded letters again: a capital may fold to a small capital,
+    U+01A6 to U+0280)."""
+    return shown.translate(_LOOKALIKE).casefold().translate(_LOOKALIKE)
 
 
 def bot_name(seats: Iterable[Seat], level: str) -> str:
