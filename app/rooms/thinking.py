@@ -81,7 +81,8 @@ class Workers:
     # The least time between two warnings that decisions are late.
     WARN_EVERY_SECONDS = 60.0
 
-    def __init__(self, size: int, late_warning: str, niceness: int) -> None:
+    def __init__(self, kind: str, size: int, late_warning: str, niceness: int) -> None:
+        self.kind = kind  # what the log calls them: "bot", "hint"
         self.size = size
         self.late_warning = late_warning
         self.niceness = niceness
@@ -107,7 +108,7 @@ class Workers:
         """``pool`` lost a worker: the next decision makes a new one (unless it was made anew
         already, for another decision)."""
         if self.pool is pool:
-            log.warning("a bot worker process ended; starting new ones")
+            log.warning("a %s worker process ended; starting new ones", self.kind)
             self.pool = None
             pool.shutdown(wait=False, cancel_futures=True)
 
@@ -136,8 +137,8 @@ class Thinker:
 
     def __init__(self, workers: int) -> None:
         self.workers = workers
-        self.bot_workers = Workers(workers, BOTS_LATE, BOT_NICENESS)
-        self.hint_workers = Workers(workers, HINTS_LATE, HINT_NICENESS)
+        self.bot_workers = Workers("bot", workers, BOTS_LATE, BOT_NICENESS)
+        self.hint_workers = Workers("hint", workers, HINTS_LATE, HINT_NICENESS)
         # Decisions a worker skipped, having come to them after their time.
         self.dropped = 0
 
