@@ -8,6 +8,8 @@ import asyncio
 import os
 import signal
 import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
 from app.bots.decision import Decision
@@ -25,6 +27,13 @@ def a_position() -> tuple[Observation, Decision]:
     return observation, decide_seeded(Level.STRONG, observation, 5)
 
 
+def only_worker(pool: ProcessPoolExecutor | None) -> BaseProcess:
+    """The one worker process a pool has started."""
+    assert pool is not None
+    [worker] = list(pool._processes.values())
+    return worker
+
+
 def test_a_worker_killed_is_replaced_and_the_decision_still_made() -> None:
     observation, expected = a_position()
 
@@ -33,8 +42,7 @@ def test_a_worker_killed_is_replaced_and_the_decision_still_made() -> None:
         try:
             assert await thinker.decide(Level.STRONG, observation, 5) == expected
             first = thinker.bot_workers.pool
-            assert first is not None
-            [worker] = list(first._processes.values())
+            worker = only_worker(first)
             os.kill(worker.pid, signal.SIGKILL)
             await asyncio.to_thread(worker.join)
             # The pool learns of its dead worker at its own pace: before the next decision is
@@ -42,9 +50,7 @@ def test_a_worker_killed_is_replaced_and_the_decision_still_made() -> None:
             for _ in range(3):
                 assert await thinker.decide(Level.STRONG, observation, 5) == expected
             assert thinker.bot_workers.pool is not first
-            assert thinker.bot_workers.pool is not None
-            [replacement] = list(thinker.bot_workers.pool._processes.values())
-            assert replacement.pid != worker.pid
+            assert only_worker(thinker.bot_workers.pool).pid != worker.pid
         finally:
             thinker.close()
 
@@ -61,8 +67,7 @@ def test_decisions_the_workers_do_not_get_to_in_time_are_dropped_not_left_queued
         thinker = Thinker(workers=1)
         try:
             assert await thinker.decide(Level.STRONG, observation, 5) == expected
-            assert thinker.bot_workers.pool is not None
-            [worker] = list(thinker.bot_workers.pool._processes.values())
+            worker = only_worker(thinker.bot_workers.pool)
             os.kill(worker.pid, signal.SIGSTOP)
             try:
                 late = await asyncio.gather(
@@ -136,8 +141,7 @@ def test_a_hint_is_made_while_the_bots_worker_is_held_up() -> None:
         try:
             assert await thinker.decide(Level.STRONG, observation, 5) == expected
             bots = thinker.bot_workers.pool
-            assert bots is not None
-            [worker] = list(bots._processes.values())
+            worker = only_worker(bots)
             os.kill(worker.pid, signal.SIGSTOP)
             try:
                 turns = [
@@ -148,8 +152,7 @@ def test_a_hint_is_made_while_the_bots_worker_is_held_up() -> None:
                 assert await asyncio.wait_for(hint, 120) == expected
                 assert not any(turn.done() for turn in turns)
                 helper = thinker.hint_workers.pool
-                assert helper is not None
-                [hinting] = list(helper._processes.values())
+                hinting = only_worker(helper)
                 os.kill(hinting.pid, signal.SIGKILL)
                 await asyncio.to_thread(hinting.join)
                 for _ in range(2):
@@ -217,8 +220,7 @@ def test_the_workers_yield_the_processor_to_the_server_and_the_bots_to_hints() -
             mine = os.getpriority(os.PRIO_PROCESS, 0)
             niceness = {}
             for kind, workers in (("bots", thinker.bot_workers), ("hints", thinker.hint_workers)):
-                assert workers.pool is not None
-                [worker] = list(workers.pool._processes.values())
+                worker = only_worker(workers.pool)
                 niceness[kind] = os.getpriority(os.PRIO_PROCESS, worker.pid) - mine
             assert niceness == {"bots": min(5, 19 - mine), "hints": min(2, 19 - mine)}
         finally:
