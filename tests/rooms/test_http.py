@@ -381,6 +381,14 @@ def test_a_name_is_kept_composed_however_it_was_typed(rooms_server: Server) -> N
     assert names == ["Zo\u00eb Lee"]
 
 
+def all_taken(server: Server, code: str, names: list[str]) -> None:
+    """Each of ``names`` is refused a seat in room ``code``: someone there is called so."""
+    for name in names:
+        response = post_join(server, code, name)
+        assert response.status_code == 409, name
+        assert response.json()["code"] == "name_taken"
+
+
 def test_a_name_that_looks_like_a_seated_one_is_409_name_taken(rooms_server: Server) -> None:
     room = create_room(rooms_server, "Ann Lee")
     join_room(rooms_server, room["code"], "Bill")
@@ -415,17 +423,18 @@ def test_coptic_cherokee_and_lisu_letters_drawn_as_latin_ones_are_taken_for_them
 ) -> None:
     room = create_room(rooms_server, "Bob")
     join_room(rooms_server, room["code"], "Ann Lee")
-    for name in (
-        "\ua4d0ob",  # a Lisu letter BA
-        "\u13f4ob",  # a Cherokee capital YV
-        "\uab9fo\u13f4",  # a Cherokee small SI, which folds to its capital
-        "B\u2c9fb",  # a Coptic small O
-        "\ua4ee\ua4e0\ua4e0 \ua4e1\ua4f0\ua4f0",  # Lisu A, NA, LA and E
-        "\u13aann \u13deee",  # Cherokee GO and TLE
-    ):
-        response = post_join(rooms_server, room["code"], name)
-        assert response.status_code == 409, name
-        assert response.json()["code"] == "name_taken"
+    all_taken(
+        rooms_server,
+        room["code"],
+        [
+            "\ua4d0ob",  # a Lisu letter BA
+            "\u13f4ob",  # a Cherokee capital YV
+            "\uab9fo\u13f4",  # a Cherokee small SI, which folds to its capital
+            "B\u2c9fb",  # a Coptic small O
+            "\ua4ee\ua4e0\ua4e0 \ua4e1\ua4f0\ua4f0",  # Lisu A, NA, LA and E
+            "\u13aann \u13deee",  # Cherokee GO and TLE
+        ],
+    )
     # Coptic capitals O and RO read as "OP", which nobody here is called.
     assert post_join(rooms_server, room["code"], "\u2c9e\u2ca2").status_code == 201
 
@@ -440,21 +449,22 @@ def test_a_letter_of_another_script_drawn_like_a_latin_one_is_taken_for_it(
     join_room(rooms_server, room["code"], "Anna")
     join_room(rooms_server, room["code"], "Will")
     join_room(rooms_server, room["code"], "Bobo")
-    for name in (
-        "B\u0d20b",  # a Malayalam letter TTHA
-        "B\u0c66b",  # a Telugu digit zero
-        "B\u17e0b",  # a Khmer digit zero
-        "B\u03c3b",  # a Greek small sigma
-        "B\u0647b",  # an Arabic letter HEH
-        "\u2d54scar Lee",  # a Tifinagh letter YAR
-        "Osc\u15c5r L\u0435e",  # a Canadian syllabics CARRIER GHO, a Cyrillic small ie
-        "B0b\u0d20",  # a zero for an o, a Malayalam TTHA for the other
-        "\u0251nn\u0251",  # a Latin alpha
-        "\u0448ill",  # a Cyrillic small sha
-    ):
-        response = post_join(rooms_server, room["code"], name)
-        assert response.status_code == 409, name
-        assert response.json()["code"] == "name_taken"
+    all_taken(
+        rooms_server,
+        room["code"],
+        [
+            "B\u0d20b",  # a Malayalam letter TTHA
+            "B\u0c66b",  # a Telugu digit zero
+            "B\u17e0b",  # a Khmer digit zero
+            "B\u03c3b",  # a Greek small sigma
+            "B\u0647b",  # an Arabic letter HEH
+            "\u2d54scar Lee",  # a Tifinagh letter YAR
+            "Osc\u15c5r L\u0435e",  # a Canadian syllabics CARRIER GHO, a Cyrillic small ie
+            "B0b\u0d20",  # a zero for an o, a Malayalam TTHA for the other
+            "\u0251nn\u0251",  # a Latin alpha
+            "\u0448ill",  # a Cyrillic small sha
+        ],
+    )
     # A Greek capital sigma is drawn like no Latin letter (its lunate form is, like a C).
     assert post_join(rooms_server, room["code"], "\u03a3scar Lee").status_code == 201
 
@@ -478,13 +488,14 @@ def test_names_of_one_script_whose_letters_resemble_each_other_are_two_names(
 def test_each_latin_small_capital_is_taken_for_its_letter(rooms_server: Server) -> None:
     room = create_room(rooms_server, "Abcdefghijklm")
     join_room(rooms_server, room["code"], "nopqrstuvwyz")
-    for name in (
-        "\u1d00\u0299\u1d04\u1d05\u1d07\ua730\u0262\u029c\u026a\u1d0a\u1d0b\u029f\u1d0d",
-        "\u0274\u1d0f\u1d18\ua7af\u0280\ua731\u1d1b\u1d1c\u1d20\u1d21\u028f\u1d22",
-    ):
-        response = post_join(rooms_server, room["code"], name)
-        assert response.status_code == 409, name
-        assert response.json()["code"] == "name_taken"
+    all_taken(
+        rooms_server,
+        room["code"],
+        [
+            "\u1d00\u0299\u1d04\u1d05\u1d07\ua730\u0262\u029c\u026a\u1d0a\u1d0b\u029f\u1d0d",
+            "\u0274\u1d0f\u1d18\ua7af\u0280\ua731\u1d1b\u1d1c\u1d20\u1d21\u028f\u1d22",
+        ],
+    )
 
 
 def test_a_name_with_characters_drawn_as_nothing_is_the_name_without_them(
