@@ -37,11 +37,18 @@ from tests.faults.table import HELD, told_held, until
 from tests.play import play_until
 from tests.redis_server import TEST_REDIS_URL
 
+LONG_LEASE_MS = "10000"
+
 
 @contextmanager
 def cluster_with_a_node_behind_a_proxy(grace: int = 60) -> Iterator[tuple[Cluster, Proxy]]:
     """Two nodes; the first reaches PostgreSQL through a proxy, with an outbox of its own. A
-    drain waits half of ``grace`` seconds for the database."""
+    drain waits half of ``grace`` seconds for the database.
+
+    Leases of 10 s: these tests watch a lease stay held through a drain, and a node that a
+    loaded machine leaves without a turn for the 2 s of the usual lease would rightly lose
+    it (nothing here waits for a lease to lapse but the second test, after its node stopped).
+    """
     proxies: list[Proxy] = []
     with contextlib.ExitStack() as stack:
         folder = stack.enter_context(tempfile.TemporaryDirectory())
@@ -52,7 +59,9 @@ def cluster_with_a_node_behind_a_proxy(grace: int = 60) -> Iterator[tuple[Cluste
             return {0: {"DATABASE_URL": proxy.url_for(url), "OUTBOX_PATH": f"{folder}/outbox"}}
 
         cluster = stack.enter_context(
-            running_cluster(2, behind_proxy, SHUTDOWN_GRACE_SECONDS=str(grace))
+            running_cluster(
+                2, behind_proxy, SHUTDOWN_GRACE_SECONDS=str(grace), LEASE_MS=LONG_LEASE_MS
+            )
         )
         yield cluster, proxies[0]
 
