@@ -117,9 +117,13 @@ class Proxy:
 
 
 def _reset(sock: socket.socket) -> None:
-    """Close ``sock`` with a TCP reset."""
+    """Close ``sock`` with a TCP reset. Its reading end is shut first: a relay thread blocked
+    reading it would otherwise keep the socket alive after the close, and the other end (the
+    database's) would never be told, holding a connection until this process ends."""
     with contextlib.suppress(OSError):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RD)
     with contextlib.suppress(OSError):
         sock.close()
 

@@ -1,0 +1,28 @@
+"""The fault proxy itself: a reset reaches both of its ends, so a test that cuts the database's
+connections leaves none open on the database's side."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from tests.faults.proxy import Proxy
+
+
+def test_a_reset_reaches_both_ends() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as upstream_listener:
+        proxy = Proxy(upstream_listener.getsockname())
+        try:
+            with socket.create_connection(("127.0.0.1", proxy.port), timeout=30) as near:
+                far, _ = upstream_listener.accept()
+                with far:
+                    far.settimeout(30)
+                    near.sendall(b"ping")
+                    assert far.recv(16) == b"ping"  # the relay threads read both sockets now
+                    proxy.reset()
+                    for end in (near, far):
+                        with pytest.raises(ConnectionResetError):
+                            end.recv(16)
+        finally:
+            proxy.close()
