@@ -30,6 +30,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TypeVar
 
+from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -54,6 +55,10 @@ log = logging.getLogger("app.start")
 
 # Seconds one connection attempt may take, so a host that drops packets is retried in time.
 ATTEMPT_SECONDS = 5.0
+# PostgreSQL's settings the database's upkeep needs: autovacuum reclaims deleted rows and
+# refreshes the planner's statistics, from the counts track_counts keeps. Both are on by default.
+UPKEEP = ("autovacuum", "track_counts")
+UPKEEP_QUERY = "SELECT " + ", ".join(f"current_setting('{name}')" for name in UPKEEP)
 # SQLite's primary result codes: another connection holds the file, which waiting cures;
 # the disk is full.
 _SQLITE_BUSY = {5, 6}
@@ -284,9 +289,29 @@ def _read_only(place: Path) -> bool:
 
 
 async def _connect_once(engine: AsyncEngine) -> str | None:
-    """The database's migration, after one successful connection."""
+    """The database's migration, after one successful connection (on PostgreSQL, said in the
+    log if the database is left without its upkeep)."""
     async with asyncio.timeout(ATTEMPT_SECONDS):
-        return await current_revision(engine)
+        revision = await current_revision(engine)
+        if engine.dialect.name == "postgresql":
+            await warn_without_upkeep(engine)
+        return revision
+
+
+async def warn_without_upkeep(engine: AsyncEngine) -> None:
+    """Say in the log when PostgreSQL's autovacuum, or the counts it works from, are off."""
+    async with engine.connect() as connection:
+        values = (await connection.execute(text(UPKEEP_QUERY))).one()
+    off = [name for name, value in zip(UPKEEP, values, strict=True) if value != "on"]
+    if off:
+        log.warning(
+            "the database runs with %s off: the rows of live rooms' events, deleted as they "
+            "are folded, are never reclaimed, and the history's statistics go stale, so its "
+            "queries (the leaderboard's first) slow down as it grows; turn %s on in "
+            "postgresql.conf, or run VACUUM ANALYZE often",
+            " and ".join(off),
+            " and ".join(off),
+        )
 
 
 T = TypeVar("T")

@@ -14,10 +14,10 @@ import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-from app.scripts.start import Unusable, claim_sqlite_file
+from app.scripts.start import UPKEEP, Unusable, claim_sqlite_file
 from app.storage.migrations import head_revision
 from tests import fetch
-from tests.databases import fetch_value, postgres_database, set_connections_allowed
+from tests.databases import admin, fetch_value, postgres_database, set_connections_allowed
 from tests.server import ROOT, end_group, free_port, migrate, server_env
 
 STARTED: list[subprocess.Popen[bytes]] = []
@@ -106,6 +106,42 @@ def test_waits_for_the_database_then_migrates_and_serves(tmp_path: Path) -> None
         said = messages(log)
         assert any(message.startswith("database migrated to") for message in said)
         assert "Application shutdown complete." in said
+        # What the database's server was set up with, said if it leaves the upkeep off.
+        assert upkeep_said(said) == upkeep_off(url)
+
+
+def upkeep_off(url: str) -> list[str]:
+    """Those of PostgreSQL's autovacuum and track_counts that are off for ``url``'s database."""
+    return [name for name in UPKEEP if fetch_value(url, f"SHOW {name}") != "on"]
+
+
+def upkeep_said(said: list[str]) -> list[str]:
+    """The settings the start's warning named as off ([] when there was none)."""
+    warnings = [message for message in said if message.startswith("the database runs with ")]
+    assert len(warnings) <= 1, warnings
+    if not warnings:
+        return []
+    named = warnings[0].removeprefix("the database runs with ").partition(" off: ")[0]
+    return named.split(" and ")
+
+
+def test_a_database_left_without_its_upkeep_is_said(tmp_path: Path) -> None:
+    """track_counts, which autovacuum works from, can be turned off for one database: the start
+    names it (and autovacuum too, if the server runs without it), and serves."""
+    with postgres_database() as url:
+        admin(f'ALTER DATABASE "{make_url(url).database}" SET track_counts = off')
+        expected = upkeep_off(url)
+        assert "track_counts" in expected
+        port, log = free_port(), tmp_path / "start.log"
+        process = start(url, port, log)
+        try:
+            wait_until_ready(process, port, log)
+        finally:
+            stop(process)
+        said = messages(log)
+        assert upkeep_said(said) == expected
+        warning = next(message for message in said if message.startswith("the database runs"))
+        assert "VACUUM ANALYZE" in warning
 
 
 def test_a_database_at_head_is_not_migrated_again(tmp_path: Path) -> None:
