@@ -111,9 +111,14 @@ class Proxy:
         except OSError:
             pass
         finally:
-            for sock in (source, sink):
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
+            # An end closed: the other is told (FIN). Unless a reset took the sockets: it ends
+            # them, and a FIN sent now would reach the far end before its reset.
+            with self.lock:
+                ours = source in self.sockets
+            if ours:
+                for sock in (source, sink):
+                    with contextlib.suppress(OSError):
+                        sock.shutdown(socket.SHUT_RDWR)
 
 
 def _reset(sock: socket.socket) -> None:
