@@ -89,6 +89,16 @@ def until_logged(log: Path, text: str, process: subprocess.Popen[bytes]) -> None
         time.sleep(0.1)
 
 
+def served(url: str, log: Path, **env: str) -> None:
+    """The start on ``url`` (``env`` over its settings), until it serves; then stopped."""
+    port = free_port()
+    process = start(url, port, log, **env)
+    try:
+        wait_until_ready(process, port, log)
+    finally:
+        stop(process)
+
+
 def test_waits_for_the_database_then_migrates_and_serves(tmp_path: Path) -> None:
     with postgres_database() as url:
         set_connections_allowed(url, False)
@@ -132,13 +142,8 @@ def test_a_database_left_without_its_upkeep_is_said(tmp_path: Path) -> None:
         admin(f'ALTER DATABASE "{make_url(url).database}" SET track_counts = off')
         expected = upkeep_off(url)
         assert "track_counts" in expected
-        port, log = free_port(), tmp_path / "start.log"
-        process = start(url, port, log)
-        try:
-            wait_until_ready(process, port, log)
-        finally:
-            stop(process)
-        said = messages(log)
+        served(url, tmp_path / "start.log")
+        said = messages(tmp_path / "start.log")
         assert upkeep_said(said) == expected
         warning = next(message for message in said if message.startswith("the database runs"))
         assert "VACUUM ANALYZE" in warning
@@ -147,13 +152,8 @@ def test_a_database_left_without_its_upkeep_is_said(tmp_path: Path) -> None:
 def test_a_database_at_head_is_not_migrated_again(tmp_path: Path) -> None:
     url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
     migrate(url)
-    port, log = free_port(), tmp_path / "start.log"
-    process = start(url, port, log)
-    try:
-        wait_until_ready(process, port, log)
-    finally:
-        stop(process)
-    said = messages(log)
+    served(url, tmp_path / "start.log")
+    said = messages(tmp_path / "start.log")
     assert f"database at migration {head_revision()}, the newest: nothing to migrate" in said
     assert not any("Running upgrade" in message for message in said)
 
@@ -202,13 +202,9 @@ def test_the_migrations_are_logged_at_the_server_s_log_level(tmp_path: Path) -> 
     """LOG_LEVEL=warning writes no info line: alembic's steps ("Running upgrade ...") were
     written at info whatever LOG_LEVEL said."""
     url = f"sqlite+aiosqlite:///{tmp_path}/spectrum.db"
-    port, log = free_port(), tmp_path / "start.log"
-    process = start(url, port, log, LOG_LEVEL="warning")
-    try:
-        wait_until_ready(process, port, log)
-    finally:
-        stop(process)
-    assert [record for record in records(log) if record["level"] == "info"] == []
+    served(url, tmp_path / "start.log", LOG_LEVEL="warning")
+    said = records(tmp_path / "start.log")
+    assert [record for record in said if record["level"] == "info"] == []
 
 
 def test_a_password_given_as_an_option_is_never_said(tmp_path: Path) -> None:
