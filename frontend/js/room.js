@@ -146,7 +146,8 @@ class RoomConnection {
       return;
     }
     this.version = frame.version;
-    if (frame.ack != null) this.pending.delete(frame.ack);
+    frame.acked = this.pending.get(frame.ack);
+    this.pending.delete(frame.ack);
     this.onEvent('patch', frame);
   }
 
@@ -244,6 +245,7 @@ class RoomPage {
     this.recap = null;
     this.order = [];
     this.guesses = [];
+    this.mine = new Set(); // a spectator's own chat lines
     this.offs = [
       delegate(root, 'act', (name, element, event) => this.act(name, element, event)),
       delegate(root, 'submit', (name, form, event) => {
@@ -322,6 +324,7 @@ class RoomPage {
       this.rejoining = false;
       this.lost = false;
     }
+    if (this.conn.state?.you.seat == null && /^(chat|react)$/.test(detail?.acked?.type)) this.mine.add(this.conn.state.chat.lines.at(-1).n);
     if (type === 'state' || type === 'patch') this.observe(detail);
     if (type === 'status' && this.conn.status !== 'open') this.away = true;
     if (type === 'status' && this.conn.status === 'retrying' && this.conn.state) this.lost = true;
@@ -869,7 +872,7 @@ class Chat {
     this.me = me;
     for (const row of [...log.children]) if (row.dataset.n < lines[0]?.n) row.remove();
     const rows = lines.filter((line) => !(line.n <= log.lastChild?.dataset.n)).map((line) => {
-      const who = line.seat != null && line.seat === me ? t('You') : (line.name ?? t('spectator'));
+      const who = (line.seat != null && line.seat === me) || this.page.mine.has(line.n) ? t('You') : (line.name ?? t('spectator'));
       return el('p', { class: line.reaction ? 'reaction' : '', 'data-n': line.n }, el('strong', {}, `${t('said', { who })} `), el('span', {}, line.reaction ?? line.text));
     });
     log.append(...(lines.length ? rows : [el('p', { class: 'muted' }, t('noMessages'))]));

@@ -105,6 +105,14 @@ def test_two_players_chat_and_react_and_markup_stays_text(pages: Pages, shot: Sh
     expect(ann.locator(".chathost input[type=checkbox]")).to_be_checked()
     say(cy, "good luck!")
     expect(ann.locator(".chatlog p").last).to_have_text("Spectator: good luck!")
+    # Each spectator's own lines are theirs ("You"); the other spectators' are not.
+    expect(cy.locator(".chatlog p").last).to_have_text("You: good luck!")
+    dee = pages.open(f"/r/{code}")
+    expect(dee.locator(".chatlog p").last).to_have_text("Spectator: good luck!")
+    dee.click(".react[aria-label='React with 👏']")
+    for page, who in ((dee, "You"), (cy, "Spectator"), (ann, "Spectator")):
+        expect(page.locator(".chatlog p").last).to_have_text(f"{who}: 👏")
+    expect(cy.locator(".chatlog p").nth(-2)).to_have_text("You: good luck!")
 
     # At the table the chat sits under it; the actions stay on screen at every size.
     ann.click("[data-act=start]")
