@@ -40,6 +40,9 @@ NGINX = os.environ.get("NGINX", "/usr/sbin/nginx")
 CLOSE_MOVED = 4012
 # Short leases, so that a dead node's rooms are taken over soon.
 LEASE_MS = "2000"
+# For tests that watch a lease stay where it is: a node that a loaded machine leaves without a
+# turn for the 2 s of a short lease would rightly lose it.
+STEADY_LEASE_MS = "10000"
 
 
 def need_nginx() -> None:

@@ -24,6 +24,7 @@ import redis
 
 from tests import fetch
 from tests.cluster.harness import (
+    STEADY_LEASE_MS,
     Cluster,
     ClusterClient,
     back_at_table,
@@ -37,17 +38,14 @@ from tests.faults.table import HELD, told_held, until
 from tests.play import play_until
 from tests.redis_server import TEST_REDIS_URL
 
-LONG_LEASE_MS = "10000"
-
 
 @contextmanager
 def cluster_with_a_node_behind_a_proxy(grace: int = 60) -> Iterator[tuple[Cluster, Proxy]]:
     """Two nodes; the first reaches PostgreSQL through a proxy, with an outbox of its own. A
     drain waits half of ``grace`` seconds for the database.
 
-    Leases of 10 s: these tests watch a lease stay held through a drain, and a node that a
-    loaded machine leaves without a turn for the 2 s of the usual lease would rightly lose
-    it (nothing here waits for a lease to lapse but the second test, after its node stopped).
+    Steady leases: these tests watch a lease stay held through a drain (nothing here waits
+    for a lease to lapse but the second test, after its node stopped).
     """
     proxies: list[Proxy] = []
     with contextlib.ExitStack() as stack:
@@ -60,7 +58,7 @@ def cluster_with_a_node_behind_a_proxy(grace: int = 60) -> Iterator[tuple[Cluste
 
         cluster = stack.enter_context(
             running_cluster(
-                2, behind_proxy, SHUTDOWN_GRACE_SECONDS=str(grace), LEASE_MS=LONG_LEASE_MS
+                2, behind_proxy, SHUTDOWN_GRACE_SECONDS=str(grace), LEASE_MS=STEADY_LEASE_MS
             )
         )
         yield cluster, proxies[0]

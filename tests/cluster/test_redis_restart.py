@@ -12,6 +12,7 @@ import redis
 
 from tests import fetch
 from tests.cluster.harness import (
+    STEADY_LEASE_MS,
     Cluster,
     back_at_table,
     play_moves,
@@ -87,7 +88,7 @@ async def test_a_room_asked_of_another_node_after_redis_restarts_stays_with_its_
     a loaded machine would rightly free its room.)"""
     with (
         private_redis() as redis_server,
-        running_cluster(REDIS_URL=redis_server.url, LEASE_MS="10000") as cluster,
+        running_cluster(REDIS_URL=redis_server.url, LEASE_MS=STEADY_LEASE_MS) as cluster,
     ):
         tables = [await seated(cluster, 2) for _ in range(4)]
         codes = [clients[0].code for clients in tables]
@@ -120,8 +121,8 @@ async def test_a_lease_redis_drops_when_full_moves_at_most_its_room_and_loses_no
     noeviction) may drop a room's lease while its node plays the room. Asked for the room
     then, another node takes it unless the room's node has claimed it again first; either way
     the players are back at the table with every acknowledged move, and the match ends with
-    every round in the history."""
-    with running_cluster() as cluster:
+    every round in the history. (Steady leases: the test reads the lease it drops.)"""
+    with running_cluster(LEASE_MS=STEADY_LEASE_MS) as cluster:
         clients = await seated(cluster, 2, rounds=2)
         rng = random.Random(4096)
         await play_moves(clients, rng, 3)

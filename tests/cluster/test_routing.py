@@ -1,7 +1,8 @@
 """Through nginx: new rooms spread over the nodes, every HTTP route answers from any node, the
 room's socket reaches its owner, and whole matches play.
 
-No test here stops or pauses a node, so they share one cluster, each with rooms of its own.
+No test here stops or pauses a node, so they share one cluster, each with rooms of its own,
+and its leases are steady: each test reads where a room is, then counts on it staying there.
 """
 
 from __future__ import annotations
@@ -14,13 +15,19 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 
 from tests import fetch
-from tests.cluster.harness import CLOSE_MOVED, Cluster, ClusterClient, running_cluster
+from tests.cluster.harness import (
+    CLOSE_MOVED,
+    STEADY_LEASE_MS,
+    Cluster,
+    ClusterClient,
+    running_cluster,
+)
 from tests.play import play_until
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
-    with running_cluster() as started:
+    with running_cluster(LEASE_MS=STEADY_LEASE_MS) as started:
         yield started
 
 
