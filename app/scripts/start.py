@@ -58,7 +58,7 @@ ATTEMPT_SECONDS = 5.0
 # PostgreSQL's settings the database's upkeep needs: autovacuum reclaims deleted rows and
 # refreshes the planner's statistics, from the counts track_counts keeps. Both are on by default.
 UPKEEP = ("autovacuum", "track_counts")
-UPKEEP_QUERY = "SELECT " + ", ".join(f"current_setting('{name}')" for name in UPKEEP)
+UPKEEP_QUERY = "SELECT " + ", ".join(f"current_setting('{name}', true)" for name in UPKEEP)
 # SQLite's primary result codes: another connection holds the file, which waiting cures;
 # the disk is full.
 _SQLITE_BUSY = {5, 6}
@@ -289,26 +289,29 @@ def _read_only(place: Path) -> bool:
 
 
 async def _connect_once(engine: AsyncEngine) -> str | None:
-    """The database's migration, after one successful connection (on PostgreSQL, said in the
-    log if the database is left without its upkeep)."""
+    """The database's migration, after one successful connection."""
     async with asyncio.timeout(ATTEMPT_SECONDS):
-        revision = await current_revision(engine)
-        if engine.dialect.name == "postgresql":
-            await warn_without_upkeep(engine)
-        return revision
+        return await current_revision(engine)
 
 
 async def warn_without_upkeep(engine: AsyncEngine) -> None:
-    """Say in the log when PostgreSQL's autovacuum, or the counts it works from, are off."""
-    async with engine.connect() as connection:
-        values = (await connection.execute(text(UPKEEP_QUERY))).one()
-    off = [name for name, value in zip(UPKEEP, values, strict=True) if value != "on"]
+    """On PostgreSQL, say in the log when autovacuum, or the counts it works from, are off. A
+    check, never a reason not to start: a server that cannot answer it is left as it is."""
+    if engine.dialect.name != "postgresql":
+        return
+    try:
+        async with asyncio.timeout(ATTEMPT_SECONDS), engine.connect() as connection:
+            values = (await connection.execute(text(UPKEEP_QUERY))).one()
+    except Exception:  # gone again meanwhile: what follows the start says so
+        return
+    off = [name for name, value in zip(UPKEEP, values, strict=True) if value == "off"]
     if off:
         log.warning(
             "the database runs with %s off: the rows of live rooms' events, deleted as they "
-            "are folded, are never reclaimed, and the history's statistics go stale, so its "
-            "queries (the leaderboard's first) slow down as it grows; turn %s on in "
-            "postgresql.conf, or run VACUUM ANALYZE often",
+            "are folded, are not reclaimed, and the history's statistics go stale, so its "
+            "queries (the leaderboard's first) slow down as it grows; turn %s on (in "
+            "postgresql.conf or the provider's parameters, and not off for this database or "
+            "user), or run VACUUM ANALYZE often",
             " and ".join(off),
             " and ".join(off),
         )
@@ -362,6 +365,7 @@ async def wait_for_database(target: Target, seconds: float) -> str | None:
             "check DATABASE_URL's host and port and that the database is running, or raise "
             "DATABASE_WAIT_SECONDS",
         )
+        await warn_without_upkeep(engine)
     finally:
         await engine.dispose()
     log.info("database ready: %s", target.where)

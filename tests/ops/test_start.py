@@ -14,7 +14,8 @@ import httpx
 import pytest
 from sqlalchemy.engine import make_url
 
-from app.scripts.start import UPKEEP, Unusable, claim_sqlite_file
+from app.scripts.start import UPKEEP, Unusable, claim_sqlite_file, warn_without_upkeep
+from app.storage.db import make_engine
 from app.storage.migrations import head_revision
 from tests import fetch
 from tests.databases import admin, fetch_value, postgres_database, set_connections_allowed
@@ -122,7 +123,7 @@ def test_waits_for_the_database_then_migrates_and_serves(tmp_path: Path) -> None
 
 def upkeep_off(url: str) -> list[str]:
     """Those of PostgreSQL's autovacuum and track_counts that are off for ``url``'s database."""
-    return [name for name in UPKEEP if fetch_value(url, f"SHOW {name}") != "on"]
+    return [name for name in UPKEEP if fetch_value(url, f"SHOW {name}") == "off"]
 
 
 def upkeep_said(said: list[str]) -> list[str]:
@@ -147,6 +148,17 @@ def test_a_database_left_without_its_upkeep_is_said(tmp_path: Path) -> None:
         assert upkeep_said(said) == expected
         warning = next(message for message in said if message.startswith("the database runs"))
         assert "VACUUM ANALYZE" in warning
+
+
+async def test_the_upkeep_check_never_stops_a_start(caplog: pytest.LogCaptureFixture) -> None:
+    """A database gone again between the start's wait and the check: nothing is said of the
+    upkeep, and nothing raised (what comes next in the start says the database is gone)."""
+    engine = make_engine(f"postgresql+asyncpg://postgres@127.0.0.1:{free_port()}/spectrum")
+    try:
+        await warn_without_upkeep(engine)
+    finally:
+        await engine.dispose()
+    assert [record for record in caplog.records if record.name == "app.start"] == []
 
 
 def test_a_database_at_head_is_not_migrated_again(tmp_path: Path) -> None:
