@@ -71,6 +71,10 @@ class Proxy:
         """Stop listening and cut everything."""
         self.running = False
         with contextlib.suppress(OSError):
+            # Wakes the accepting thread: a close alone would leave it blocked, still taking
+            # connections.
+            self.listener.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
             self.listener.close()
         self.reset()
 

@@ -1,5 +1,5 @@
 """The fault proxy itself: a reset reaches both of its ends, so a test that cuts the database's
-connections leaves none open on the database's side."""
+connections leaves none open on the database's side; a closed proxy takes no connection."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from tests.faults.proxy import Proxy
 
 def test_a_reset_reaches_both_ends() -> None:
     with socket.create_server(("127.0.0.1", 0)) as upstream_listener:
+        upstream_listener.settimeout(30)
         proxy = Proxy(upstream_listener.getsockname())
         try:
             with socket.create_connection(("127.0.0.1", proxy.port), timeout=30) as near:
@@ -19,10 +20,21 @@ def test_a_reset_reaches_both_ends() -> None:
                 with far:
                     far.settimeout(30)
                     near.sendall(b"ping")
-                    assert far.recv(16) == b"ping"  # the relay threads read both sockets now
+                    assert far.recv(16) == b"ping"  # relayed: both relay threads are started
                     proxy.reset()
                     for end in (near, far):
                         with pytest.raises(ConnectionResetError):
                             end.recv(16)
         finally:
             proxy.close()
+
+
+def test_a_closed_proxy_takes_no_connection() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as upstream_listener:
+        upstream_listener.settimeout(1)
+        proxy = Proxy(upstream_listener.getsockname())
+        proxy.close()
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", proxy.port), timeout=30).close()
+        with pytest.raises(TimeoutError):
+            upstream_listener.accept()  # nothing was relayed
