@@ -115,14 +115,17 @@ class Proxy:
         except OSError:
             pass
         finally:
-            # An end closed: the other is told (FIN). Unless a reset took the sockets: it ends
-            # them, and a FIN sent now would reach the far end before its reset.
+            # An end closed: the other is told (FIN), and both sockets are let go (the other
+            # relay thread, woken by the shutdown, finds them gone). Unless a reset took them:
+            # it ends them, and a FIN sent now would reach the far end before its reset.
             with self.lock:
                 ours = source in self.sockets
+                self.sockets -= {source, sink}
             if ours:
                 for sock in (source, sink):
                     with contextlib.suppress(OSError):
                         sock.shutdown(socket.SHUT_RDWR)
+                    sock.close()
 
 
 def _reset(sock: socket.socket) -> None:

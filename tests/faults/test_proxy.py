@@ -38,3 +38,19 @@ def test_a_closed_proxy_takes_no_connection() -> None:
             socket.create_connection(("127.0.0.1", proxy.port), timeout=30).close()
         with pytest.raises(TimeoutError):
             upstream_listener.accept()  # nothing was relayed
+
+
+def test_a_connection_one_end_closes_is_closed_at_the_other_and_let_go() -> None:
+    with socket.create_server(("127.0.0.1", 0)) as upstream_listener:
+        upstream_listener.settimeout(30)
+        proxy = Proxy(upstream_listener.getsockname())
+        try:
+            with socket.create_connection(("127.0.0.1", proxy.port), timeout=30) as near:
+                far, _ = upstream_listener.accept()
+                far.close()
+                assert near.recv(16) == b""  # told by a FIN, not a reset
+                # The proxy let both sockets go before it sent the FIN.
+                with proxy.lock:
+                    assert proxy.sockets == set()
+        finally:
+            proxy.close()
