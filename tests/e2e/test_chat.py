@@ -160,13 +160,20 @@ def covered(page: Any, text: str) -> list[str]:
     return found
 
 
-def test_bubbles_cover_no_control_and_no_card_of_the_hand(pages: Pages, shot: Shot) -> None:
+def ann_on_a_small_phone_and_bob(pages: Pages) -> tuple[Any, Any, str]:
+    """Ann's room of one round with no timer, on a 360 x 640 phone, and Bob seated in it from a
+    desktop: their pages, and the room's code."""
     ann = pages.open("/", phone=True)
     resize(ann, SMALL_PHONE)
     code = create_room(ann, "Ann", rounds=1, timer="0")
     bob = pages.open("/")
     join_from_home(bob, "Bob", code)
     seat_online(ann, "Bob")
+    return ann, bob, code
+
+
+def test_bubbles_cover_no_control_and_no_card_of_the_hand(pages: Pages, shot: Shot) -> None:
+    ann, bob, _ = ann_on_a_small_phone_and_bob(pages)
     # In the host's lobby, Bob's line sits in his row, short of the button that removes him.
     say(bob, "hello there everyone, and good luck with the cards")
     assert covered(ann, "hello there") == []
@@ -227,12 +234,7 @@ def test_a_bubble_at_a_table_of_six_on_a_small_phone_hides_no_tag(pages: Pages, 
     the last, by one's own; so too on a 390 x 844 phone and on a desktop. It stays whole on
     screen, off the hand, the piles and the buttons, and the layout makes it no room: the piles
     and the whole hand stay in view above the dock."""
-    ann = pages.open("/", phone=True)
-    resize(ann, SMALL_PHONE)
-    code = create_room(ann, "Ann", rounds=1, timer="0")
-    bob = pages.open("/")
-    join_from_home(bob, "Bob", code)
-    seat_online(ann, "Bob")
+    ann, bob, code = ann_on_a_small_phone_and_bob(pages)
     for n, level in enumerate(["easy", "normal", "strong"]):
         ann.click(f"[data-act=add-bot][data-level={level}]")
         expect(ann.locator(".seatlist [data-act=remove_bot]")).to_have_count(n + 1)
