@@ -32,22 +32,25 @@ Shot = Callable[[Any, str], None]
 NARROWEST = {"width": 320, "height": 568}
 SIDEWAYS = {"width": 667, "height": 375}
 
-# Whether the piles and the hand are all whole on screen at once, the hand above the dock.
-PILES_AND_HAND_IN_VIEW = """() => {
+# Whether the piles (or what ``piles`` finds of them) and the hand are all whole on screen at
+# once, the hand above the dock.
+PILES_AND_HAND_IN_VIEW = """(piles) => {
   const dock = document.querySelector('.dock').getBoundingClientRect();
   const whole = (selector, bottom) => [...document.querySelectorAll(selector)].every((element) => {
     const box = element.getBoundingClientRect();
     return box.top >= 0 && box.left >= 0 && box.right <= innerWidth && box.bottom <= bottom + 1;
   });
-  return document.querySelectorAll('.hand .card').length > 0 && whole('.pile', innerHeight)
+  return document.querySelectorAll('.hand .card').length > 0 && whole(piles || '.pile', innerHeight)
     && whole('.hand .card', Math.min(dock.top, innerHeight));
 }"""
 
 
-def seated_with_a_bot(page: Any) -> None:
-    """Ann makes a one-round room without a timer on ``page``, seats a bot and starts."""
+def seated_with_a_bot(page: Any, bots: int = 1) -> None:
+    """Ann makes a one-round room without a timer on ``page``, seats ``bots`` bots and starts."""
     create_room(page, "Ann", rounds=1, timer="0")
-    page.tap("[data-act=add-bot][data-level=easy]")
+    for n in range(bots):
+        page.tap("[data-act=add-bot][data-level=easy]")
+        expect(page.locator(".seatlist [data-act=remove_bot]")).to_have_count(n + 1)
     expect(page.locator("[data-act=start]")).to_be_enabled()
     page.tap("[data-act=start]")
     expect(page.locator(".pile")).to_have_count(5)
@@ -148,6 +151,33 @@ def test_the_replays_slider_is_a_44_px_touch_target(own_pages: Pages) -> None:
     expect(page.locator(".replay-what b")).not_to_have_text(re.compile(r"^Move 0 of"))
 
 
+@pytest.mark.parametrize(
+    ("size", "bots"),
+    [(SIDEWAYS, 1), ({"width": 640, "height": 360}, 5), ({"width": 844, "height": 390}, 5)],
+)
+def test_a_phone_held_sideways_shows_the_piles_and_the_hand_at_once(
+    pages: Pages, size: dict[str, int], bots: int
+) -> None:
+    """Sideways, the table and the hand side by side, so a turn is played without scrolling
+    between the piles and the hand, and the dock covers no card (in one column, the hand was
+    below the fold, then under the dock). With six at the table the others' tags go three a
+    line, as on an upright phone: one a line, they pushed the piles' cards off a 640 x 360
+    screen, and half off an 844 x 390 one (the counts under them may go below the fold when
+    the status says who knocked)."""
+    ann = pages.open("/", phone=True)
+    resize(ann, size)
+    seated_with_a_bot(ann, bots)
+    piles = ".pile" if bots == 1 else ".pile > :first-child"
+    for step in ("take", "discard"):
+        my_turn(ann)
+        ann.evaluate("scrollTo(0, 0)")
+        wait_for(ann, PILES_AND_HAND_IN_VIEW, piles)
+        if step == "take":
+            ann.tap(".pile.can >> nth=0")
+            expect(ann.locator(".hand .card.can")).to_have_count(6)
+    assert scroll_width(ann) == size["width"]
+
+
 # Each element ``selector`` finds, whole between the screen's safe-area insets (the notch).
 CLEAR_OF_THE_NOTCH = """([selector, left, right]) => [...document.querySelectorAll(selector)]
   .map((element) => element.getBoundingClientRect())
@@ -191,8 +221,11 @@ def test_a_phone_says_who_knocked_and_how_many_turns_are_left(pages: Pages) -> N
     expect(ann.locator(".felt .seat .badge.warm")).to_be_hidden()
     assert scroll_width(ann) == PHONE["width"]
     expect(bob.locator(".felt .status .badge.warm")).to_have_text("You knocked · 1 turn left")
-    # Held sideways, the phone is wider than the rule's 480 px: the seat says so as well.
+    # Held sideways, the seats are set as upright: the status says it; on a desktop, both.
     resize(ann, SIDEWAYS)
+    expect(ann.locator(".felt .seat .badge.warm")).to_be_hidden()
+    expect(said).to_be_visible()
+    resize(ann, DESKTOP)
     expect(ann.locator(".felt .seat .badge.warm")).to_be_visible()
     expect(said).to_be_visible()
 
