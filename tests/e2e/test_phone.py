@@ -384,34 +384,46 @@ def test_text_made_twice_as_large_on_a_phone_leaves_every_control_of_the_room_on
 
 
 def test_names_of_24_letters_in_one_word_fit_a_phone_at_200_percent_text(pages: Pages) -> None:
-    """Whatever names players (the final standings' "… wins!" or every name of a tie, the
-    round's "… knocked", the match page's winners and moves) breaks a name too long for the
-    line rather than push the page sideways, which on a phone zooms the whole page out."""
+    """Whatever names players (the table's "… is playing", the next round's "ready: …", the
+    final standings' "… wins!" or every name of a tie, the round's "… knocked", the match
+    page's winners and moves) breaks a name too long for the line rather than push the page
+    sideways, which on a phone zooms the whole page out (the turn's line made it 418 px)."""
     names = ["Anastasiakonstantinovaxy", "Bartholomewfitzgeraldxyz"]
     ann = pages.open(None, phone=True)
     larger = "() => document.documentElement.style.fontSize = '32px'"
     ann.add_init_script(f"addEventListener('DOMContentLoaded', {larger})")
     ann.goto(pages.server.url + "/")
-    code = create_room(ann, names[0])
+    code = create_room(ann, names[0], rounds=2)
     bob = pages.open("/", phone=True)
     join_from_home(bob, names[1], code)
     seat_online(ann, names[1])
     ann.click("text=Start the match")
-    knock_or_end(bob)  # seat 0 deals, so Bob plays first
-    knock_or_end(ann)
-    heading = ann.locator("#results-title")
-    expect(heading).to_contain_text(re.compile("|".join(names)))
-    # The winners' heading cheers (grows and shrinks) twice; the page is measured after.
-    ann.wait_for_function("() => !document.querySelector('#results-title').getAnimations().length")
-    for page in ("standings", "match page"):
-        if page == "match page":
-            ann.click("text=The whole match")
-            expect(ann.locator(".replay-what")).to_contain_text(names[0])
+
+    def fits(page: str) -> None:
         # A phone widens its page to what overflows at the next frame.
         frames = "go => requestAnimationFrame(() => requestAnimationFrame(go))"
         ann.evaluate(f"() => new Promise({frames})")
         assert ann.evaluate("innerWidth") == 360, f"the {page} zoomed the page out"
         assert scroll_width(ann) <= 360, f"the {page} scrolls sideways: {scroll_width(ann)} px"
+
+    expect(ann.locator(".status")).to_contain_text(f"{names[1]} is playing")
+    fits("turn's line")
+    knock_or_end(bob)  # seat 0 deals the first round, so Bob plays first
+    knock_or_end(ann)
+    bob.click("[data-act=ready]")
+    expect(ann.locator(".sticky-actions")).to_contain_text(f"ready: {names[1]}")
+    fits("ready line")
+    ann.click("[data-act=ready]")
+    knock_or_end(ann)  # Bob deals the second
+    knock_or_end(bob)
+    heading = ann.locator("#results-title")
+    expect(heading).to_contain_text(re.compile("|".join(names)))
+    # The winners' heading cheers (grows and shrinks) twice; the page is measured after.
+    ann.wait_for_function("() => !document.querySelector('#results-title').getAnimations().length")
+    fits("standings")
+    ann.click("text=The whole match")
+    expect(ann.locator(".replay-what")).to_contain_text(names[0])
+    fits("match page")
 
 
 # The names the seat tags cut (their text runs past the box the tag gives it), and the tags that
