@@ -426,6 +426,36 @@ def test_names_of_24_letters_in_one_word_fit_a_phone_at_200_percent_text(pages: 
     fits("match page")
 
 
+# The lobby's names cut short (drawn wider than their box), and the lines any name takes.
+LOBBY_NAMES = """() => [...document.querySelectorAll('.seatlist .who')].map((who) => [who.textContent,
+  who.scrollWidth > who.clientWidth, Math.round(who.getBoundingClientRect().height /
+  parseFloat(getComputedStyle(who).lineHeight))])"""
+
+
+@pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
+def test_the_host_tells_the_bots_apart_in_a_phones_lobby(pages: Pages, locale: str) -> None:
+    """Every name of the lobby shows whole on a phone, each word on one line, so that the
+    host knows which bot a Remove button removes (from 360 px, every bot's name was cut to
+    "Easy b…", two alike, the computer badge and the button taking the rest of the line)."""
+    ann = pages.open("/", phone=True, locale=locale)
+    create_room(ann, "Anastasiakonstantinovaxy")
+    for n, level in enumerate(["easy", "strong", "normal", "easy"]):
+        ann.tap(f"[data-act=add-bot][data-level={level}]")
+        expect(ann.locator(".seatlist [data-act=remove_bot]")).to_have_count(n + 1)
+    bots = {
+        "en-US": ["Easy bot", "Strong bot", "Normal bot", "Easy bot 2"],
+        "fr-FR": ["Bot facile", "Bot fort", "Bot moyen", "Bot facile 2"],
+    }[locale]
+    for width in (360, 320):
+        resize(ann, {"width": width, "height": 640})
+        names = ann.evaluate(LOBBY_NAMES)
+        assert [name for name, _, _ in names[:5]] == ["Anastasiakonstantinovaxy", *bots]
+        assert [(name, cut) for name, cut, _ in names if cut] == [], width
+        assert [(name, lines) for name, _, lines in names[1:5] if lines > 1] == [], width
+        assert ann.evaluate(BROKEN_WORDS, ".seatlist li + li .who") == [], width
+        assert scroll_width(ann) == width
+
+
 # The names the seat tags cut (their text runs past the box the tag gives it), and the tags that
 # run past the table's edges or the page's.
 CUT_NAMES = """() => [...document.querySelectorAll('.seat .who')]

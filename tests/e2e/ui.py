@@ -28,7 +28,7 @@ def create_room(page: Any, name: str, rounds: int = 1, timer: str = "0") -> str:
     page.click("summary")
     page.fill("#set-rounds", str(rounds))
     page.select_option("#set-timer", timer)
-    page.click("button:has-text('Create a room')")
+    page.click("[data-submit=create] button.primary")  # in any language
     expect(page).to_have_url(ROOM_URL)
     match = ROOM_URL.search(page.url)
     assert match is not None
