@@ -129,7 +129,7 @@ function matchList(ui, empty) {
   if (!ui.matches.length) return html`<p class="muted">${empty}</p>`;
   return html`<ul class="list">${ui.matches.map(
     (match) => html`<li data-k="${match.id}"><a class="match-link" href="/matches/${match.id}">
-      <span class="players">${match.players.map((seat) => `${named(seat)} ${minus(seat.total)}`).join(' · ')}</span>
+      <span class="players">${match.players.map((seat) => `${t('said', { who: named(seat) })} ${minus(seat.total)}`).join(' · ')}</span>
       <span class="when">${when(match.started_at)} · ${t('roundsOf', { n: match.rounds_planned, done: match.rounds_played })}
         · ${match.status === 'finished' ? t('wonBy', { names: winners(match) }) : t('unfinished')}</span></a></li>`,
   )}</ul>

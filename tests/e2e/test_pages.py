@@ -88,6 +88,11 @@ def test_history_pages_show_finished_matches(pages: Pages, shot: Shot) -> None:
     board = page.locator(".panel", has_text="Leaderboard")
     expect(board).to_contain_text("Hana")
     expect(board).to_contain_text("Ivo")
+    # Each name ends at a colon, so a name ending in a digit ("Normal bot 2") is not read as
+    # another's score.
+    totals = [f"{player['name']}: {player['total']}" for player in newest["players"]]
+    line = recent.locator(f".match-link[href='/matches/{newest['id']}'] .players")
+    expect(line).to_have_text(" · ".join(totals).replace("-", MINUS))
     shot(page, "history")
     recent.locator("text=Show more").click()
     expect(recent.locator(".match-link").nth(10)).to_be_visible()  # the next page, by cursor
