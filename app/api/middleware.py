@@ -33,6 +33,12 @@ BAD_PATH = orjson.dumps(
     {"detail": "no path holds a control character such as a line break", "code": "bad_path"}
 )
 
+# A request may name its server once (RFC 9112, 3.2): a proxy in front that read the other
+# name than this server reads would pass a name this server would refuse.
+TWO_HOSTS = orjson.dumps(
+    {"detail": "a request names its server in one Host header, not more", "code": "bad_request"}
+)
+
 RAW_SEND = "spectrum.raw_send"
 RAW_RECEIVE = "spectrum.raw_receive"
 
@@ -53,8 +59,9 @@ def install_middleware(application: FastAPI, settings: Settings, sockets: Connec
 
 class HostGuard:
     """ASGI middleware refusing a request or WebSocket whose path holds a control character
-    (404) or whose Host the server may not answer to (403, with the name's explanation). A
-    WebSocket is refused before its handshake is accepted, with HTTP 403 and the same body."""
+    (404), that has more than one Host header (400), or whose Host the server may not answer
+    to (403, with the name's explanation). A WebSocket is refused before its handshake is
+    accepted, with HTTP 403 and the same body."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
         self.app = app
@@ -75,8 +82,10 @@ class HostGuard:
         header = None
         for key, value in scope["headers"]:
             if key == b"host":
+                if header is not None:
+                    await refuse(scope, receive, send, 400, TWO_HOSTS)
+                    return
                 header = value.decode("latin-1")
-                break
         if self.hosts.allows(header):
             await self.app(scope, receive, send)
             return

@@ -5,6 +5,7 @@ page's site, and the server refuses it (403), WebSockets included, before anythi
 from __future__ import annotations
 
 import re
+import socket
 from collections.abc import Iterator
 
 import orjson
@@ -109,6 +110,37 @@ def test_a_refused_name_is_said_back_short(server: Server) -> None:
     assert answer.status_code == 403
     assert name[:100] in answer.json()["detail"]
     assert name not in answer.json()["detail"]
+
+
+def get_naming(server: Server, path: str, *hosts: str) -> tuple[int, bytes]:
+    """The status and body of a GET of ``path`` sent with a Host header for each of ``hosts``,
+    read until the server closes the connection."""
+    lines = [f"GET {path} HTTP/1.1", *(f"Host: {host}" for host in hosts), "Connection: close"]
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
+        sock.sendall("\r\n".join([*lines, "", ""]).encode())
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split(None, 2)[1]), body
+
+
+def test_a_request_naming_the_server_twice_is_refused_400(server: Server) -> None:
+    """Two Host headers are refused whichever comes first (the first was read, so a proxy in
+    front that checked the last one would pass a name the server refuses), WebSockets too."""
+    own, evil = as_named(server, "localhost")["Host"], as_named(server, "evil.example")["Host"]
+    for hosts in ([own, evil], [evil, own], [own, own]):
+        for path in ("/api/matches", "/", "/static/js/app.js"):
+            status, body = get_naming(server, path, *hosts)
+            assert status == 400, (hosts, path, body)
+            assert orjson.loads(body)["code"] == "bad_request"
+            assert "one Host header" in orjson.loads(body)["detail"]
+    assert get_naming(server, "/api/matches", own)[0] == 200
+    room = create_room(server)
+    # Header names are read in any case: "host" is a second Host header.
+    twice = {"Host": own, "host": evil, "Origin": f"http://{own}"}
+    assert fetch.handshake_status(server.port, f"/ws/rooms/{room['code']}", twice) == 403
+    assert handshake(server, room["code"], "localhost") == 101
 
 
 @pytest.mark.parametrize("path", ["/healthz", "/readyz", "/metrics"])
