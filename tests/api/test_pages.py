@@ -167,6 +167,12 @@ def test_an_unknown_page_is_the_clients_not_found_page(server: Server) -> None:
         assert missing.headers["content-type"] == "application/json"
         # Refused as the API refuses anything: a message and a code.
         assert missing.json() == {"detail": "Not Found", "code": "not_found"}
+    # A path that exists but for a final "/" is sent to it, as a page's is.
+    for path in ("/api/matches/", "/api/leaderboard/", "/history/"):
+        moved = fetch.get(server.url + path + "?limit=1")
+        assert moved.status_code == 307, path
+        assert moved.headers["location"] == server.url + path[:-1] + "?limit=1"
+        assert moved.content == b""
 
 
 @pytest.mark.parametrize(
