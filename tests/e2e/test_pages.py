@@ -9,6 +9,7 @@ from typing import Any
 
 from tests.e2e.conftest import E2E_SETTINGS, Pages, pages_on, scroll_width
 from tests.e2e.matches import in_thread, play_matches
+from tests.e2e.test_access import resize
 from tests.e2e.ui import MINUS, card_name, create_room, expect
 from tests.rooms.client import api
 from tests.server import running_server
@@ -109,6 +110,17 @@ def test_history_pages_show_finished_matches(pages: Pages, shot: Shot) -> None:
         row = rows.filter(has=who)
         shown = row.locator(".card").evaluate_all("cs => cs.map(c => c.getAttribute('aria-label'))")
         assert shown == [card_name(card) for card in played["score"]["order"]]
+    # A window as short as a phone held sideways, but wide: each name stays beside its cards,
+    # as on any wide screen (only a narrow one puts it above them).
+    sizes = (({"width": 1280, "height": 450}, True), ({"width": 360, "height": 640}, False))
+    for size, beside in sizes:
+        resize(page, size)
+        name_bottom, card_top = rows.first.locator(".who, .card").evaluate_all(
+            "([who, card]) => [who.getBoundingClientRect().bottom,"
+            " card.getBoundingClientRect().top]"
+        )
+        assert (name_bottom > card_top) == beside, (size, name_bottom, card_top)
+    resize(page, {"width": 1280, "height": 800})
     # With a byte-order mark, which Excel needs to read UTF-8.
     download = page.locator("a", has_text="Download CSV")
     expect(download).to_have_attribute(
