@@ -151,6 +151,12 @@ def test_history_pages_show_finished_matches(pages: Pages, shot: Shot) -> None:
     expect(phone.locator(".match-link").first).to_be_visible()
     assert scroll_width(phone) <= 360
     shot(phone, "history-360")
+    # In French a space comes before the colon: one the line cannot break at, so that a name
+    # ending in a digit never ends a line, its score beginning the next.
+    french = pages.open("/history", phone=True, locale="fr-FR")
+    line = french.locator(".match-link .players").first
+    expect(line).to_contain_text("Hana")
+    assert line.evaluate("line => line.textContent").startswith("Hana\N{NO-BREAK SPACE}: ")
 
 
 def test_a_player_page_keeps_the_best_5_and_10_card_rounds_apart(pages: Pages, shot: Shot) -> None:

@@ -291,7 +291,7 @@ send Envoyer
 chat Discussion
 spectator Spectateur
 noMessages Pas encore de messages.
-said {who} :
+said {who} :
 mute Rendre muet
 unmute Rendre la parole
 isMuted muet
