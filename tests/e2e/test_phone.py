@@ -426,10 +426,17 @@ def test_names_of_24_letters_in_one_word_fit_a_phone_at_200_percent_text(pages: 
     fits("match page")
 
 
+# The lobby's rows whose name went under the dot that says whether they are online.
+DOTS_ALONE = """() => [...document.querySelectorAll('.seatlist li')].filter((row) =>
+  row.querySelector('.who').getBoundingClientRect().top
+    >= row.querySelector('.dot').getBoundingClientRect().bottom
+).map((row) => row.querySelector('.who').textContent)"""
+
 # The lobby's names cut short (drawn wider than their box), and the lines any name takes.
-LOBBY_NAMES = """() => [...document.querySelectorAll('.seatlist .who')].map((who) => [who.textContent,
-  who.scrollWidth > who.clientWidth, Math.round(who.getBoundingClientRect().height /
-  parseFloat(getComputedStyle(who).lineHeight))])"""
+LOBBY_NAMES = """() => [...document.querySelectorAll('.seatlist .who')].map((who) => [
+  who.textContent, who.scrollWidth > who.clientWidth,
+  Math.round(who.getBoundingClientRect().height / parseFloat(getComputedStyle(who).lineHeight)),
+])"""
 
 
 @pytest.mark.parametrize("locale", ["en-US", "fr-FR"])
@@ -454,6 +461,11 @@ def test_the_host_tells_the_bots_apart_in_a_phones_lobby(pages: Pages, locale: s
         assert [(name, lines) for name, _, lines in names[1:5] if lines > 1] == [], width
         assert ann.evaluate(BROKEN_WORDS, ".seatlist li + li .who") == [], width
         assert scroll_width(ann) == width
+    # At 200% text a name too long for the line breaks beside its dot, not under it.
+    ann.evaluate("() => document.documentElement.style.fontSize = '32px'")
+    for width in (360, 320):
+        resize(ann, {"width": width, "height": 640})
+        assert ann.evaluate(DOTS_ALONE) == [], width
 
 
 # The names the seat tags cut (their text runs past the box the tag gives it), and the tags that
