@@ -139,7 +139,8 @@ def test_a_request_naming_the_server_twice_is_refused_400(server: Server) -> Non
     room = create_room(server)
     # Header names are read in any case: "host" is a second Host header.
     twice = {"Host": own, "host": evil, "Origin": f"http://{own}"}
-    assert fetch.handshake_status(server.port, f"/ws/rooms/{room['code']}", twice) == 403
+    status, _, body = fetch.refused_handshake(server.port, f"/ws/rooms/{room['code']}", twice)
+    assert (status, orjson.loads(body)["code"]) == (403, "bad_request")
     assert handshake(server, room["code"], "localhost") == 101
 
 
