@@ -5,13 +5,13 @@ page's site, and the server refuses it (403), WebSockets included, before anythi
 from __future__ import annotations
 
 import re
-import socket
 from collections.abc import Iterator
 
 import orjson
 import pytest
 
 from tests import fetch
+from tests.api.test_heads import exchange
 from tests.rooms.client import create_room
 from tests.server import FAST, Server, running_server
 
@@ -116,11 +116,7 @@ def get_naming(server: Server, path: str, *hosts: str) -> tuple[int, bytes]:
     """The status and body of a GET of ``path`` sent with a Host header for each of ``hosts``,
     read until the server closes the connection."""
     lines = [f"GET {path} HTTP/1.1", *(f"Host: {host}" for host in hosts), "Connection: close"]
-    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
-        sock.sendall("\r\n".join([*lines, "", ""]).encode())
-        answer = b""
-        while chunk := sock.recv(4096):
-            answer += chunk
+    answer = exchange(server, "\r\n".join([*lines, "", ""]).encode())
     head, _, body = answer.partition(b"\r\n\r\n")
     return int(head.split(None, 2)[1]), body
 
