@@ -12,6 +12,7 @@ from tests.e2e.test_access import AXE_SIZES, on_screen, resize
 from tests.e2e.test_phone import PILES_AND_HAND_IN_VIEW
 from tests.e2e.test_play import SMALL_PHONE, fits_phone
 from tests.e2e.ui import (
+    add_bots,
     create_room,
     discard,
     expect,
@@ -235,9 +236,7 @@ def test_a_bubble_at_a_table_of_six_on_a_small_phone_hides_no_tag(pages: Pages, 
     screen, off the hand, the piles and the buttons, and the layout makes it no room: the piles
     and the whole hand stay in view above the dock."""
     ann, bob, code = ann_on_a_small_phone_and_bob(pages)
-    for n, level in enumerate(["easy", "normal", "strong"]):
-        ann.click(f"[data-act=add-bot][data-level={level}]")
-        expect(ann.locator(".seatlist [data-act=remove_bot]")).to_have_count(n + 1)
+    add_bots(ann, ["easy", "normal", "strong"])
     cy = pages.open("/")
     join_from_home(cy, "Cy", code)
     seat_online(ann, "Cy")

@@ -14,6 +14,7 @@ from tests.e2e.conftest import DESKTOP, E2E_SETTINGS, PHONE, Pages, scroll_width
 from tests.e2e.matches import in_thread
 from tests.e2e.test_access import resize
 from tests.e2e.ui import (
+    add_bots,
     create_room,
     discard,
     expect,
@@ -48,9 +49,7 @@ PILES_AND_HAND_IN_VIEW = """(piles) => {
 def seated_with_a_bot(page: Any, bots: int = 1) -> None:
     """Ann makes a one-round room without a timer on ``page``, seats ``bots`` bots and starts."""
     create_room(page, "Ann", rounds=1, timer="0")
-    for n in range(bots):
-        page.tap("[data-act=add-bot][data-level=easy]")
-        expect(page.locator(".seatlist [data-act=remove_bot]")).to_have_count(n + 1)
+    add_bots(page, ["easy"] * bots, touch=True)
     expect(page.locator("[data-act=start]")).to_be_enabled()
     page.tap("[data-act=start]")
     expect(page.locator(".pile")).to_have_count(5)
@@ -446,9 +445,7 @@ def test_the_host_tells_the_bots_apart_in_a_phones_lobby(pages: Pages, locale: s
     "Easy b…", two alike, the computer badge and the button taking the rest of the line)."""
     ann = pages.open("/", phone=True, locale=locale)
     create_room(ann, "Anastasiakonstantinovaxy")
-    for n, level in enumerate(["easy", "strong", "normal", "easy"]):
-        ann.tap(f"[data-act=add-bot][data-level={level}]")
-        expect(ann.locator(".seatlist [data-act=remove_bot]")).to_have_count(n + 1)
+    add_bots(ann, ["easy", "strong", "normal", "easy"], touch=True)
     bots = {
         "en-US": ["Easy bot", "Strong bot", "Normal bot", "Easy bot 2"],
         "fr-FR": ["Bot facile", "Bot fort", "Bot moyen", "Bot facile 2"],
@@ -489,9 +486,7 @@ def test_long_names_show_whole_on_a_desktop_and_fit_a_phone(pages: Pages, shot: 
     bob = pages.open("/", phone=True)
     join_from_home(bob, names[1], code)
     seat_online(ann, names[1])
-    for n, level in enumerate(["easy", "normal", "strong", "easy"]):
-        ann.click(f"[data-act=add-bot][data-level={level}]")
-        expect(ann.locator(".seatlist [data-act=remove_bot]")).to_have_count(n + 1)
+    add_bots(ann, ["easy", "normal", "strong", "easy"])
     ann.click("[data-act=start]")
     for page in (ann, bob):
         expect(page.locator(".seat")).to_have_count(6)

@@ -50,6 +50,18 @@ def seat_online(page: Any, name: str) -> None:
     expect(page.locator(".seatlist li", has_text=name).locator(".dot.on")).to_be_visible()
 
 
+def add_bots(page: Any, levels: list[str], touch: bool = False) -> None:
+    """The host seats a bot of each of ``levels`` in turn (by touch if ``touch``), each once
+    the lobby shows the one before."""
+    for n, level in enumerate(levels):
+        button = f"[data-act=add-bot][data-level={level}]"
+        if touch:
+            page.tap(button)
+        else:
+            page.click(button)
+        expect(page.locator(".seatlist [data-act=remove_bot]")).to_have_count(n + 1)
+
+
 def hand(page: Any) -> list[str]:
     """The names of the cards in this player's hand, as shown (without "just taken")."""
     labels: list[str] = page.locator(".hand .card").evaluate_all(
