@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.conftest import E2E_SETTINGS, Pages, pages_on, scroll_width
+from tests.e2e.conftest import DESKTOP, E2E_SETTINGS, Pages, pages_on, scroll_width
 from tests.e2e.matches import in_thread, play_matches
 from tests.e2e.test_access import resize
 from tests.e2e.ui import MINUS, card_name, create_room, expect
@@ -120,7 +120,7 @@ def test_history_pages_show_finished_matches(pages: Pages, shot: Shot) -> None:
             " card.getBoundingClientRect().top]"
         )
         assert (name_bottom > card_top) == beside, (size, name_bottom, card_top)
-    resize(page, {"width": 1280, "height": 800})
+    resize(page, DESKTOP)  # as the page was opened
     # With a byte-order mark, which Excel needs to read UTF-8.
     download = page.locator("a", has_text="Download CSV")
     expect(download).to_have_attribute(
